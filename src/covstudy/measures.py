@@ -1,0 +1,32 @@
+"""Performance measures of an interval method from the distribution of outcomes.
+
+Exact and Monte Carlo results meet here: ``weights[..., j]`` is the probability of
+outcome j (the pmf for the exact engine, the simulated frequency for Monte Carlo), and
+``lower[j], upper[j]`` the interval reported for that outcome. For truth t:
+
+    coverage   = Σ_j w_j · 1[lower_j <= t <= upper_j]
+    miss_low   = Σ_j w_j · 1[t < lower_j]        miss_high = Σ_j w_j · 1[t > upper_j]
+    mean_width = Σ_j w_j · (upper_j - lower_j)   sd_width  = sqrt(Σ_j w_j·width_j² - mean_width²)
+    mcse       = sqrt(coverage·(1 - coverage)/reps)  (0 for the exact engine)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width")
+
+
+def measures(weights, lower, upper, truth, reps: int | None = None) -> dict[str, np.ndarray]:
+    """The measures above for each row of ``weights`` (shape (..., J)) against ``truth`` (shape (...))."""
+    w = np.asarray(weights, dtype=float)
+    t = np.asarray(truth, dtype=float)[..., None]
+    miss_low = np.sum(w * (t < lower), axis=-1)
+    miss_high = np.sum(w * (t > upper), axis=-1)
+    coverage = np.sum(w * ((lower <= t) & (t <= upper)), axis=-1)
+    width = np.asarray(upper, dtype=float) - lower
+    mean_width = w @ width
+    sd_width = np.sqrt(np.maximum(w @ (width * width) - mean_width**2, 0.0))
+    mcse = np.zeros_like(coverage) if reps is None else np.sqrt(coverage * (1 - coverage) / reps)
+    return {"coverage": coverage, "mcse": mcse, "miss_low": miss_low, "miss_high": miss_high,
+            "mean_width": mean_width, "sd_width": sd_width}

@@ -1,0 +1,53 @@
+"""Argument checks for the public API: one clear ValueError naming the argument and its valid range."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def counts(name: str, value, minimum: int = 0) -> np.ndarray:
+    """``value`` as an int64 array of whole numbers >= ``minimum``."""
+    arr = np.asarray(value)
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"{name} must be whole numbers >= {minimum}, got {value!r}")
+    if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
+        raise ValueError(f"{name} must be whole numbers >= {minimum}, got non-integer {value!r}")
+    arr = arr.astype(np.int64)
+    if np.any(arr < minimum):
+        raise ValueError(f"{name} must be >= {minimum}, got {arr.min()}")
+    return arr
+
+
+def unit_interval(name: str, value, *, open_: bool) -> np.ndarray:
+    """``value`` as a float array inside (0, 1) if ``open_`` else [0, 1]."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in {'(0, 1)' if open_ else '[0, 1]'}, got {value!r}") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    inside = (arr > 0) & (arr < 1) if open_ else (arr >= 0) & (arr <= 1)
+    if not np.all(inside):  # NaN fails too
+        bad = arr[~inside].flat[0]
+        raise ValueError(f"{name} must be in {'(0, 1)' if open_ else '[0, 1]'}, got {bad!r}")
+    return arr
+
+
+def delta(value) -> np.ndarray:
+    return unit_interval("delta", value, open_=True)
+
+
+def k_and_n(k, n) -> tuple[np.ndarray, np.ndarray]:
+    n_arr = counts("n", n, minimum=1)
+    k_arr = counts("k", k, minimum=0)
+    try:
+        too_big = k_arr > n_arr
+    except ValueError:
+        raise ValueError(f"k and n must broadcast together, got shapes {k_arr.shape} and {n_arr.shape}") from None
+    if np.any(too_big):
+        kb, nb = np.broadcast_arrays(k_arr, n_arr)
+        i = np.argmax(too_big)
+        raise ValueError(f"k must be in [0, n], got k={kb.flat[i]} > n={nb.flat[i]}")
+    return k_arr, n_arr
