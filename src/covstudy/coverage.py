@@ -64,7 +64,7 @@ def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = Non
         if np.ndim(reps) != 0:
             _scalar_error("reps")
         reps = int(validate.counts("reps", reps, minimum=1))
-        seed = np.random.SeedSequence().entropy if seed is None else int(validate.counts("seed", seed))
+        seed = np.random.SeedSequence().entropy if seed is None else validate.seed(seed)
     else:
         seed = None
 

@@ -25,8 +25,10 @@ def measures(weights, lower, upper, truth, reps: int | None = None) -> dict[str,
     miss_high = np.sum(w * (t > upper), axis=-1)
     coverage = np.sum(w * ((lower <= t) & (t <= upper)), axis=-1)
     width = np.asarray(upper, dtype=float) - lower
-    mean_width = w @ width
-    sd_width = np.sqrt(np.maximum(w @ (width * width) - mean_width**2, 0.0))
+    # Row-wise sums, not BLAS matmul: a row's result must not depend on which other rows
+    # share its array (chunking) or on the BLAS thread count.
+    mean_width = np.sum(w * width, axis=-1)
+    sd_width = np.sqrt(np.maximum(np.sum(w * (width * width), axis=-1) - mean_width**2, 0.0))
     mcse = np.zeros_like(coverage) if reps is None else np.sqrt(coverage * (1 - coverage) / reps)
     return {"coverage": coverage, "mcse": mcse, "miss_low": miss_low, "miss_high": miss_high,
             "mean_width": mean_width, "sd_width": sd_width}

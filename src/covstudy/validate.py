@@ -35,6 +35,13 @@ def unit_interval(name: str, value, *, open_: bool) -> np.ndarray:
     return arr
 
 
+def seed(value) -> int:
+    """A study seed: any whole number >= 0 (SeedSequence takes arbitrarily large ints)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {value!r}")
+    return int(value)
+
+
 def delta(value) -> np.ndarray:
     return unit_interval("delta", value, open_=True)
 

@@ -1,0 +1,118 @@
+"""Run a study: skip finished cells, evaluate the rest on joblib workers, persist as they finish.
+
+The only module that knows about workers, chunks, the store and progress. Numbers do
+not depend on any of them: each grid point's random stream is keyed by its identity
+(seeds.py), so n_jobs, chunking, order and resumption give bit-identical tables.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import joblib
+import pandas as pd
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
+
+from . import grid
+from .engine import evaluate
+from .store import Store
+from .study import Study
+
+INT_COLUMNS = ("n", "reps", "seed", "n_valid")
+PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
+
+
+def _evaluate_single_threaded(task: grid.Task) -> list[dict]:
+    # Workers share the cores: numpy's own thread pools would oversubscribe them.
+    with threadpool_limits(limits=1):
+        return evaluate(task)
+
+
+def n_workers(n_jobs: int) -> int:
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+
+
+def run_study(study: Study, overrides: list[str] | None = None, progress: bool | None = None) -> pd.DataFrame:
+    """Compute every missing cell of ``study`` and return (and write) its results table.
+
+    ``progress=None`` shows a progress bar only on an interactive terminal.
+    """
+    started = dt.datetime.now(dt.timezone.utc)
+    all_cells = grid.cells(study)
+    with Store(study.out) as store:
+        store.write_yaml("study.yaml", study.config())
+        done = pd.DataFrame() if study.force else store.finished()
+        done_ids = set(done["cell_id"]) if len(done) else set()
+        todo = [c for c in all_cells if c.cell_id not in done_ids]
+        workers = n_workers(study.n_jobs)
+        tasks = grid.tasks(todo, workers)
+        bar = tqdm(total=len(todo), unit="cell", desc=study.name, disable=None if progress is None else not progress,
+                   file=sys.stderr)
+        if tasks:
+            parallel = joblib.Parallel(n_jobs=min(workers, len(tasks)), backend="loky",
+                                       return_as="generator_unordered")
+            for rows in parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks):
+                store.save(rows)
+                bar.update(len(rows))
+        bar.close()
+        store.compact()
+        table = _table(store.finished(), [c.cell_id for c in all_cells])
+        store.write_table(table)
+        store.write_json("provenance.json", provenance(study, overrides, started, len(todo), workers))
+    return table
+
+
+def _table(finished: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """The current study's rows, in grid order (rows of cells no longer in the study stay in parts/)."""
+    index = pd.Series(range(len(order)), index=order)
+    table = finished[finished["cell_id"].isin(index.index)].copy()
+    table = table.iloc[index[table["cell_id"]].argsort()].reset_index(drop=True)
+    for col in INT_COLUMNS:
+        if col in table:
+            table[col] = table[col].astype("Int64")
+    return table
+
+
+def provenance(study: Study, overrides, started, computed: int, workers: int) -> dict:
+    """What produced the table: versions, git commit, command, times, machine."""
+    versions = {}
+    for pkg in PACKAGES:
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    return {
+        "study": study.name,
+        "command": sys.argv,
+        "overrides": list(overrides or []),
+        "started": started.isoformat(timespec="seconds"),
+        "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "cells_computed": computed,
+        "n_jobs": study.n_jobs,
+        "workers": workers,
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "git_commit": git_commit(),
+        "versions": versions,
+    }
+
+
+def git_commit() -> str | None:
+    """The commit of the covstudy source tree, with '+dirty' if it has changes; None outside git."""
+    src = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
+                                text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."], capture_output=True,
+                               text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit + ("+dirty" if dirty else "")

@@ -1,0 +1,126 @@
+"""The result store of one study folder (``out``): resumable, atomic, locked.
+
+Layout::
+
+    out/results.csv, results.parquet   the tidy table, one row per cell of the current study
+    out/study.yaml, provenance.json    the resolved config; versions, commit, times, cores
+    out/parts/*.csv                    finished cells, one file per finished task
+    out/.lock                          held (flock) while a run writes here
+
+Every file is written to a temporary name and renamed into place, so it is either whole
+or absent; a run killed at any moment loses at most the tasks in flight. Parts are
+never edited: rows are keyed by ``cell_id`` and the newest part wins, so recomputed
+cells (``force=true``) replace old ones without touching them until compaction.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+
+class StoreLocked(RuntimeError):
+    """Another run holds the study folder."""
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _csv_bytes(frame: pd.DataFrame) -> bytes:
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)  # floats written with repr: they read back bit for bit
+    return buf.getvalue().encode()
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path)
+
+
+class Store:
+    """Open with ``with Store(out) as store:``; entering takes the folder's lock."""
+
+    def __init__(self, out: Path):
+        self.out = Path(out)
+        self.parts = self.out / "parts"
+        self._lock = None
+
+    def __enter__(self) -> "Store":
+        self.parts.mkdir(parents=True, exist_ok=True)
+        self._lock = open(self.out / ".lock", "a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.seek(0)
+            holder = self._lock.read().strip() or "another process"
+            self._lock.close()
+            raise StoreLocked(f"out: {self.out} is in use by another covstudy run ({holder}); "
+                              "wait for it to finish or choose another out=") from None
+        self._lock.seek(0)
+        self._lock.truncate()
+        self._lock.write(f"pid {os.getpid()}")
+        self._lock.flush()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        fcntl.flock(self._lock, fcntl.LOCK_UN)
+        self._lock.close()
+
+    # --- finished cells -------------------------------------------------------------
+    def _part_files(self) -> list[Path]:
+        return sorted(self.parts.glob("*.csv"))  # names start with a time stamp: oldest first
+
+    def finished(self) -> pd.DataFrame:
+        """Every stored row, newest version of each cell_id, in no particular order."""
+        files = self._part_files()
+        if not files:
+            return pd.DataFrame()
+        frame = pd.concat([read_table(f) for f in files], ignore_index=True)
+        return frame.drop_duplicates("cell_id", keep="last")
+
+    def save(self, rows: list[dict]) -> None:
+        """Persist the rows of one finished task as a new part."""
+        if rows:
+            name = f"{time.time_ns():020d}-{os.getpid()}-{rows[0]['cell_id'][:8]}.csv"
+            atomic_write(self.parts / name, _csv_bytes(pd.DataFrame(rows)))
+
+    def compact(self) -> None:
+        """Fold all parts into one (keeping rows of cells no longer in the study)."""
+        files = self._part_files()
+        if len(files) > 1:
+            self.save(self.finished().to_dict("records"))
+            for f in files:
+                f.unlink()
+
+    # --- study files ----------------------------------------------------------------
+    def write_table(self, table: pd.DataFrame) -> list[Path]:
+        paths = [self.out / "results.csv"]
+        atomic_write(paths[0], _csv_bytes(table))
+        try:
+            import pyarrow  # noqa: F401  (optional extra)
+        except ImportError:
+            return paths
+        buf = io.BytesIO()
+        table.to_parquet(buf, index=False)
+        paths.append(self.out / "results.parquet")
+        atomic_write(paths[1], buf.getvalue())
+        return paths
+
+    def write_yaml(self, name: str, data: dict) -> None:
+        atomic_write(self.out / name, yaml.safe_dump(data, sort_keys=False).encode())
+
+    def write_json(self, name: str, data: dict) -> None:
+        atomic_write(self.out / name, (json.dumps(data, indent=2) + "\n").encode())

@@ -1,0 +1,214 @@
+"""A study's configuration, validated once before any work starts.
+
+``Study.from_config(mapping)`` takes the resolved Hydra config (a plain dict) and either
+returns a normalised, immutable ``Study`` or raises ``ConfigError`` with one line that
+names the offending key and its valid range. Keys mirror the code's parameters:
+
+    name, question, methods, side, grid.{n, p, delta}, reps, seed, engine,
+    n_jobs, force, plot, out
+
+A numeric grid axis is a number, a list of numbers, or an inclusive range
+``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
+like R's ``seq(from, to, by)``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .methods import get
+from .methods.registry import unknown_method_message
+
+ENGINES = ("mc", "exact", "both")
+SIDES = ("two-sided", "lower", "upper")
+TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
+            "n_jobs", "force", "plot", "out")
+GRID_KEYS = ("n", "p", "delta")
+
+
+class ConfigError(ValueError):
+    """A study configuration that cannot run; the message names the key and the valid range."""
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One method entry of a study: the registry name, its display label and parameters."""
+
+    name: str
+    label: str
+    params: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    question: str
+    methods: tuple[MethodSpec, ...]
+    side: str
+    n: tuple[int, ...]
+    p: tuple[float, ...]
+    delta: tuple[float, ...]
+    reps: int
+    seed: int
+    engine: str
+    n_jobs: int
+    force: bool
+    plot: bool
+    out: Path
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "Study":
+        unknown = sorted(set(cfg) - set(TOP_KEYS))
+        if unknown:
+            raise ConfigError(f"{unknown[0]}: unknown key; valid keys: {', '.join(TOP_KEYS)}")
+        grid = cfg.get("grid")
+        if not isinstance(grid, dict):
+            raise ConfigError("grid: must be a mapping with keys n, p, delta")
+        unknown = sorted(set(grid) - set(GRID_KEYS))
+        if unknown:
+            raise ConfigError(f"grid.{unknown[0]}: unknown key; valid keys: {', '.join(GRID_KEYS)}")
+        for key in GRID_KEYS:
+            if key not in grid:
+                raise ConfigError(f"grid.{key}: missing; give a number, a list or {{start, stop, step}}")
+        n = axis("grid.n", grid["n"], integer=True, low=1, low_open=False)
+        p = axis("grid.p", grid["p"], low=0.0, high=1.0, low_open=False, high_open=False)
+        delta = axis("grid.delta", grid["delta"], low=0.0, high=1.0, low_open=True, high_open=True)
+        engine = choice("engine", cfg.get("engine", "both"), ENGINES)
+        name = text("name", cfg.get("name"))
+        return cls(
+            name=name,
+            question=text("question", cfg.get("question", ""), allow_empty=True),
+            methods=method_specs(cfg.get("methods")),
+            side=choice("side", cfg.get("side", "two-sided"), SIDES),
+            n=n, p=p, delta=delta,
+            reps=integer("reps", cfg.get("reps", 10_000), low=1),
+            seed=integer("seed", cfg.get("seed", 0), low=0),
+            engine=engine,
+            n_jobs=n_jobs_value(cfg.get("n_jobs", -1)),
+            force=boolean("force", cfg.get("force", False)),
+            plot=boolean("plot", cfg.get("plot", False)),
+            out=Path(text("out", cfg.get("out", f"results/{name}"))),
+        )
+
+    def config(self) -> dict:
+        """The resolved configuration as plain data (what study.yaml records)."""
+        return {
+            "name": self.name, "question": self.question,
+            "methods": [{"name": m.name, "label": m.label, **dict(m.params)} for m in self.methods],
+            "side": self.side,
+            "grid": {"n": list(self.n), "p": list(self.p), "delta": list(self.delta)},
+            "reps": self.reps, "seed": self.seed, "engine": self.engine, "n_jobs": self.n_jobs,
+            "force": self.force, "plot": self.plot, "out": str(self.out),
+        }
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def axis(key, value, *, integer=False, low=None, high=None, low_open=False, high_open=False):
+    """A grid axis as a sorted tuple of unique values, checked against its range."""
+    lo = "(" if low_open else "["
+    hi = ")" if high_open else "]"
+    valid = f"{lo}{low}, {'inf' if high is None else high}{hi}"
+    kind = "whole numbers" if integer else "numbers"
+    if isinstance(value, dict):
+        values = _range(key, value)
+    elif isinstance(value, (list, tuple)):
+        values = list(value)
+    else:
+        values = [value]
+    if not values:
+        raise ConfigError(f"{key}: empty grid; give at least one value in {valid}")
+    for v in values:
+        if not _number(v) or (integer and float(v) != int(v)):
+            raise ConfigError(f"{key}: must be {kind} in {valid}, got {v!r}")
+        too_low = low is not None and (v <= low if low_open else v < low)
+        too_high = high is not None and (v >= high if high_open else v > high)
+        if too_low or too_high:
+            raise ConfigError(f"{key}: must be in {valid}, got {v!r}")
+    if integer:
+        return tuple(sorted({int(v) for v in values}))
+    return tuple(sorted({round(float(v), 12) for v in values}))
+
+
+def seq(start, stop, step) -> list:
+    """The inclusive range start, start + step, ..., stop (rounded to 12 digits)."""
+    return _range("seq", {"start": start, "stop": stop, "step": step})
+
+
+def _range(key, spec: dict) -> list:
+    if set(spec) != {"start", "stop", "step"}:
+        raise ConfigError(f"{key}: a range needs exactly the keys start, stop, step; got {sorted(spec)}")
+    start, stop, step = spec["start"], spec["stop"], spec["step"]
+    if not all(_number(v) for v in (start, stop, step)) or step <= 0 or stop < start:
+        raise ConfigError(f"{key}: range needs numbers with step > 0 and stop >= start, got {spec}")
+    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    if count > 1_000_000:
+        raise ConfigError(f"{key}: range has {count} values; at most 1000000")
+    return [round(start + i * step, 12) for i in range(count)]
+
+
+def choice(key, value, options):
+    if value not in options:
+        raise ConfigError(f"{key}: must be one of {', '.join(options)}, got {value!r}")
+    return value
+
+
+def text(key, value, allow_empty=False):
+    if not isinstance(value, str) or (not value and not allow_empty):
+        raise ConfigError(f"{key}: must be a non-empty string, got {value!r}")
+    return value
+
+
+def integer(key, value, low):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(f"{key}: must be an integer >= {low}, got {value!r}")
+    return value
+
+
+def boolean(key, value):
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key}: must be true or false, got {value!r}")
+    return value
+
+
+def n_jobs_value(value):
+    if isinstance(value, bool) or not isinstance(value, int) or value == 0 or value < -1:
+        raise ConfigError(f"n_jobs: must be -1 (all cores) or an integer >= 1, got {value!r}")
+    return value
+
+
+def method_specs(entries) -> tuple[MethodSpec, ...]:
+    """Method entries: a name, or a mapping {name: ..., label: ..., <param>: value, ...}."""
+    if isinstance(entries, str):
+        entries = [entries]
+    if not isinstance(entries, (list, tuple)) or not entries:
+        raise ConfigError("methods: must be a non-empty list of method names or {name: ...} mappings")
+    specs = []
+    for i, entry in enumerate(entries):
+        where = f"methods[{i}]"
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, dict) or "name" not in entry:
+            raise ConfigError(f"{where}: must be a method name or a mapping with a 'name' key, got {entry!r}")
+        entry = dict(entry)
+        name = entry.pop("name")
+        label = entry.pop("label", None)
+        try:
+            method = get(name)
+        except ValueError:
+            raise ConfigError(f"{where}: {unknown_method_message(name).removeprefix('method: ')}") from None
+        params = tuple(sorted(entry.items()))
+        for pname, pvalue in params:
+            if not _number(pvalue):
+                raise ConfigError(f"{where}.{pname}: method parameters must be numbers, got {pvalue!r}")
+        specs.append(MethodSpec(method.name, text(f"{where}.label", label) if label is not None else method.name,
+                                params))
+    labels = [s.label for s in specs]
+    for label in labels:
+        if labels.count(label) > 1:
+            raise ConfigError(f"methods: label {label!r} appears twice; give each entry a distinct label")
+    return tuple(specs)

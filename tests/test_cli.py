@@ -1,0 +1,98 @@
+"""The covstudy command: the default study end to end, overrides, bad input, multirun."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from hydra import compose as hydra_compose
+from hydra import initialize_config_dir
+from omegaconf import OmegaConf
+
+from covstudy import cli
+from covstudy.study import ConfigError, Study
+
+COLUMNS = ["method", "n", "p", "delta", "engine", "reps", "seed", "coverage", "mcse", "miss_low", "miss_high",
+           "mean_width"]
+
+
+def covstudy(tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "covstudy", *args], cwd=tmp_path, capture_output=True, text=True)
+
+
+def compose(*overrides, config="config"):
+    """The config the covstudy command would see, composed in-process."""
+    with initialize_config_dir(config_dir=cli._conf_dir(), version_base="1.3"):
+        cfg = hydra_compose(config_name=config, overrides=list(overrides))
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+def test_default_study_end_to_end(tmp_path):
+    run = covstudy(tmp_path)
+    assert run.returncode == 0, run.stderr
+    table = pd.read_csv(tmp_path / "results" / "quick" / "results.csv")
+    assert all(col in table.columns for col in COLUMNS)
+    assert len(table) == 5 * 3 * 99
+    assert "clopper_pearson" in run.stdout and "mean_coverage" in run.stdout
+    # Hydra leaves nothing in the working directory but the study folder.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
+    assert not (tmp_path / "outputs").exists()
+
+
+def test_overrides_map_to_the_table(tmp_path):
+    run = covstudy(tmp_path, "grid.n=[20,50]", "methods=[wilson,wald]", "engine=exact", "grid.p=[0.1,0.5]",
+                   "out=results/mine")
+    assert run.returncode == 0, run.stderr
+    table = pd.read_csv(tmp_path / "results" / "mine" / "results.csv")
+    assert sorted(set(table["method"])) == ["wald", "wilson"]
+    assert sorted(set(table["n"])) == [20, 50] and set(table["engine"]) == {"exact"}
+    assert table["reps"].isna().all() and (table["mcse"] == 0).all()
+
+
+BAD_INPUT = [
+    ("+colour=red", "colour: unknown key"),
+    ("+grid.q=[1]", "grid.q: unknown key"),
+    ("reps=abc", "reps: must be an integer >= 1, got 'abc'"),
+    ("reps=0", "reps: must be an integer >= 1, got 0"),
+    ("grid.p=[0.2,1.5]", "grid.p: must be in [0.0, 1.0], got 1.5"),
+    ("grid.n=[0,10]", "grid.n: must be in [1, inf], got 0"),
+    ("grid.n=[10.5]", "grid.n: must be whole numbers in [1, inf], got 10.5"),
+    ("grid.delta=[1.0]", "grid.delta: must be in (0.0, 1.0), got 1.0"),
+    ("grid.n=[]", "grid.n: empty grid"),
+    ("methods=[wilson,wilsno]", "methods[1]: unknown method 'wilsno' (did you mean 'wilson'?)"),
+    ("engine=fast", "engine: must be one of mc, exact, both, got 'fast'"),
+    ("n_jobs=0", "n_jobs: must be -1 (all cores) or an integer >= 1"),
+]
+
+
+@pytest.mark.parametrize("override, message", BAD_INPUT)
+def test_bad_input_messages(override, message):
+    with pytest.raises(ConfigError) as err:
+        Study.from_config(compose(override))
+    assert str(err.value).startswith(message)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("override, message", [BAD_INPUT[0], BAD_INPUT[2], BAD_INPUT[9]])
+def test_bad_input_one_line_and_nothing_touched(tmp_path, override, message):
+    out = tmp_path / "results" / "old"
+    out.mkdir(parents=True)
+    (out / "results.csv").write_text("precious\n")
+    run = covstudy(tmp_path, override, f"out={out}")
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [f"covstudy: error: {run.stderr.split('error: ')[1].strip()}"]
+    assert message in run.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["results.csv"]
+    assert (out / "results.csv").read_text() == "precious\n"
+    fresh = covstudy(tmp_path, override, "out=results/new")
+    assert fresh.returncode == 2 and not (tmp_path / "results" / "new").exists()
+
+
+def test_multirun_over_a_study_knob_writes_each_run_to_its_own_out(tmp_path):
+    run = covstudy(tmp_path, "-m", "seed=1,2", "out=results/seed${seed}", "grid.n=[10]", "grid.p=[0.3]",
+                   "methods=[wald]", "reps=100", "n_jobs=1")
+    assert run.returncode == 0, run.stderr
+    a = pd.read_csv(tmp_path / "results" / "seed1" / "results.csv")
+    b = pd.read_csv(tmp_path / "results" / "seed2" / "results.csv")
+    assert a["seed"].tolist() == [1] and b["seed"].tolist() == [2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]  # multirun.yaml: results/.multirun/

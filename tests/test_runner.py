@@ -1,0 +1,100 @@
+"""The study runner: determinism across n_jobs/chunking/resumption, the store, the lock."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from covstudy.runner import run_study
+from covstudy.store import Store, StoreLocked
+from covstudy.study import Study
+
+MEASURES = ["coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width", "exact_coverage",
+            "exact_mean_width"]
+
+
+def study(out, **changes):
+    cfg = {"name": "t", "methods": ["wald", "wilson", "clopper_pearson"],
+           "grid": {"n": [10, 35], "p": {"start": 0.05, "stop": 0.95, "step": 0.15}, "delta": [0.05, 0.1]},
+           "reps": 3000, "seed": 5, "engine": "both", "n_jobs": 1, "out": str(out)}
+    cfg.update(changes)
+    return Study.from_config(cfg)
+
+
+def numbers(table):
+    return table.drop(columns=["seconds"]).reset_index(drop=True)
+
+
+def test_table_has_one_row_per_cell_with_provenance(tmp_path):
+    table = run_study(study(tmp_path / "a"))
+    assert len(table) == 3 * 2 * 2 * 7
+    assert not table.duplicated(["method", "n", "p", "delta", "engine"]).any()
+    for col in ["method", "label", "side", "n", "p", "delta", "engine", "reps", "seed", "n_valid", "seconds",
+                *MEASURES]:
+        assert col in table.columns, col
+    assert set(table["engine"]) == {"mc"} and (table["reps"] == 3000).all() and (table["seed"] == 5).all()
+    for name in ("results.csv", "results.parquet", "study.yaml", "provenance.json"):
+        assert (tmp_path / "a" / name).is_file()
+    on_disk = pd.read_csv(tmp_path / "a" / "results.csv")
+    assert on_disk["coverage"].tolist() == table["coverage"].tolist()
+    # MC within 4 MCSE of the exact values carried alongside (engine=both).
+    se = (table["exact_coverage"] * (1 - table["exact_coverage"]) / 3000) ** 0.5
+    assert ((table["coverage"] - table["exact_coverage"]).abs() <= 4 * se + 1e-12).all()
+
+
+def test_identical_across_n_jobs_and_split_runs(tmp_path):
+    reference = numbers(run_study(study(tmp_path / "one")))
+    assert numbers(run_study(study(tmp_path / "two", n_jobs=2))).equals(reference)
+    # A split run: part of the grid first (another order of axes), then the whole study.
+    run_study(study(tmp_path / "split", grid={"n": [35], "p": [0.95, 0.2], "delta": [0.1]}, n_jobs=2))
+    assert numbers(run_study(study(tmp_path / "split"))).equals(reference)
+
+
+def test_rerun_skips_done_cells_and_force_recomputes(tmp_path):
+    first = run_study(study(tmp_path / "s"))
+    again = run_study(study(tmp_path / "s"))
+    assert numbers(again).equals(numbers(first))
+    assert again["seconds"].tolist() == first["seconds"].tolist()  # nothing was recomputed
+    bigger = run_study(study(tmp_path / "s", methods=["wald", "wilson", "clopper_pearson", "jeffreys"]))
+    import json
+    assert json.loads((tmp_path / "s" / "provenance.json").read_text())["cells_computed"] == 28
+    assert numbers(bigger[bigger["method"] != "jeffreys"]).equals(numbers(first))
+    forced = run_study(study(tmp_path / "s", force=True))
+    assert json.loads((tmp_path / "s" / "provenance.json").read_text())["cells_computed"] == 84
+    assert numbers(forced).equals(numbers(first))
+
+
+def test_second_run_on_same_out_is_refused(tmp_path):
+    s = study(tmp_path / "locked")
+    with Store(s.out):
+        with pytest.raises(StoreLocked, match="in use by another covstudy run"):
+            run_study(s)
+    run_study(s)  # released
+
+
+def test_killed_run_resumes_to_the_uninterrupted_table(tmp_path):
+    args = ["grid.n=[300,400,500,600]", "grid.p=${seq:0.01,0.99,0.01}", "reps=100000",
+            "n_jobs=1", "engine=mc", "methods=[wald,wilson]"]
+    cmd = [sys.executable, "-m", "covstudy", *args]
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([*cmd, f"out={out}"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and not list((out / "parts").glob("*.csv")):
+        time.sleep(0.05)
+    assert proc.poll() is None, "the study finished before it could be killed; make it bigger"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / "results.csv").exists()
+    done = len(list((out / "parts").glob("*.csv")))
+    assert done >= 1
+    subprocess.run([*cmd, f"out={out}"], cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run([*cmd, f"out={tmp_path / 'clean'}"], cwd=tmp_path, check=True, capture_output=True)
+    resumed = pd.read_csv(out / "results.csv")
+    clean = pd.read_csv(tmp_path / "clean" / "results.csv")
+    assert len(clean) == 4 * 99 * 2
+    assert numbers(resumed).equals(numbers(clean))
