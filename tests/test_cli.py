@@ -9,7 +9,8 @@ from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from omegaconf import OmegaConf
 
-from covstudy import cli
+from covstudy import cli, grid
+from covstudy.runner import run_study
 from covstudy.study import ConfigError, Study
 
 COLUMNS = ["method", "n", "p", "delta", "engine", "reps", "seed", "coverage", "mcse", "miss_low", "miss_high",
@@ -96,3 +97,19 @@ def test_multirun_over_a_study_knob_writes_each_run_to_its_own_out(tmp_path):
     b = pd.read_csv(tmp_path / "results" / "seed2" / "results.csv")
     assert a["seed"].tolist() == [1] and b["seed"].tolist() == [2]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]  # multirun.yaml: results/.multirun/
+
+
+STUDIES = sorted(p.stem for p in (cli.Path(cli._conf_dir()) / "study").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
+    cfg = compose(f"study={name}")
+    study = Study.from_config(cfg)
+    assert study.name == name and study.question
+    assert study.out == cli.Path("results") / name
+    cfg["grid"] = {axis: values[:2] for axis, values in cfg["grid"].items()}
+    cfg.update(reps=200, n_jobs=1, out=str(tmp_path / name))
+    table = run_study(Study.from_config(cfg), progress=False)
+    assert len(table) == len(grid.cells(Study.from_config(cfg))) > 0
+    assert table["coverage"].between(0, 1).all()
