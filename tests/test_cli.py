@@ -113,3 +113,20 @@ def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
     table = run_study(Study.from_config(cfg), progress=False)
     assert len(table) == len(grid.cells(Study.from_config(cfg))) > 0
     assert table["coverage"].between(0, 1).all()
+
+
+def test_slurm_launcher_config_composes():
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    with initialize_config_dir(config_dir=cli._conf_dir(), version_base="1.3"):
+        cfg = hydra_compose(config_name="config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
+    assert cfg.hydra.launcher._target_.endswith("SlurmLauncher")
+    assert cfg.hydra.launcher.cpus_per_task == 8
+
+
+def test_multirun_through_submitit_local(tmp_path):
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    run = covstudy(tmp_path, "-m", "hydra/launcher=submitit_local", "grid.n=[10],[20]", "out=results/n${grid.n.0}",
+                   "grid.p=[0.3]", "methods=[wald]", "engine=exact")
+    assert run.returncode == 0, run.stderr
+    for n in (10, 20):
+        assert pd.read_csv(tmp_path / "results" / f"n{n}" / "results.csv")["n"].tolist() == [n]

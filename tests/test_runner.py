@@ -98,3 +98,18 @@ def test_killed_run_resumes_to_the_uninterrupted_table(tmp_path):
     clean = pd.read_csv(tmp_path / "clean" / "results.csv")
     assert len(clean) == 4 * 99 * 2
     assert numbers(resumed).equals(numbers(clean))
+
+
+def test_dask_backend_matches_loky_bit_for_bit(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    reference = numbers(run_study(study(tmp_path / "loky")))
+    # A cluster started outside covstudy, on loopback, reached through its address.
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        remote = run_study(study(tmp_path / "remote", backend="dask", scheduler=cluster.scheduler_address))
+    assert numbers(remote).equals(reference)
+    # Without an address covstudy starts its own LocalCluster; resume works the same.
+    local = run_study(study(tmp_path / "local", backend="dask", workers=2, grid={"n": [10], "p": [0.2],
+                                                                                  "delta": [0.05]}))
+    assert numbers(local).equals(reference[(reference["n"] == 10) & (reference["p"] == 0.2)
+                                           & (reference["delta"] == 0.05)].reset_index(drop=True))

@@ -7,6 +7,7 @@ not depend on any of them: each grid point's random stream is keyed by its ident
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import platform
@@ -36,7 +37,36 @@ def _evaluate_single_threaded(task: grid.Task) -> list[dict]:
 
 
 def n_workers(n_jobs: int) -> int:
-    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    """Workers for ``n_jobs``; -1 means the cores this process may use (SLURM's allocation, not the node's)."""
+    if n_jobs != -1:
+        return n_jobs
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def backend(study: Study, workers: int):
+    """The joblib backend of the study; yields the n_jobs to ask joblib for."""
+    if study.backend == "loky":
+        with joblib.parallel_config(backend="loky", inner_max_num_threads=1):
+            yield workers
+        return
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise RuntimeError("backend=dask needs the dask extra: pip install 'covstudy[dask]'") from None
+    with contextlib.ExitStack() as stack:
+        if study.scheduler:
+            client = stack.enter_context(Client(study.scheduler))
+        else:
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=study.workers or workers, threads_per_worker=study.threads_per_worker,
+                host="127.0.0.1", dashboard_address=None, processes=True))
+            client = stack.enter_context(Client(cluster))
+        with joblib.parallel_config(backend="dask"):
+            yield max(1, sum(client.nthreads().values()))
 
 
 def run_study(study: Study, overrides: list[str] | None = None, progress: bool | None = None) -> pd.DataFrame:
@@ -56,11 +86,11 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
         bar = tqdm(total=len(todo), unit="cell", desc=study.name, disable=None if progress is None else not progress,
                    file=sys.stderr)
         if tasks:
-            parallel = joblib.Parallel(n_jobs=min(workers, len(tasks)), backend="loky",
-                                       return_as="generator_unordered")
-            for rows in parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks):
-                store.save(rows)
-                bar.update(len(rows))
+            with backend(study, workers) as n_jobs:
+                parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)), return_as="generator_unordered")
+                for rows in parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks):
+                    store.save(rows)
+                    bar.update(len(rows))
         bar.close()
         store.compact()
         table = _table(store.finished(), [c.cell_id for c in all_cells])

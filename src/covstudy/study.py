@@ -5,7 +5,7 @@ returns a normalised, immutable ``Study`` or raises ``ConfigError`` with one lin
 names the offending key and its valid range. Keys mirror the code's parameters:
 
     name, question, methods, side, grid.{n, p, delta}, reps, seed, engine,
-    n_jobs, force, plot, out
+    n_jobs, backend, scheduler, workers, threads_per_worker, force, plot, out
 
 A numeric grid axis is a number, a list of numbers, or an inclusive range
 ``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
@@ -22,9 +22,10 @@ from .methods import get
 from .methods.registry import unknown_method_message
 
 ENGINES = ("mc", "exact", "both")
+BACKENDS = ("loky", "dask")
 SIDES = ("two-sided", "lower", "upper")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
-            "n_jobs", "force", "plot", "out")
+            "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out")
 GRID_KEYS = ("n", "p", "delta")
 
 
@@ -54,6 +55,10 @@ class Study:
     seed: int
     engine: str
     n_jobs: int
+    backend: str  # "loky" (local processes) or "dask" (a dask.distributed cluster)
+    scheduler: str | None  # dask: address of a running scheduler; None starts a LocalCluster
+    workers: int | None  # dask LocalCluster workers (None: n_jobs, or all cores)
+    threads_per_worker: int  # dask LocalCluster threads per worker
     force: bool
     plot: bool
     out: Path
@@ -87,6 +92,10 @@ class Study:
             seed=integer("seed", cfg.get("seed", 0), low=0),
             engine=engine,
             n_jobs=n_jobs_value(cfg.get("n_jobs", -1)),
+            backend=choice("backend", cfg.get("backend", "loky"), BACKENDS),
+            scheduler=None if cfg.get("scheduler") is None else text("scheduler", cfg["scheduler"]),
+            workers=None if cfg.get("workers") is None else integer("workers", cfg["workers"], low=1),
+            threads_per_worker=integer("threads_per_worker", cfg.get("threads_per_worker", 1), low=1),
             force=boolean("force", cfg.get("force", False)),
             plot=boolean("plot", cfg.get("plot", False)),
             out=Path(text("out", cfg.get("out", f"results/{name}"))),
@@ -100,6 +109,8 @@ class Study:
             "side": self.side,
             "grid": {"n": list(self.n), "p": list(self.p), "delta": list(self.delta)},
             "reps": self.reps, "seed": self.seed, "engine": self.engine, "n_jobs": self.n_jobs,
+            "backend": self.backend, "scheduler": self.scheduler, "workers": self.workers,
+            "threads_per_worker": self.threads_per_worker,
             "force": self.force, "plot": self.plot, "out": str(self.out),
         }
 
