@@ -154,14 +154,19 @@ def _pick(values, targets=None, k: int = MAX_FIXED) -> list:
 def _combos(df: pd.DataFrame, cols=("delta", "side", "engine")):
     """(key dict, sub-table) per combination of ``cols``, in a stable order."""
     for key, sub in df.groupby(list(cols), sort=True):
-        yield dict(zip(cols, key)), sub
+        combo = dict(zip(cols, key))
+        reps = sub["reps"].dropna().unique()
+        if combo["engine"] == "mc" and len(reps) == 1:
+            combo["reps"] = int(reps[0])
+        yield combo, sub
 
 
 def _describe(combo: dict, **fixed) -> str:
     parts = [f"{k} = {_fmt(v) if isinstance(v, (int, float, np.number)) else v}" for k, v in fixed.items()]
     parts.append(f"nominal 1 − δ = {_fmt(1 - combo['delta'])}")
     engine = combo["engine"]
-    parts.append("exact" if engine == "exact" else "Monte Carlo" if engine == "mc" else engine)
+    reps = f" (reps = {combo['reps']})" if combo.get("reps") else ""
+    parts.append("exact" if engine == "exact" else f"Monte Carlo{reps}" if engine == "mc" else engine)
     parts.append(combo["side"])
     if "design" in combo:
         parts.append(f"{combo['design']} design")
@@ -335,7 +340,7 @@ def width_panels(sub, x, fixed, values, combo, colors, order, title):
     return fig
 
 
-def tradeoff(sub, combo, colors, order, title):
+def tradeoff(sub, combo, colors, order, title, unit="p"):
     """Each method at (mean width, mean coverage) over the grid, with a bar down to its minimum coverage."""
     fig = Figure(figsize=(5.8, 3.8), dpi=DPI, layout="constrained")
     ax = fig.subplots()
@@ -354,7 +359,7 @@ def tradeoff(sub, combo, colors, order, title):
             ax.annotate(f"min {m.lo:.3f}", (m.w, ylo), xytext=(4, 4), textcoords="offset points", fontsize=7,
                         color=colors[label])
     ax.set_ylim(ylo, 1 + 0.02 * (1 - ylo))
-    ax.set_xlabel("mean expected interval width over the grid (units of p)")
+    ax.set_xlabel(f"mean expected interval width over the grid (units of {unit})")
     ax.set_ylabel(LABELS["coverage"])
     ax.grid(True, lw=0.3, color="0.85")
     handles, _ = ax.get_legend_handles_labels()
@@ -389,6 +394,8 @@ def heatmap_panels(sub, x, y, combo, colors, order, title):
                              shading="nearest", rasterized=True)
         if log_y:
             ax.set_yscale("log")
+        if square:
+            ax.set_aspect("equal")
         ax.set_title(label, fontweight="bold")
     _label_outer(axes, ncols, LABELS.get(x, x), LABELS.get(y, y))
     extend = "min" if np.nanmin(cov) < vmin else "neither"
@@ -413,10 +420,10 @@ def standardised_differences(sub, combo, title):
     se = np.sqrt(np.clip(e * (1 - e), 0, None) / r)
     ok = se > 0
     z = (c[ok] - e[ok]) / se[ok]
-    fig = Figure(figsize=(5.6, 3.6), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=(6.8, 3.8), dpi=DPI, layout="constrained")
     ax = fig.subplots()
     lim = max(4.0, math.ceil(np.max(np.abs(z))) if z.size else 4.0)
-    bins = np.arange(-lim, lim + 0.25, 0.25)
+    bins = np.arange(-lim, lim + 0.5, 0.5)  # wide enough to smooth the lattice of a discrete estimate
     ax.hist(z, bins=bins, density=True, color=OKABE_ITO["blue"], alpha=0.55, edgecolor="white", lw=0.3,
             label=f"standardised difference ({z.size} cells)")
     grid = np.linspace(-lim, lim, 400)
@@ -424,14 +431,15 @@ def standardised_differences(sub, combo, title):
     ax.set_xlabel("(MC coverage − exact coverage) / SE   [SE = √(C(1 − C)/reps)]")
     ax.set_ylabel("density")
     ax.grid(True, lw=0.3, color="0.85")
+    stats = None
     if z.size:
-        stats = (f"mean {z.mean():+.3f}, sd {z.std(ddof=1) if z.size > 1 else float('nan'):.3f}\n"
-                 f"|z| > 2: {np.mean(np.abs(z) > 2):.1%} (N(0,1): 4.6%)")
+        sd = z.std(ddof=1) if z.size > 1 else float("nan")
+        stats = f"mean {z.mean():+.3f}, sd {sd:.3f}\n|z| > 2: {np.mean(np.abs(z) > 2):.1%} (N(0, 1): 4.6%)"
         if (~ok).any():
             stats += f"\n{int((~ok).sum())} cells with exact coverage 0 or 1 left out"
-        ax.text(0.02, 0.97, stats, transform=ax.transAxes, va="top", fontsize=7.5,
-                bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.8"))
-    ax.legend(loc="upper right", frameon=False)
+    # the tails are low, so the upper left corner is free of bars
+    ax.legend(loc="upper left", frameon=True, edgecolor="0.8", title=stats, alignment="left",
+              title_fontsize=7.5)
     fig.suptitle(title)
     return fig
 
@@ -492,38 +500,38 @@ def _binomial_figures(df, out_dir, colors, order, written):
             d = sub[sub["n"] == n]
             if has_exact:
                 fig = coverage_panels(d, "p", combo, colors, order, style="vs_exact",
-                                      title=f"Monte Carlo vs exact coverage — {_describe(combo, n=n)}")
+                                      title=f"Monte Carlo vs exact coverage\n{_describe(combo, n=n)}")
                 _save(fig, out_dir, _stem("mc_vs_exact", combo, n=n),
                       f"Monte Carlo coverage (points, ±2·MCSE) against exact coverage (grey line) vs p at n = {n}, "
                       f"{desc}.", written)
             else:
-                fig = coverage_panels(d, "p", combo, colors, order, title=f"Coverage vs p — {_describe(combo, n=n)}")
+                fig = coverage_panels(d, "p", combo, colors, order, title=f"Coverage vs p\n{_describe(combo, n=n)}")
                 _save(fig, out_dir, _stem("coverage_vs_p", combo, n=n),
                       f"Coverage vs true proportion p at n = {n}, {desc}.", written)
         for p in ps:
             d = sub[np.isclose(sub["p"], p)]
-            fig = coverage_panels(d, "n", combo, colors, order, title=f"Coverage vs n — {_describe(combo, p=p)}")
+            fig = coverage_panels(d, "n", combo, colors, order, title=f"Coverage vs n\n{_describe(combo, p=p)}")
             _save(fig, out_dir, _stem("coverage_vs_n", combo, p=p),
                   f"Coverage vs sample size n at p = {_fmt(p)}, {desc}.", written)
         if ns:
-            fig = width_panels(sub, "p", "n", ns, combo, colors, order, title=f"Expected width vs p — {desc}")
+            fig = width_panels(sub, "p", "n", ns, combo, colors, order, title=f"Expected width vs p\n{desc}")
             _save(fig, out_dir, _stem("width_vs_p", combo),
                   f"Expected interval width vs p at n = {', '.join(map(_fmt, ns))}, {desc}.", written)
         if ps:
-            fig = width_panels(sub, "n", "p", ps, combo, colors, order, title=f"Expected width vs n — {desc}")
+            fig = width_panels(sub, "n", "p", ps, combo, colors, order, title=f"Expected width vs n\n{desc}")
             _save(fig, out_dir, _stem("width_vs_n", combo),
                   f"Expected interval width vs n at p = {', '.join(map(_fmt, ps))}, {desc}.", written)
         if sub["n"].nunique() >= 2 and sub["p"].nunique() >= 2 and _filled(sub, "p", "n") >= 0.5:
-            fig = heatmap_panels(sub, "p", "n", combo, colors, order, title=f"Coverage over (p, n) — {desc}")
+            fig = heatmap_panels(sub, "p", "n", combo, colors, order, title=f"Coverage over (p, n)\n{desc}")
             _save(fig, out_dir, _stem("heatmap", combo),
                   f"Coverage over the (p, n) grid per method, {desc}; red is below nominal, blue above.", written)
         if sub["label"].nunique() >= 2 and len(sub) > sub["label"].nunique():
-            fig = tradeoff(sub, combo, colors, order, title=f"Coverage and width over all cells — {desc}")
+            fig = tradeoff(sub, combo, colors, order, title=f"Coverage and width over all cells\n{desc}")
             _save(fig, out_dir, _stem("tradeoff", combo),
                   f"Mean coverage (dot) and minimum coverage (bar end) against mean width over all "
                   f"{sub[['n', 'p']].drop_duplicates().shape[0]} (n, p) cells, {desc}.", written)
         if has_exact and sub["reps"].notna().all():
-            fig = standardised_differences(sub, combo, f"Monte Carlo minus exact, standardised — {desc}")
+            fig = standardised_differences(sub, combo, f"Standardised MC − exact differences\n{desc}")
             _save(fig, out_dir, _stem("standardised_difference", combo),
                   f"Standardised differences of Monte Carlo from exact coverage against N(0, 1), {desc}.", written)
 
@@ -546,7 +554,7 @@ def _balanced_figures(df, out_dir, colors, order, written):
             d = d[np.isclose(d["tpr"], tpr) & np.isclose(d["tnr"], tnr)]
             fixed = dict(n=n, tpr=tpr, tnr=tnr)
             fig = coverage_panels(d, "prevalence", combo, colors, order,
-                                  title=f"Balanced accuracy: coverage vs prevalence — {_describe(combo, **fixed)}")
+                                  title=f"Balanced accuracy: coverage vs prevalence\n{_describe(combo, **fixed)}")
             _save(fig, out_dir, _stem("ba_coverage_vs_prevalence", combo, **fixed),
                   f"Balanced-accuracy coverage vs prevalence at {_describe(combo, **fixed)}.", written)
         # heatmap over (tpr, tnr) at the (n, prevalence) with the most operating points
@@ -558,10 +566,16 @@ def _balanced_figures(df, out_dir, colors, order, written):
                 continue
             fixed = dict(n=n, prevalence=prev)
             fig = heatmap_panels(d, "tpr", "tnr", combo, colors, order,
-                                 title=f"Balanced accuracy: coverage over (tpr, tnr) — {_describe(combo, **fixed)}")
+                                 title=f"Balanced accuracy: coverage over (tpr, tnr)\n{_describe(combo, **fixed)}")
             _save(fig, out_dir, _stem("ba_heatmap", combo, **fixed),
                   f"Balanced-accuracy coverage over (tpr, tnr) at {_describe(combo, **fixed)}; red is below nominal.",
                   written)
+        if sub["label"].nunique() >= 2 and len(sub) > sub["label"].nunique():
+            fig = tradeoff(sub, combo, colors, order, unit="balanced accuracy",
+                           title=f"Balanced accuracy: coverage and width over all cells\n{_describe(combo)}")
+            _save(fig, out_dir, _stem("ba_tradeoff", combo),
+                  f"Balanced accuracy: mean coverage (dot) and minimum coverage (bar end) against mean width over "
+                  f"all {len(sub) // sub['label'].nunique()} cells per method, {_describe(combo)}.", written)
 
 
 # --------------------------------------------------------------------------- command line

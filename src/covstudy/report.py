@@ -122,6 +122,10 @@ def _cell(col: str, value) -> str:
     return str(value)
 
 
+def _numeric(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column)
+
+
 def _columns(table: pd.DataFrame) -> list[str]:
     return [c for c in COLUMNS if c in table]
 
@@ -129,7 +133,7 @@ def _columns(table: pd.DataFrame) -> list[str]:
 def markdown_table(table: pd.DataFrame) -> str:
     cols = _columns(table)
     head = "| " + " | ".join(COLUMNS[c][0] for c in cols) + " |"
-    align = "|" + "|".join(":--" if table[c].dtype == object else "--:" for c in cols) + "|"
+    align = "|" + "|".join("--:" if _numeric(table[c]) else ":--" for c in cols) + "|"
     rows = ["| " + " | ".join(_cell(c, r[c]).replace("|", "\\|") for c in cols) + " |"
             for _, r in table.iterrows()]
     return "\n".join([head, align, *rows])
@@ -149,11 +153,10 @@ def latex_table(table: pd.DataFrame, caption: str, label: str) -> str:
     constant = [c for c in ("delta", "side", "engine", "design") if c in cols and table[c].nunique() == 1]
     cols = [c for c in cols if c not in constant]
     if constant:
-        fixed = ", ".join(f"{COLUMNS[c][1] if c == 'delta' else COLUMNS[c][1].lower()} = "
-                          f"{'$' + _cell(c, table[c].iloc[0]) + '$' if c == 'delta' else tex_escape(table[c].iloc[0])}"
-                          for c in constant)
+        fixed = ", ".join(rf"$\delta = {_cell(c, table[c].iloc[0])}$" if c == "delta"
+                          else f"{c} = {tex_escape(table[c].iloc[0])}" for c in constant)
         caption = f"{caption} ({fixed})."
-    spec = "".join("l" if table[c].dtype == object else "r" for c in cols)
+    spec = "".join("r" if _numeric(table[c]) else "l" for c in cols)
     lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
              rf"\caption{{{caption}}}", rf"\label{{{label}}}",
              rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
