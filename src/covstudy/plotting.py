@@ -222,10 +222,19 @@ def _note_off_scale(ax, x, y, ylo, xname):
                 bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.8))
 
 
-def _save(fig: Figure, folder: Path, stem: str, caption: str, out: list) -> None:
-    for ext in ("png", "pdf"):
-        fig.savefig(folder / f"{stem}.{ext}", dpi=DPI)
-    out.append((folder / f"{stem}.png", folder / f"{stem}.pdf", caption))
+class _Output:
+    """Where the figures go: saves each in every format and remembers (paths, caption) in order."""
+
+    def __init__(self, folder: Path, formats):
+        self.folder = folder
+        self.formats = ("png", *(f for f in formats if f != "png"))  # the report embeds the PNG
+        self.written: list[tuple[list[Path], str]] = []
+
+    def save(self, fig: Figure, stem: str, caption: str) -> None:
+        paths = [self.folder / f"{stem}.{ext}" for ext in self.formats]
+        for path in paths:
+            fig.savefig(path, dpi=DPI)
+        self.written.append((paths, caption))
 
 
 def _legend(fig, handles, spare, title=None):
@@ -446,9 +455,10 @@ def standardised_differences(sub, combo, title):
 
 # --------------------------------------------------------------------------- choosing the figures
 
-def plot_results(folder) -> list[Path]:
-    """Draw every figure the results table in ``folder`` supports; return the paths written (PNG and PDF).
+def plot_results(folder, formats=("png", "pdf")) -> list[Path]:
+    """Draw every figure the results table in ``folder`` supports; return the paths written.
 
+    ``formats``: file types written per figure; the PNG is always among them (the report embeds it).
     Also writes <folder>/figures/index.csv (file, caption) listing this run's figures in
     order, which ``covstudy.report.write_report`` embeds.
     """
@@ -458,18 +468,18 @@ def plot_results(folder) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     _remove_previous(out_dir)
     colors, order = method_colors(df), method_order(df)
-    written: list[tuple[Path, Path, str]] = []
+    out = _Output(out_dir, formats)
     import matplotlib
 
     with matplotlib.rc_context(_RC):
         if is_balanced(df):
-            _balanced_figures(df, out_dir, colors, order, written)
+            _balanced_figures(df, out, colors, order)
         else:
-            _binomial_figures(df, out_dir, colors, order, written)
-    index = pd.DataFrame({"file": [f"figures/{png.name}" for png, _, _ in written],
-                          "caption": [cap for _, _, cap in written]})
+            _binomial_figures(df, out, colors, order)
+    index = pd.DataFrame({"file": [f"figures/{paths[0].name}" for paths, _ in out.written],
+                          "caption": [cap for _, cap in out.written]})
     index.to_csv(out_dir / "index.csv", index=False)
-    return [path for png, pdf, _ in written for path in (png, pdf)]
+    return [path for paths, _ in out.written for path in paths]
 
 
 def _filled(sub, x, y) -> float:
@@ -488,7 +498,7 @@ def _remove_previous(out_dir: Path) -> None:
             png.with_suffix(".pdf").unlink(missing_ok=True)
 
 
-def _binomial_figures(df, out_dir, colors, order, written):
+def _binomial_figures(df, out: _Output, colors, order):
     for combo, sub in _combos(df):
         desc = _describe(combo)
         p_per_n = sub.groupby("n")["p"].nunique()
@@ -501,42 +511,42 @@ def _binomial_figures(df, out_dir, colors, order, written):
             if has_exact:
                 fig = coverage_panels(d, "p", combo, colors, order, style="vs_exact",
                                       title=f"Monte Carlo vs exact coverage\n{_describe(combo, n=n)}")
-                _save(fig, out_dir, _stem("mc_vs_exact", combo, n=n),
+                out.save(fig, _stem("mc_vs_exact", combo, n=n),
                       f"Monte Carlo coverage (points, ±2·MCSE) against exact coverage (grey line) vs p at n = {n}, "
-                      f"{desc}.", written)
+                      f"{desc}.")
             else:
                 fig = coverage_panels(d, "p", combo, colors, order, title=f"Coverage vs p\n{_describe(combo, n=n)}")
-                _save(fig, out_dir, _stem("coverage_vs_p", combo, n=n),
-                      f"Coverage vs true proportion p at n = {n}, {desc}.", written)
+                out.save(fig, _stem("coverage_vs_p", combo, n=n),
+                      f"Coverage vs true proportion p at n = {n}, {desc}.")
         for p in ps:
             d = sub[np.isclose(sub["p"], p)]
             fig = coverage_panels(d, "n", combo, colors, order, title=f"Coverage vs n\n{_describe(combo, p=p)}")
-            _save(fig, out_dir, _stem("coverage_vs_n", combo, p=p),
-                  f"Coverage vs sample size n at p = {_fmt(p)}, {desc}.", written)
+            out.save(fig, _stem("coverage_vs_n", combo, p=p),
+                  f"Coverage vs sample size n at p = {_fmt(p)}, {desc}.")
         if ns:
             fig = width_panels(sub, "p", "n", ns, combo, colors, order, title=f"Expected width vs p\n{desc}")
-            _save(fig, out_dir, _stem("width_vs_p", combo),
-                  f"Expected interval width vs p at n = {', '.join(map(_fmt, ns))}, {desc}.", written)
+            out.save(fig, _stem("width_vs_p", combo),
+                  f"Expected interval width vs p at n = {', '.join(map(_fmt, ns))}, {desc}.")
         if ps:
             fig = width_panels(sub, "n", "p", ps, combo, colors, order, title=f"Expected width vs n\n{desc}")
-            _save(fig, out_dir, _stem("width_vs_n", combo),
-                  f"Expected interval width vs n at p = {', '.join(map(_fmt, ps))}, {desc}.", written)
+            out.save(fig, _stem("width_vs_n", combo),
+                  f"Expected interval width vs n at p = {', '.join(map(_fmt, ps))}, {desc}.")
         if sub["n"].nunique() >= 2 and sub["p"].nunique() >= 2 and _filled(sub, "p", "n") >= 0.5:
             fig = heatmap_panels(sub, "p", "n", combo, colors, order, title=f"Coverage over (p, n)\n{desc}")
-            _save(fig, out_dir, _stem("heatmap", combo),
-                  f"Coverage over the (p, n) grid per method, {desc}; red is below nominal, blue above.", written)
+            out.save(fig, _stem("heatmap", combo),
+                  f"Coverage over the (p, n) grid per method, {desc}; red is below nominal, blue above.")
         if sub["label"].nunique() >= 2 and len(sub) > sub["label"].nunique():
             fig = tradeoff(sub, combo, colors, order, title=f"Coverage and width over all cells\n{desc}")
-            _save(fig, out_dir, _stem("tradeoff", combo),
+            out.save(fig, _stem("tradeoff", combo),
                   f"Mean coverage (dot) and minimum coverage (bar end) against mean width over all "
-                  f"{sub[['n', 'p']].drop_duplicates().shape[0]} (n, p) cells, {desc}.", written)
+                  f"{sub[['n', 'p']].drop_duplicates().shape[0]} (n, p) cells, {desc}.")
         if has_exact and sub["reps"].notna().all():
             fig = standardised_differences(sub, combo, f"Standardised MC − exact differences\n{desc}")
-            _save(fig, out_dir, _stem("standardised_difference", combo),
-                  f"Standardised differences of Monte Carlo from exact coverage against N(0, 1), {desc}.", written)
+            out.save(fig, _stem("standardised_difference", combo),
+                  f"Standardised differences of Monte Carlo from exact coverage against N(0, 1), {desc}.")
 
 
-def _balanced_figures(df, out_dir, colors, order, written):
+def _balanced_figures(df, out: _Output, colors, order):
     df = df.copy()
     for col, default in (("design", "stratified"), ("prevalence", np.nan), ("tpr", np.nan), ("tnr", np.nan)):
         if col not in df:
@@ -555,8 +565,8 @@ def _balanced_figures(df, out_dir, colors, order, written):
             fixed = dict(n=n, tpr=tpr, tnr=tnr)
             fig = coverage_panels(d, "prevalence", combo, colors, order,
                                   title=f"Balanced accuracy: coverage vs prevalence\n{_describe(combo, **fixed)}")
-            _save(fig, out_dir, _stem("ba_coverage_vs_prevalence", combo, **fixed),
-                  f"Balanced-accuracy coverage vs prevalence at {_describe(combo, **fixed)}.", written)
+            out.save(fig, _stem("ba_coverage_vs_prevalence", combo, **fixed),
+                  f"Balanced-accuracy coverage vs prevalence at {_describe(combo, **fixed)}.")
         # heatmap over (tpr, tnr) at the (n, prevalence) with the most operating points
         counts = sub.groupby(["n", "prevalence"]).apply(lambda g: g[["tpr", "tnr"]].drop_duplicates().shape[0],
                                                         include_groups=False)
@@ -567,15 +577,14 @@ def _balanced_figures(df, out_dir, colors, order, written):
             fixed = dict(n=n, prevalence=prev)
             fig = heatmap_panels(d, "tpr", "tnr", combo, colors, order,
                                  title=f"Balanced accuracy: coverage over (tpr, tnr)\n{_describe(combo, **fixed)}")
-            _save(fig, out_dir, _stem("ba_heatmap", combo, **fixed),
-                  f"Balanced-accuracy coverage over (tpr, tnr) at {_describe(combo, **fixed)}; red is below nominal.",
-                  written)
+            out.save(fig, _stem("ba_heatmap", combo, **fixed),
+                  f"Balanced-accuracy coverage over (tpr, tnr) at {_describe(combo, **fixed)}; red is below nominal.")
         if sub["label"].nunique() >= 2 and len(sub) > sub["label"].nunique():
             fig = tradeoff(sub, combo, colors, order, unit="balanced accuracy",
                            title=f"Balanced accuracy: coverage and width over all cells\n{_describe(combo)}")
-            _save(fig, out_dir, _stem("ba_tradeoff", combo),
+            out.save(fig, _stem("ba_tradeoff", combo),
                   f"Balanced accuracy: mean coverage (dot) and minimum coverage (bar end) against mean width over "
-                  f"all {len(sub) // sub['label'].nunique()} cells per method, {_describe(combo)}.", written)
+                  f"all {len(sub) // sub['label'].nunique()} cells per method, {_describe(combo)}.")
 
 
 # --------------------------------------------------------------------------- command line
