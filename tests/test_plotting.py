@@ -128,13 +128,14 @@ def test_balanced_table_gets_prevalence_and_rate_figures(tmp_path):
 
 
 def test_rerun_removes_figures_of_the_previous_run(tmp_path):
-    write_folder(tmp_path, binomial_table(["wald"], [10, 20], [0.2, 0.4]))
-    first = plot_results(tmp_path)
     write_folder(tmp_path, binomial_table(["wald"], [10], [0.2, 0.4]))
+    first = plot_results(tmp_path)
+    write_folder(tmp_path, binomial_table(["wald"], [20], [0.2, 0.4]))
     second = plot_results(tmp_path, formats=PNG)
     assert sorted((tmp_path / "figures").glob("*.*g")) == sorted(second)  # no stale PNG
     assert not list((tmp_path / "figures").glob("*.pdf"))  # nor PDF
-    assert len(first) == 2 * 4 and len(second) == 2  # coverage_vs_p x2, width, heatmap; then 2
+    assert len(first) == 2 * 2 and len(second) == 2  # coverage_vs_p and width_vs_p, n = 10 then n = 20
+    assert "n20" in second[0].name
 
 
 def test_method_colours_are_fixed_and_colour_blind_safe():
