@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from covstudy import coverage
-from covstudy.report import summary_table, tex_escape, write_report
+from covstudy.report import mc_agreement, summary_table, tex_escape, write_report
 from tidy_tables import binomial_table, write_folder
 
 
@@ -129,3 +129,31 @@ def test_write_report_without_results_raises(tmp_path):
 def test_tex_escape():
     assert tex_escape("a_b & 50% #1 $x$ {y} ~^\\") == (
         r"a\_b \& 50\% \#1 \$x\$ \{y\} \textasciitilde{}\textasciicircum{}\textbackslash{}")
+
+
+def test_mc_agreement_hand_computation():
+    # exact 0.9 with reps 100: SE = sqrt(0.09/100) = 0.03, so z = (c - 0.9)/0.03
+    df = pd.DataFrame({"method": "wilson", "n": 10, "p": [0.1, 0.2, 0.3, 0.4], "delta": 0.05, "engine": "mc",
+                       "reps": 100, "coverage": [0.93, 0.81, 0.9, 0.5], "mcse": 0.03,
+                       "exact_coverage": [0.9, 0.9, 0.9, 1.0], "mean_width": 0.3})
+    a = mc_agreement(df).iloc[0]
+    z = np.array([1.0, -3.0, 0.0])  # the cell with exact coverage 1 has no SE and is left out
+    assert a["cells"] == 3
+    assert a["mean_z"] == pytest.approx(z.mean(), abs=1e-9)
+    assert a["sd_z"] == pytest.approx(z.std(ddof=1), rel=1e-9)
+    assert a["beyond_2"] == pytest.approx(1 / 3) and a["max_abs_z"] == pytest.approx(3.0, rel=1e-9)
+    assert mc_agreement(df.assign(engine="exact")).empty
+
+
+def test_report_compares_mc_with_exact_rows_of_the_same_table(tmp_path):
+    exact = binomial_table(["jeffreys"], [30], [0.2, 0.5, 0.8])
+    mc = binomial_table(["jeffreys"], [30], [0.2, 0.5, 0.8], reps=4000, seed=11)
+    write_folder(tmp_path, pd.concat([exact, mc, exact.iloc[:1]]))  # a duplicated exact row must not duplicate
+    md, _ = write_report(tmp_path)
+    text = md.read_text()
+    assert "## Monte Carlo against exact" in text
+    row = re.search(r"^\| jeffreys \| 0\.05 \| two-sided \| 3 \| ([-+]\d\.\d+) \| (\d\.\d+) \|", text, re.M)
+    assert row is not None
+    assert abs(float(row.group(1))) < 3  # the MC engine agrees with exact within a few SE
+    assert re.search(r"^\| jeffreys \| 0\.05 \| two-sided \| exact \| 4 \|", text, re.M)
+    assert re.search(r"^\| jeffreys \| 0\.05 \| two-sided \| mc \| 3 \|", text, re.M)

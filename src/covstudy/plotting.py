@@ -103,27 +103,8 @@ def method_colors(table: pd.DataFrame) -> dict[str, str]:
 # --------------------------------------------------------------------------- reading the table
 
 def load_results(folder) -> pd.DataFrame:
-    """<folder>/results.csv (see ``report.read_results``) with exact coverage joined onto mc rows.
-
-    When the table holds both engines for the same cells, the exact rows' coverage and width
-    become the mc rows' ``exact_coverage``/``exact_mean_width`` (where those are empty).
-    """
-    return _join_exact(report.read_results(folder))
-
-
-def _join_exact(df: pd.DataFrame) -> pd.DataFrame:
-    keys = [c for c in ("method", "label", "side", "delta", "n", "p", "design", "n_pos", "n_neg",
-                        "prevalence", "tpr", "tnr") if c in df and df[c].notna().any()]
-    exact = df[df["engine"] == "exact"]
-    if exact.empty or not (df["engine"] == "mc").any():
-        return df
-    ref = exact[keys + ["coverage", "mean_width"]].rename(
-        columns={"coverage": "_exact_cov", "mean_width": "_exact_w"})
-    out = df.merge(ref, on=keys, how="left")
-    mc = out["engine"] == "mc"
-    out.loc[mc, "exact_coverage"] = out.loc[mc, "exact_coverage"].fillna(out.loc[mc, "_exact_cov"])
-    out.loc[mc, "exact_mean_width"] = out.loc[mc, "exact_mean_width"].fillna(out.loc[mc, "_exact_w"])
-    return out.drop(columns=["_exact_cov", "_exact_w"])
+    """<folder>/results.csv as ``report.read_results`` reads it (defaults filled, exact joined onto mc rows)."""
+    return report.read_results(folder)
 
 
 def is_balanced(df: pd.DataFrame) -> bool:
@@ -425,10 +406,9 @@ def standardised_differences(sub, combo, title):
     The denominator is the true standard error of the MC estimate (from the exact coverage),
     not the estimated MCSE, which is 0 whenever an estimate is 0 or 1.
     """
-    e, c, r = (sub[k].to_numpy(float) for k in ("exact_coverage", "coverage", "reps"))
-    se = np.sqrt(np.clip(e * (1 - e), 0, None) / r)
-    ok = se > 0
-    z = (c[ok] - e[ok]) / se[ok]
+    z_all = report.standardised_difference(sub)
+    ok = np.isfinite(z_all)
+    z = z_all[ok]
     fig = Figure(figsize=(6.8, 3.8), dpi=DPI, layout="constrained")
     ax = fig.subplots()
     lim = max(4.0, math.ceil(np.max(np.abs(z))) if z.size else 4.0)

@@ -39,14 +39,15 @@ BELOW_RULE = ("A cell is *below nominal* when its coverage < 1 − δ (exact eng
 
 
 def read_results(folder) -> pd.DataFrame:
-    """<folder>/results.csv with ``label``, ``side``, ``engine`` and ``mcse`` filled in where empty."""
+    """<folder>/results.csv with ``label``, ``side``, ``engine`` and ``mcse`` filled in where empty, and
+    the exact coverage/width of each cell joined onto its mc rows when the table holds both engines."""
     path = Path(folder) / "results.csv"
     if not path.is_file():
         raise FileNotFoundError(f"no results.csv in {Path(folder)}")
     df = pd.read_csv(path)
     if df.empty:
         raise ValueError(f"{path} has no rows")
-    return tidy(df)
+    return join_exact(tidy(df))
 
 
 def tidy(df: pd.DataFrame) -> pd.DataFrame:
@@ -64,6 +65,22 @@ def tidy(df: pd.DataFrame) -> pd.DataFrame:
             df[col] = np.nan
     df["mcse"] = df["mcse"].fillna(0.0)
     return df
+
+
+def join_exact(df: pd.DataFrame) -> pd.DataFrame:
+    """Give mc rows the coverage and width of the exact rows for the same cell, where they lack them."""
+    keys = [c for c in ("method", "label", "side", "delta", "n", "p", "design", "n_pos", "n_neg",
+                        "prevalence", "tpr", "tnr") if c in df and df[c].notna().any()]
+    exact = df[df["engine"] == "exact"]
+    if exact.empty or not (df["engine"] == "mc").any():
+        return df
+    ref = exact[keys + ["coverage", "mean_width"]].rename(
+        columns={"coverage": "_exact_cov", "mean_width": "_exact_w"}).drop_duplicates(keys)
+    out = df.merge(ref, on=keys, how="left")
+    mc = out["engine"] == "mc"
+    out.loc[mc, "exact_coverage"] = out.loc[mc, "exact_coverage"].fillna(out.loc[mc, "_exact_cov"])
+    out.loc[mc, "exact_mean_width"] = out.loc[mc, "exact_mean_width"].fillna(out.loc[mc, "_exact_w"])
+    return out.drop(columns=["_exact_cov", "_exact_w"])
 
 
 def read_study(folder) -> dict:
@@ -102,9 +119,32 @@ def method_rank(method: str) -> int:
     return names.index(method) if method in names else len(names)
 
 
+def standardised_difference(df: pd.DataFrame) -> np.ndarray:
+    """z = (MC coverage − exact coverage) / sqrt(C(1 − C)/reps), C the exact coverage; NaN where
+    C is 0 or 1 or there is no exact reference. Approximately N(0, 1) when the MC engine is right."""
+    e = df["exact_coverage"].to_numpy(float)
+    se = np.sqrt(np.clip(e * (1 - e), 0, None) / df["reps"].to_numpy(float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(se > 0, (df["coverage"].to_numpy(float) - e) / np.where(se > 0, se, 1), np.nan)
+
+
+def mc_agreement(df: pd.DataFrame) -> pd.DataFrame:
+    """Per label × delta × side, over the mc cells with an exact reference: the standardised
+    differences' count, mean, sd, share beyond ±2 (4.6% for N(0, 1)) and largest |z|."""
+    df = tidy(df)
+    mc = df[(df["engine"] == "mc") & df["exact_coverage"].notna() & df["reps"].notna()]
+    mc = mc.assign(z=standardised_difference(mc)).dropna(subset=["z"])
+    if mc.empty:
+        return pd.DataFrame()
+    out = mc.groupby(["method", "label", "delta", "side"], sort=False)["z"].agg(
+        cells="size", mean_z="mean", sd_z="std", beyond_2=lambda z: np.mean(np.abs(z) > 2),
+        max_abs_z=lambda z: np.max(np.abs(z))).reset_index()
+    return out.iloc[_registry_order(out)].reset_index(drop=True)
+
+
 def _registry_order(out: pd.DataFrame) -> np.ndarray:
     key = pd.DataFrame({"r": out["method"].map(method_rank), "m": out["method"],
-                        "l": out["label"], "d": out["delta"], "s": out["side"], "e": out["engine"]})
+                        "l": out["label"], "d": out["delta"], "s": out["side"]})
     return key.sort_values(list(key.columns), kind="stable").index.to_numpy()
 
 
@@ -201,6 +241,16 @@ def write_report(folder) -> tuple[Path, Path]:
     md += ["## Summary per method", "", markdown_table(table), "", BELOW_RULE + " Nominal is 1 − δ for every side.",
            "Mean |cov − (1−δ)| is the mean absolute distance of coverage from nominal; "
            "mean width is the expected interval width averaged over the cells.", ""]
+    agreement = mc_agreement(df)
+    if not agreement.empty:
+        md += ["## Monte Carlo against exact", "",
+               "z = (MC coverage − exact coverage) / √(C(1 − C)/reps) per cell, C the exact coverage; if the "
+               "Monte Carlo engine is right, z is close to N(0, 1): mean 0, sd 1, 4.6% beyond ±2.", "",
+               "| method | δ | side | cells | mean z | sd z | \\|z\\| > 2 | max \\|z\\| |",
+               "|:--|--:|:--|--:|--:|--:|--:|--:|"]
+        md += [f"| {r.label} | {r.delta:g} | {r.side} | {r.cells} | {r.mean_z:+.3f} | {r.sd_z:.3f} | "
+               f"{100 * r.beyond_2:.1f}% | {r.max_abs_z:.2f} |" for r in agreement.itertuples()]
+        md += [""]
     figures = _figures(folder)
     if figures:
         md += ["## Figures", ""]
