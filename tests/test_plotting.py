@@ -188,3 +188,11 @@ def test_plotting_does_not_use_pyplot():
     source = inspect.getsource(plotting)
     assert "import matplotlib.pyplot" not in source and "from matplotlib import pyplot" not in source
     assert "from matplotlib.figure import Figure" in source
+
+
+def test_panels_are_capped_in_registry_order():
+    table = pd.DataFrame({"method": [f"m{i:02d}" for i in range(12)] + ["wald"], "label": None})
+    table["label"] = table["method"]
+    labels, note = plotting._panel_labels(table, plotting.method_order(table))
+    assert len(labels) == plotting.MAX_PANELS and labels[0] == "wald" and labels[-1] == "m07"
+    assert note == f" (first {plotting.MAX_PANELS} of 13 methods)"

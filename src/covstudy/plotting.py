@@ -229,6 +229,13 @@ def _legend(fig, handles, spare, title=None):
 
 # --------------------------------------------------------------------------- figure kinds
 
+def _panel_labels(sub, order):
+    """The labels to draw as panels: all, or the first MAX_PANELS in registry order (and a note saying so)."""
+    present = [lab for lab in order if lab in set(sub["label"])]
+    note = f" (first {MAX_PANELS} of {len(present)} methods)" if len(present) > MAX_PANELS else ""
+    return present[:MAX_PANELS], note
+
+
 def coverage_panels(sub, x, combo, colors, order, title, style="auto"):
     """One panel per method of coverage against column ``x`` (``sub`` has one row per x and method).
 
@@ -236,7 +243,7 @@ def coverage_panels(sub, x, combo, colors, order, title, style="auto"):
     style "vs_exact": exact coverage as a thin grey line, MC as points with ±2·MCSE bars.
     """
     delta = combo["delta"]
-    labels = [lab for lab in order if lab in set(sub["label"])][:MAX_PANELS]
+    labels, note = _panel_labels(sub, order)
     fig, axes, ncols, spare = _new_figure(len(labels))
     mc = combo["engine"] != "exact"
     band = 2 * sub["mcse"].to_numpy()
@@ -280,7 +287,7 @@ def coverage_panels(sub, x, combo, colors, order, title, style="auto"):
     else:
         handles += [Line2D([], [], color="0.3", lw=0.8, label="exact coverage (as computed, not smoothed)")]
     _legend(fig, handles, spare)
-    fig.suptitle(title)
+    fig.suptitle(title + note)
     return fig
 
 
@@ -366,7 +373,7 @@ def tradeoff(sub, combo, colors, order, title, unit="p"):
 def heatmap_panels(sub, x, y, combo, colors, order, title):
     """Coverage over (x, y) per method, diverging colours centred on 1 - delta (red: below nominal)."""
     delta = combo["delta"]
-    labels = [lab for lab in order if lab in set(sub["label"])][:MAX_PANELS]
+    labels, note = _panel_labels(sub, order)
     square = x in ("tpr", "tnr")
     fig, axes, ncols, _ = _new_figure(len(labels), panel=(2.8, 2.6 if square else 2.2), extra_h=0.5)
     cov = sub["coverage"].to_numpy(float)
@@ -391,7 +398,7 @@ def heatmap_panels(sub, x, y, combo, colors, order, title):
     extend = "min" if np.nanmin(cov) < vmin else "neither"
     cb = fig.colorbar(mesh, ax=list(axes), shrink=0.9, extend=extend, pad=0.02)
     cb.set_label(f"coverage probability (centred on 1 − δ = {_fmt(1 - delta)})")
-    fig.suptitle(title)
+    fig.suptitle(title + note)
     return fig
 
 
