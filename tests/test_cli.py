@@ -34,7 +34,7 @@ def test_default_study_end_to_end(tmp_path):
     table = pd.read_csv(tmp_path / "results" / "quick" / "results.csv")
     assert all(col in table.columns for col in COLUMNS)
     assert len(table) == 5 * 3 * 99
-    assert "clopper_pearson" in run.stdout and "mean_coverage" in run.stdout
+    assert "clopper_pearson" in run.stdout and "mean coverage" in run.stdout
     # Hydra leaves nothing in the working directory but the study folder.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
     assert not (tmp_path / "outputs").exists()
@@ -42,8 +42,10 @@ def test_default_study_end_to_end(tmp_path):
 
 def test_overrides_map_to_the_table(tmp_path):
     run = covstudy(tmp_path, "grid.n=[20,50]", "methods=[wilson,wald]", "engine=exact", "grid.p=[0.1,0.5]",
-                   "out=results/mine")
+                   "out=results/mine", "plot=true")
     assert run.returncode == 0, run.stderr
+    assert (tmp_path / "results" / "mine" / "report.md").is_file()
+    assert list((tmp_path / "results" / "mine" / "figures").glob("*.png"))
     table = pd.read_csv(tmp_path / "results" / "mine" / "results.csv")
     assert sorted(set(table["method"])) == ["wald", "wilson"]
     assert sorted(set(table["n"])) == [20, 50] and set(table["engine"]) == {"exact"}

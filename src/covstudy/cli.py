@@ -13,10 +13,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from .runner import run_study
-from .store import StoreLocked
 from .study import ConfigError, Study, seq
-from .summary import format_summary, summarise
 
 
 OmegaConf.register_new_resolver("seq", lambda start, stop, step: seq(start, stop, step), replace=True)
@@ -46,9 +43,21 @@ def main(cfg: DictConfig) -> None:
         study = Study.from_config(raw)
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
+    # Imported only now so that a bad config fails fast.
+    from .report import summary_table, text_table
+    from .runner import run_study
+    from .store import StoreLocked
+
     try:
         table = run_study(study, overrides=list(HydraConfig.get().overrides.task))
     except StoreLocked as err:
         _fail(str(err))
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
-    print(format_summary(summarise(table)))
+    print(text_table(summary_table(table)))
+    if study.plot:
+        from .plotting import plot_results
+        from .report import write_report
+
+        figures = plot_results(study.out)
+        md, _ = write_report(study.out)
+        print(f"{len(figures)} figure files in {study.out / 'figures'}; report: {md}")

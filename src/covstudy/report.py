@@ -95,8 +95,17 @@ def read_study(folder) -> dict:
 
 def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per label × delta × side × engine (× design): cells, mean/min coverage, fraction below
-    nominal (rule in the module docstring), mean |coverage − (1 − delta)| and mean width."""
+    nominal (rule in the module docstring), mean |coverage − (1 − delta)| and mean width.
+
+    Monte Carlo rows that carry exact values (engine=both) are summarised twice, as "mc"
+    and as "exact", so the two engines can be compared line by line.
+    """
     df = tidy(df)
+    if not (df["engine"] == "exact").any() and df["exact_coverage"].notna().any():
+        exact = df[df["exact_coverage"].notna()].assign(
+            engine="exact", coverage=lambda t: t["exact_coverage"], mean_width=lambda t: t["exact_mean_width"],
+            mcse=0.0)
+        df = pd.concat([df, exact], ignore_index=True)
     nominal = 1 - df["delta"]
     exact = df["engine"] == "exact"
     below = np.where(exact, df["coverage"] < nominal - ROUNDING, df["coverage"] + 2 * df["mcse"] < nominal)
@@ -160,6 +169,13 @@ def _cell(col: str, value) -> str:
     if col == "delta":
         return f"{value:g}"
     return str(value)
+
+
+def text_table(table: pd.DataFrame) -> str:
+    """The summary as a fixed-width table for the terminal."""
+    cols = _columns(table)
+    shown = pd.DataFrame({COLUMNS[c][0].replace("\\", ""): [_cell(c, v) for v in table[c]] for c in cols})
+    return shown.to_string(index=False)
 
 
 def _numeric(column: pd.Series) -> bool:
