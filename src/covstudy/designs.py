@@ -2,6 +2,7 @@
 
 Binomial design: a test set of n examples, each correct with probability p, so the
 number of correct predictions k ~ Binomial(n, p). Its outcome space is k = 0..n.
+Two-class designs (stratified, iid) for balanced accuracy are at the end of the module.
 """
 
 from __future__ import annotations
