@@ -58,3 +58,21 @@ def k_and_n(k, n) -> tuple[np.ndarray, np.ndarray]:
         i = np.argmax(too_big)
         raise ValueError(f"k must be in [0, n], got k={kb.flat[i]} > n={nb.flat[i]}")
     return k_arr, n_arr
+
+
+def class_counts(k_pos, n_pos, k_neg, n_neg) -> tuple[np.ndarray, ...]:
+    """Two-class outcome: 0 <= k_pos <= n_pos, 0 <= k_neg <= n_neg, n_pos + n_neg >= 1 (one class may be empty)."""
+    arrays = {name: counts(name, value) for name, value in
+              (("k_pos", k_pos), ("n_pos", n_pos), ("k_neg", k_neg), ("n_neg", n_neg))}
+    try:
+        k_pos, n_pos, k_neg, n_neg = np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        shapes = ", ".join(f"{name} {a.shape}" for name, a in arrays.items())
+        raise ValueError(f"k_pos, n_pos, k_neg and n_neg must broadcast together, got shapes {shapes}") from None
+    for k, n, cls in ((k_pos, n_pos, "pos"), (k_neg, n_neg, "neg")):
+        if np.any(k > n):
+            i = np.argmax(k > n)
+            raise ValueError(f"k_{cls} must be in [0, n_{cls}], got k_{cls}={k.flat[i]} > n_{cls}={n.flat[i]}")
+    if np.any(n_pos + n_neg == 0):
+        raise ValueError("n_pos + n_neg must be >= 1 (at most one class may be empty), got n_pos = n_neg = 0")
+    return k_pos, n_pos, k_neg, n_neg

@@ -1,0 +1,78 @@
+"""The mean of two Betas: quantiles against QUADPACK and against Monte Carlo draws."""
+
+import numpy as np
+import pytest
+from _beta_mean_reference import mean_quantile, sum_cdf
+from scipy import stats
+
+from covstudy.methods import beta_mean
+
+# Flat and skewed, singular (a or b < 1), very concentrated (n in the thousands), boundary-heavy.
+CASES = [
+    (1, 1, 1, 1), (2, 5, 7, 3), (0.5, 0.5, 0.5, 0.5), (1, 101, 51, 51), (0.5, 10.5, 50.5, 50.5),
+    (3001, 1, 1, 2001), (1, 3001, 0.5, 20.5), (900.5, 100.5, 1800.5, 200.5), (1, 1, 5001, 4001),
+    (0.5, 3000.5, 0.5, 2000.5), (1500.5, 1500.5, 1500.5, 1500.5), (10.5, 0.5, 3000.5, 0.5),
+]
+
+
+@pytest.mark.parametrize("params", CASES)
+def test_quantiles_match_adaptive_quadrature(params):
+    q = np.array([0.00625, 0.025, 0.5, 0.975])
+    got = beta_mean.quantile(q, *params)
+    # The reference root is searched within 1e-5 of ours (it raises if it is not there).
+    expected = [mean_quantile(qi, *params, bracket=(max(g - 1e-5, 0), min(g + 1e-5, 1))) for qi, g in zip(q, got)]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("params", CASES[:6])
+def test_cdf_matches_adaptive_quadrature(params):
+    m = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+    expected = [sum_cdf(2 * mi, *params) for mi in m]
+    np.testing.assert_allclose(beta_mean.cdf(m, *params), expected, rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("params", [(1, 1, 1, 1), (4, 27, 61, 11), (0.5, 30.5, 20.5, 0.5), (301, 31, 2, 9)])
+def test_quantiles_match_monte_carlo(params):
+    """The exact quantiles are the quantiles of a large sample of (X + Y)/2, within MC error."""
+    rng = np.random.default_rng(20240116)
+    n = 2_000_000
+    a1, b1, a2, b2 = params
+    draws = (rng.beta(a1, b1, n) + rng.beta(a2, b2, n)) / 2
+    q = np.array([0.0125, 0.025, 0.5, 0.975, 0.9875])
+    m = beta_mean.quantile(q, *params)
+    share_below = np.array([np.mean(draws <= mi) for mi in m])
+    se = np.sqrt(q * (1 - q) / n)
+    assert np.all(np.abs(share_below - q) <= 4 * se), (share_below - q) / se
+
+
+def test_cdf_and_quantile_are_inverse():
+    a1, b1, a2, b2 = np.meshgrid([0.5, 1, 7.5, 200], [0.5, 3, 90], [1, 12], [0.5, 40], indexing="ij")
+    q = np.linspace(0.001, 0.999, 7)[:, None, None, None, None]
+    np.testing.assert_allclose(beta_mean.cdf(beta_mean.quantile(q, a1, b1, a2, b2), a1, b1, a2, b2),
+                               np.broadcast_to(q, (7, *a1.shape)), atol=1e-9)
+
+
+def test_known_closed_forms():
+    # Mean of two uniforms is triangular on [0, 1]: P(M <= m) = 2m² for m <= 1/2.
+    np.testing.assert_allclose(beta_mean.quantile([0.02, 0.32, 0.5], 1, 1, 1, 1), [0.1, 0.4, 0.5], atol=1e-12)
+    # A point-like partner: Beta(1e6 a, 1e6 b) ~ its mean, so M ~ (X + 0.3)/2.
+    q = np.array([0.05, 0.5, 0.95])
+    np.testing.assert_allclose(beta_mean.quantile(q, 2, 5, 3e6, 7e6),
+                               (stats.beta.ppf(q, 2, 5) + 0.3) / 2, atol=1e-6)
+
+
+def test_symmetries():
+    """Reflection Q(q; a1, b1, a2, b2) = 1 - Q(1 - q; b1, a1, b2, a2), and exchange of X and Y."""
+    q, a1, b1, a2, b2 = 0.03, 3.5, 40.5, 12.0, 2.0
+    m = beta_mean.quantile(q, a1, b1, a2, b2)
+    assert m == pytest.approx(1 - beta_mean.quantile(1 - q, b1, a1, b2, a2), abs=1e-12)
+    assert m == pytest.approx(beta_mean.quantile(q, a2, b2, a1, b1), abs=1e-12)
+
+
+def test_interval_shape_order_and_no_warnings():
+    k = np.arange(11)
+    with np.errstate(divide="raise", over="raise", invalid="raise"):
+        lower, upper = beta_mean.interval(k[:, None] + 1, 11 - k[:, None], k + 0.5, 10.5 - k, 0.05)
+    assert lower.shape == upper.shape == (11, 11)
+    assert np.all((0 <= lower) & (lower < upper) & (upper <= 1))
+    assert np.all(np.diff(lower, axis=0) > 0) and np.all(np.diff(upper, axis=1) > 0)
