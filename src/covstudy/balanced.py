@@ -160,7 +160,7 @@ def balanced_coverage(method: str, tpr, tnr, n_pos: int | None = None, n_neg: in
         seed = None
     _check_engine(design, sizes, reps)
 
-    rows = [_point(m.name, design, sizes, float(t1), float(t0), d, reps, seed) for t1, t0 in zip(tpr_vec, tnr_vec)]
+    rows = [point_measures(m.name, design, sizes, float(t1), float(t0), d, reps, seed) for t1, t0 in zip(tpr_vec, tnr_vec)]
     scalar = tpr_arr.ndim == 0 and tnr_arr.ndim == 0
     result = {name: (rows[0][name] if scalar else np.array([r[name] for r in rows])) for name in rows[0]}
     truth = (tpr_vec + tnr_vec) / 2
@@ -178,8 +178,8 @@ def balanced_coverage(method: str, tpr, tnr, n_pos: int | None = None, n_neg: in
                                   "exact" if reps is None else "mc", reps, seed, **result)
 
 
-def _point(method, design, sizes, tpr, tnr, delta, reps, seed) -> dict:
-    """Measures at one truth (tpr, tnr)."""
+def point_measures(method, design, sizes, tpr, tnr, delta, reps, seed) -> dict:
+    """Measures of ``method`` at one design point (sizes: (n_pos, n_neg) or (n, prevalence)) and truth (tpr, tnr)."""
     truth = (tpr + tnr) / 2
     if design == "stratified":
         n_pos, n_neg = sizes

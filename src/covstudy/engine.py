@@ -1,8 +1,11 @@
 """Evaluate one task: the results-table rows of its cells (pure computation, no I/O).
 
-For each grid point (n, p) the outcome distribution over k = 0..n is computed once
-(the Binomial pmf for the exact engine, the simulated histogram for Monte Carlo) and
-every method is scored on it, so all methods see the same simulated test sets.
+Binomial design: for each point (n, p) the outcome distribution over k = 0..n is computed
+once (the Binomial pmf for the exact engine, the simulated histogram for Monte Carlo) and
+every method is scored on it. Balanced-accuracy designs: each cell is scored by
+``balanced.point_measures``, whose interval tables are cached per (method, class sizes,
+delta) and whose simulated test sets come from the point's own stream. Either way all
+methods at a point see the same simulated test sets.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import time
 
 import numpy as np
 
+from . import balanced
 from .coverage import outcome_weights
 from .grid import Cell, Task
 from .measures import measures
@@ -19,15 +23,41 @@ from .methods import get
 
 def interval_table(cell: Cell) -> tuple[np.ndarray, np.ndarray]:
     """The interval of every k = 0..n for the cell's method, n and delta."""
-    kernel = get(cell.method.name).kernel
-    return kernel(np.arange(cell.n + 1), cell.n, cell.delta)
+    n = cell["n"]
+    return get(cell.method.name).kernel(np.arange(n + 1), n, cell.delta)
 
 
 def evaluate(task: Task) -> list[dict]:
     """One row per cell of ``task`` (see grid.Cell), with the measures and the seconds spent."""
     start = time.perf_counter()
-    n = task.n
-    ps = np.array(sorted({c.p for c in task.cells}))
+    rows = _binomial(task) if task.size[0] == "binomial" else [_balanced(c) for c in task.cells]
+    seconds = (time.perf_counter() - start) / max(1, len(rows))
+    for row in rows:
+        row["seconds"] = seconds
+    return rows
+
+
+def _balanced(cell: Cell) -> dict:
+    sizes = (cell["n_pos"], cell["n_neg"]) if cell.design == "stratified" else (cell["n"], cell["prevalence"])
+    tpr, tnr = cell["tpr"], cell["tnr"]
+
+    def score(reps):
+        return balanced.point_measures(cell.method.name, cell.design, sizes, tpr, tnr, cell.delta, reps, cell.seed)
+
+    row = _identity(cell)
+    row["truth"] = (tpr + tnr) / 2
+    main = score(None if cell.engine == "exact" else cell.reps)
+    row.update(main)
+    if cell.engine == "both":
+        exact = score(None)
+        row["exact_coverage"] = exact["coverage"]
+        row["exact_mean_width"] = exact["mean_width"]
+    return row
+
+
+def _binomial(task: Task) -> list[dict]:
+    n = task.size[1]
+    ps = np.array(sorted({c["p"] for c in task.cells}))
     row_of = {p: i for i, p in enumerate(ps)}
     any_mc = [c for c in task.cells if c.engine != "exact"]
     exact_w = outcome_weights(n, ps, None, None) if any(c.engine != "mc" for c in task.cells) else None
@@ -40,12 +70,13 @@ def evaluate(task: Task) -> list[dict]:
     for group in groups.values():
         first = group[0]
         lower, upper = interval_table(first)
-        idx = [row_of[c.p] for c in group]
+        idx = [row_of[c["p"]] for c in group]
         truth = ps[idx]
         exact = measures(exact_w[idx], lower, upper, truth) if first.engine != "mc" else None
         mc = measures(mc_w[idx], lower, upper, truth, first.reps) if first.engine != "exact" else None
         for j, cell in enumerate(group):
             row = _identity(cell)
+            row["truth"] = cell["p"]
             main = exact if cell.engine == "exact" else mc
             row.update({name: float(values[j]) for name, values in main.items()})
             row["n_valid"] = cell.reps
@@ -53,9 +84,6 @@ def evaluate(task: Task) -> list[dict]:
                 row["exact_coverage"] = float(exact["coverage"][j])
                 row["exact_mean_width"] = float(exact["mean_width"][j])
             rows.append(row)
-    seconds = (time.perf_counter() - start) / max(1, len(rows))
-    for row in rows:
-        row["seconds"] = seconds
     return rows
 
 
@@ -66,8 +94,8 @@ def _identity(cell: Cell) -> dict:
         "label": cell.method.label,
         "params": ";".join(f"{k}={v}" for k, v in cell.method.params),
         "side": cell.side,
-        "n": cell.n,
-        "p": cell.p,
+        "design": cell.design,
+        **dict(cell.point),
         "delta": cell.delta,
         "engine": "mc" if cell.engine == "both" else cell.engine,
         "reps": cell.reps,

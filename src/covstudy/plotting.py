@@ -108,6 +108,8 @@ def load_results(folder) -> pd.DataFrame:
 
 
 def is_balanced(df: pd.DataFrame) -> bool:
+    if "design" in df and df["design"].notna().any():
+        return bool((df["design"].dropna() != "binomial").any())
     return any(c in df and df[c].notna().any() for c in BALANCED_COLUMNS)
 
 

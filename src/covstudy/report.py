@@ -110,7 +110,8 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     exact = df["engine"] == "exact"
     below = np.where(exact, df["coverage"] < nominal - ROUNDING, df["coverage"] + 2 * df["mcse"] < nominal)
     df = df.assign(_below=below.astype(float), _abs=(df["coverage"] - nominal).abs())
-    keys = list(GROUP) + (["design"] if "design" in df and df["design"].notna().any() else [])
+    balanced = "design" in df and (df["design"].dropna() != "binomial").any()
+    keys = list(GROUP) + (["design"] if balanced else [])
     if "design" in keys:
         df["design"] = df["design"].fillna("").astype(str)
     out = df.groupby(keys, sort=False).agg(

@@ -26,7 +26,7 @@ from .engine import evaluate
 from .store import Store
 from .study import Study
 
-INT_COLUMNS = ("n", "reps", "seed", "n_valid")
+INT_COLUMNS = ("n", "n_pos", "n_neg", "reps", "seed", "n_valid")
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
 
 

@@ -4,10 +4,13 @@
 returns a normalised, immutable ``Study`` or raises ``ConfigError`` with one line that
 names the offending key and its valid range. Keys mirror the code's parameters:
 
-    name, question, methods, side, grid.{n, p, delta}, reps, seed, engine,
+    name, question, methods, side, grid.{design, n, p, prevalence, n_pos, n_neg, tpr, tnr, delta},
+    reps, seed, engine,
     n_jobs, backend, scheduler, workers, threads_per_worker, force, plot, out
 
-A numeric grid axis is a number, a list of numbers, or an inclusive range
+The design decides the axes: binomial needs n, p; the balanced-accuracy designs need
+tpr, tnr and either n, prevalence (iid, or stratified with n_pos = round(n·prevalence))
+or n_pos, n_neg (stratified only). A numeric grid axis is a number, a list of numbers, or an inclusive range
 ``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
 like R's ``seq(from, to, by)``).
 """
@@ -19,14 +22,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .methods import get
-from .methods.registry import unknown_method_message
+from .methods.balanced import get_balanced
 
 ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
 SIDES = ("two-sided", "lower", "upper")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
             "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out")
-GRID_KEYS = ("n", "p", "delta")
+GRID_KEYS = ("design", "n", "p", "prevalence", "n_pos", "n_neg", "tpr", "tnr", "delta")
+DESIGNS = ("binomial", "stratified", "iid")
+# The axes each design needs (besides delta), and the valid range of every numeric axis.
+DESIGN_AXES = {
+    "binomial": (("n", "p"),),
+    "stratified": (("n", "prevalence", "tpr", "tnr"), ("n_pos", "n_neg", "tpr", "tnr")),
+    "iid": (("n", "prevalence", "tpr", "tnr"),),
+}
+AXIS_RANGES = {  # key -> (integer, low, high, low_open, high_open)
+    "n": (True, 1, None, False, False),
+    "n_pos": (True, 1, None, False, False),
+    "n_neg": (True, 1, None, False, False),
+    "p": (False, 0.0, 1.0, False, False),
+    "tpr": (False, 0.0, 1.0, False, False),
+    "tnr": (False, 0.0, 1.0, False, False),
+    "prevalence": (False, 0.0, 1.0, True, True),
+    "delta": (False, 0.0, 1.0, True, True),
+}
 
 
 class ConfigError(ValueError):
@@ -48,9 +68,8 @@ class Study:
     question: str
     methods: tuple[MethodSpec, ...]
     side: str
-    n: tuple[int, ...]
-    p: tuple[float, ...]
-    delta: tuple[float, ...]
+    design: tuple[str, ...]  # "binomial", or balanced-accuracy designs "stratified"/"iid"
+    axes: dict  # grid axis -> sorted tuple of values (delta included)
     reps: int
     seed: int
     engine: str
@@ -68,26 +87,18 @@ class Study:
         unknown = sorted(set(cfg) - set(TOP_KEYS))
         if unknown:
             raise ConfigError(f"{unknown[0]}: unknown key; valid keys: {', '.join(TOP_KEYS)}")
-        grid = cfg.get("grid")
-        if not isinstance(grid, dict):
-            raise ConfigError("grid: must be a mapping with keys n, p, delta")
-        unknown = sorted(set(grid) - set(GRID_KEYS))
-        if unknown:
-            raise ConfigError(f"grid.{unknown[0]}: unknown key; valid keys: {', '.join(GRID_KEYS)}")
-        for key in GRID_KEYS:
-            if key not in grid:
-                raise ConfigError(f"grid.{key}: missing; give a number, a list or {{start, stop, step}}")
-        n = axis("grid.n", grid["n"], integer=True, low=1, low_open=False)
-        p = axis("grid.p", grid["p"], low=0.0, high=1.0, low_open=False, high_open=False)
-        delta = axis("grid.delta", grid["delta"], low=0.0, high=1.0, low_open=True, high_open=True)
+        design, axes = grid_axes(cfg.get("grid"))
         engine = choice("engine", cfg.get("engine", "both"), ENGINES)
         name = text("name", cfg.get("name"))
+        side = choice("side", cfg.get("side", "two-sided"), SIDES)
+        if design != ("binomial",) and side != "two-sided":
+            raise ConfigError("side: balanced-accuracy designs have two-sided intervals only")
         return cls(
             name=name,
             question=text("question", cfg.get("question", ""), allow_empty=True),
-            methods=method_specs(cfg.get("methods")),
-            side=choice("side", cfg.get("side", "two-sided"), SIDES),
-            n=n, p=p, delta=delta,
+            methods=method_specs(cfg.get("methods"), balanced=design != ("binomial",)),
+            side=side,
+            design=design, axes=axes,
             reps=integer("reps", cfg.get("reps", 10_000), low=1),
             seed=integer("seed", cfg.get("seed", 0), low=0),
             engine=engine,
@@ -107,12 +118,49 @@ class Study:
             "name": self.name, "question": self.question,
             "methods": [{"name": m.name, "label": m.label, **dict(m.params)} for m in self.methods],
             "side": self.side,
-            "grid": {"n": list(self.n), "p": list(self.p), "delta": list(self.delta)},
+            "grid": {"design": list(self.design), **{k: list(v) for k, v in self.axes.items()}},
             "reps": self.reps, "seed": self.seed, "engine": self.engine, "n_jobs": self.n_jobs,
             "backend": self.backend, "scheduler": self.scheduler, "workers": self.workers,
             "threads_per_worker": self.threads_per_worker,
             "force": self.force, "plot": self.plot, "out": str(self.out),
         }
+
+
+def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
+    """Validate the grid: its designs and, for them, exactly the axes they need."""
+    if not isinstance(grid, dict):
+        raise ConfigError("grid: must be a mapping of axes, e.g. {n: [50], p: [0.1, 0.5], delta: [0.05]}")
+    unknown = sorted(set(grid) - set(GRID_KEYS))
+    if unknown:
+        raise ConfigError(f"grid.{unknown[0]}: unknown key; valid keys: {', '.join(GRID_KEYS)}")
+    raw = grid.get("design", "binomial")
+    designs = [raw] if isinstance(raw, str) else raw
+    if not isinstance(designs, (list, tuple)) or not designs:
+        raise ConfigError(f"grid.design: must be one or more of {', '.join(DESIGNS)}, got {raw!r}")
+    for d in designs:
+        choice("grid.design", d, DESIGNS)
+    design = tuple(dict.fromkeys(designs))
+    if "binomial" in design and len(design) > 1:
+        raise ConfigError("grid.design: binomial cannot be mixed with the balanced-accuracy designs stratified, iid")
+    given = {k for k in grid if k != "design" and grid[k] is not None}
+    options = [set(o) for o in DESIGN_AXES[design[0]]]
+    if design == ("stratified",):
+        need = next((o for o in options if o <= given), options[0])
+    else:  # several designs share the (n, prevalence) parametrisation
+        need = options[0]
+    for key in sorted(need | {"delta"}):
+        if key not in given:
+            raise ConfigError(f"grid.{key}: missing; design {'/'.join(design)} needs "
+                              f"{', '.join(sorted(need | {'delta'}))}")
+    for key in sorted(given - need - {"delta"}):
+        raise ConfigError(f"grid.{key}: not an axis of design {'/'.join(design)}; its axes are "
+                          f"{', '.join(sorted(need | {'delta'}))}")
+    axes = {}
+    for key in [k for k in GRID_KEYS if k in need | {"delta"}]:
+        integer, low, high, low_open, high_open = AXIS_RANGES[key]
+        axes[key] = axis(f"grid.{key}", grid[key], integer=integer, low=low, high=high,
+                         low_open=low_open, high_open=high_open)
+    return design, axes
 
 
 def _number(x) -> bool:
@@ -192,8 +240,9 @@ def n_jobs_value(value):
     return value
 
 
-def method_specs(entries) -> tuple[MethodSpec, ...]:
-    """Method entries: a name, or a mapping {name: ..., label: ..., <param>: value, ...}."""
+def method_specs(entries, balanced: bool = False) -> tuple[MethodSpec, ...]:
+    """Method entries: a name, or a mapping {name: ..., label: ..., <param>: value, ...};
+    binomial methods for the binomial design, balanced-accuracy methods otherwise."""
     if isinstance(entries, str):
         entries = [entries]
     if not isinstance(entries, (list, tuple)) or not entries:
@@ -209,9 +258,9 @@ def method_specs(entries) -> tuple[MethodSpec, ...]:
         name = entry.pop("name")
         label = entry.pop("label", None)
         try:
-            method = get(name)
-        except ValueError:
-            raise ConfigError(f"{where}: {unknown_method_message(name).removeprefix('method: ')}") from None
+            method = get_balanced(name) if balanced else get(name)
+        except ValueError as err:
+            raise ConfigError(f"{where}: {str(err).removeprefix('method: ')}") from None
         params = tuple(sorted(entry.items()))
         for pname, pvalue in params:
             if not _number(pvalue):
