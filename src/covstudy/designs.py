@@ -2,16 +2,28 @@
 
 Binomial design: a test set of n examples, each correct with probability p, so the
 number of correct predictions k ~ Binomial(n, p). Its outcome space is k = 0..n.
+
+Simulation only ever needs the histogram of k over ``reps`` test sets, because k is a
+sufficient statistic for every interval method. Two samplers draw that histogram:
+
+- ``"replicates"``: draw the ``reps`` values of k one by one and count them (cost ∝ reps);
+- ``"histogram"``: draw the histogram at once from Multinomial(reps, Binomial(n, p) pmf)
+  (cost ∝ the support of the pmf, whatever reps). The counts of ``reps`` independent
+  Binomial(n, p) draws *are* Multinomial(reps, pmf) distributed, so both samplers give the
+  same distribution of results; they consume the random stream differently, so their
+  numbers for one seed differ.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from .seeds import stream
 
 _BLOCK = 1 << 20  # draw at most this many replicates at once to bound memory
+SAMPLERS = ("auto", "histogram", "replicates")
+_LOG_TINY = 700.0  # k with n·KL(k/n ‖ p) > this have pmf(k) < e^-700 ≈ 1e-304
 
 
 def binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
@@ -20,15 +32,79 @@ def binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
     return stats.binom.pmf(np.arange(n + 1), n, p[:, None])
 
 
-def binomial_counts(n: int, p: float, reps: int, seed: int) -> np.ndarray:
+def choose_sampler(n: int, reps: int) -> str:
+    """The faster sampler for (n, reps): per replicate when reps is small next to n.
+
+    The histogram sampler costs about 0.1 µs per outcome k = 0..n plus the pmf on its
+    support; drawing replicates costs about 0.05-0.2 µs each. The choice depends only on
+    (n, reps), so results stay reproducible from the arguments.
+    """
+    return "replicates" if reps < 2 * (n + 1) else "histogram"
+
+
+def binomial_counts(n: int, p, reps: int, seed: int, sampler: str = "auto") -> np.ndarray:
     """Histogram over k = 0..n of ``reps`` simulated test sets (each k ~ Binomial(n, p)).
 
-    The replicates are drawn one by one from the stream of the grid point (n, p), so
-    the histogram is the same whichever other points or methods are computed.
+    Shape ``np.shape(p) + (n + 1,)``: one histogram per p. Each p has its own stream,
+    keyed by the grid point (n, p), so its histogram is the same whichever other points or
+    methods are computed. ``sampler`` is ``"histogram"``, ``"replicates"`` or ``"auto"``
+    (:func:`choose_sampler`); see the module docstring.
     """
-    rng = stream(seed, design="binomial", n=n, p=p)
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    if sampler == "auto":
+        sampler = choose_sampler(n, reps)
+    p_flat = np.asarray(p, dtype=float).reshape(-1)
+    rngs = [stream(seed, design="binomial", n=n, p=pi) for pi in p_flat.tolist()]
+    if sampler == "histogram":
+        hists = [_multinomial(n, lo, pmf, reps, rng) for (lo, pmf), rng in zip(_supported_pmf(n, p_flat), rngs)]
+    else:
+        hists = [_replicates(n, pi, reps, rng) for pi, rng in zip(p_flat.tolist(), rngs)]
+    return np.stack(hists).reshape(np.shape(p) + (n + 1,))
+
+
+def _replicates(n: int, p: float, reps: int, rng: np.random.Generator) -> np.ndarray:
+    """Draw k for every replicate, ``_BLOCK`` at a time, and count them."""
     hist = np.zeros(n + 1, dtype=np.int64)
     for start in range(0, reps, _BLOCK):
         k = rng.binomial(n, p, size=min(_BLOCK, reps - start))
         hist += np.bincount(k, minlength=n + 1)
+    return hist
+
+
+def _supported_pmf(n: int, p: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """For each p, ``(lo, pmf)``: Binomial(k; n, p) for k = lo..hi, the non-negligible support.
+
+    pmf(k) <= exp(-n·KL(k/n ‖ p)) (the Chernoff / method-of-types bound), so the k with
+    n·KL > 700 carry total mass below (n + 1)·1e-304 and are left out. n·KL is convex in
+    k, so the rest is the contiguous range lo..hi. One scipy call evaluates every row.
+    """
+    k = np.arange(n + 1, dtype=float)
+    bounds = []
+    for pi in p.tolist():
+        if pi == 0.0 or pi == 1.0:  # a point mass at k = n·p
+            bounds.append((round(n * pi),) * 2)
+            continue
+        n_kl = special.xlogy(k, k / (n * pi)) + special.xlogy(n - k, (n - k) / (n * (1 - pi)))
+        inside = np.flatnonzero(n_kl <= _LOG_TINY)
+        bounds.append((int(inside[0]), int(inside[-1])))
+    sizes = [hi - lo + 1 for lo, hi in bounds]
+    k_all = np.concatenate([np.arange(lo, hi + 1) for lo, hi in bounds])
+    pmf_all = stats.binom.pmf(k_all, n, np.repeat(p, sizes))
+    return [(lo, pmf) for (lo, _), pmf in zip(bounds, np.split(pmf_all, np.cumsum(sizes)[:-1]))]
+
+
+def _multinomial(n: int, lo: int, pmf: np.ndarray, reps: int, rng: np.random.Generator) -> np.ndarray:
+    """Histogram over k = 0..n of Multinomial(reps, pmf) placed at k = lo, lo + 1, ...
+
+    Dropping the k outside the support changes the draw with probability below
+    reps·(n + 1)·1e-304, far under the precision of the pmf itself. numpy draws a
+    multinomial as a chain of conditional binomials Binomial(left, p_j / mass not yet
+    visited), tracking that mass by subtraction; visiting both tails first and the mode
+    last keeps it >= pmf(mode), so every conditional probability keeps full relative precision.
+    """
+    mode = int(np.argmax(pmf))
+    order = np.concatenate((np.arange(mode), np.arange(len(pmf) - 1, mode - 1, -1)))  # mode last
+    hist = np.zeros(n + 1, dtype=np.int64)
+    hist[lo + order] = rng.multinomial(reps, pmf[order] / pmf.sum())
     return hist
