@@ -80,18 +80,22 @@ def _supported_pmf(n: int, p: np.ndarray) -> list[tuple[int, np.ndarray]]:
     k, so the rest is the contiguous range lo..hi. One scipy call evaluates every row.
     """
     k = np.arange(n + 1, dtype=float)
-    bounds = []
-    for pi in p.tolist():
-        if pi == 0.0 or pi == 1.0:  # a point mass at k = n·p
-            bounds.append((round(n * pi),) * 2)
-            continue
-        n_kl = special.xlogy(k, k / (n * pi)) + special.xlogy(n - k, (n - k) / (n * (1 - pi)))
-        inside = np.flatnonzero(n_kl <= _LOG_TINY)
-        bounds.append((int(inside[0]), int(inside[-1])))
-    sizes = [hi - lo + 1 for lo, hi in bounds]
-    k_all = np.concatenate([np.arange(lo, hi + 1) for lo, hi in bounds])
+    lo = np.zeros(len(p), dtype=np.int64)
+    hi = np.full(len(p), n, dtype=np.int64)
+    step = max(1, _BLOCK // (n + 1))  # rows per block, to bound memory
+    for s in range(0, len(p), step):
+        q = p[s:s + step, None]
+        with np.errstate(divide="ignore", invalid="ignore"):  # p = 0 or 1 is set below
+            n_kl = special.xlogy(k, k / (n * q)) + special.xlogy(n - k, (n - k) / (n * (1 - q)))
+        inside = n_kl <= _LOG_TINY
+        lo[s:s + step] = np.argmax(inside, axis=1)
+        hi[s:s + step] = n - np.argmax(inside[:, ::-1], axis=1)
+    point = (p == 0) | (p == 1)  # a point mass at k = n·p
+    lo[point] = hi[point] = np.rint(n * p[point])
+    sizes = hi - lo + 1
+    k_all = np.concatenate([np.arange(a, b + 1) for a, b in zip(lo.tolist(), hi.tolist())])
     pmf_all = stats.binom.pmf(k_all, n, np.repeat(p, sizes))
-    return [(lo, pmf) for (lo, _), pmf in zip(bounds, np.split(pmf_all, np.cumsum(sizes)[:-1]))]
+    return list(zip(lo.tolist(), np.split(pmf_all, np.cumsum(sizes)[:-1])))
 
 
 def _multinomial(n: int, lo: int, pmf: np.ndarray, reps: int, rng: np.random.Generator) -> np.ndarray:
