@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from covstudy.designs import choose_sampler
+
 HERE = Path(__file__).resolve().parent
 METHODS = ("wald", "wilson", "agresti_coull", "jeffreys", "clopper_pearson")
 STATSMODELS = {"wald": "normal", "wilson": "wilson", "agresti_coull": "agresti_coull",
@@ -108,11 +110,14 @@ def cell_cost_exact(n, ps, method="wilson"):
 
 
 def _chunk(method, n, ps, reps):
+    """One (method, n) chunk in a worker: its coverage and the CPU seconds it took."""
     from threadpoolctl import threadpool_limits
 
     from covstudy import coverage
+    cpu = time.process_time()
     with threadpool_limits(1):
-        return coverage(method, n, ps, DELTA, reps=reps, seed=SEED).coverage
+        result = coverage(method, n, ps, DELTA, reps=reps, seed=SEED).coverage
+    return result, time.process_time() - cpu
 
 
 def throughput(n_jobs, ns, ps, reps):
@@ -123,7 +128,8 @@ def throughput(n_jobs, ns, ps, reps):
         t = time.perf_counter()
         results = parallel(delayed(_chunk)(m, n, ps, reps) for n in ns for m in METHODS)
         seconds = time.perf_counter() - t
-    return len(METHODS) * len(ns) * len(ps) / seconds, seconds, np.concatenate(results)
+    cpu = sum(c for _, c in results)
+    return len(METHODS) * len(ns) * len(ps) / seconds, seconds, np.concatenate([r for r, _ in results]), cpu
 
 
 def peak_memory_mb(n, reps, sampler):
@@ -170,10 +176,14 @@ def fmt_time(s):
     return f"{s * 1e6:.1f} µs" if s < 1e-3 else f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"
 
 
+SECTIONS = ("headline", "scaling", "parallel", "memory")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small grid, for a smoke test")
     ap.add_argument("--out", default=str(HERE / "results.md"))
+    ap.add_argument("--only", nargs="+", choices=SECTIONS, default=SECTIONS, help="run only these sections")
     args = ap.parse_args(argv)
 
     from threadpoolctl import threadpool_limits
@@ -187,10 +197,24 @@ def main(argv=None):
     subset_ps = ps[4::10]  # 0.05, 0.15, ..., 0.95
     n_cells = len(METHODS) * len(ns) * len(ps)
     lines = [f"# covstudy benchmark results\n", f"{datetime.datetime.now():%Y-%m-%d %H:%M}; {machine()}.\n",
-             "Command: `PYTHONPATH=src python benchmarks/run.py`" + (" --quick" if args.quick else "") + "\n"]
+             "Command: `PYTHONPATH=src python benchmarks/run.py" + (" --quick" if args.quick else "")
+             + ("" if tuple(args.only) == SECTIONS else " --only " + " ".join(args.only)) + "`\n"]
     say = lambda s="": (print(s, flush=True), lines.append(s))  # noqa: E731
 
     engine_mc(ns[:1], ps[:2], 100)  # imports and first-call costs outside the timings
+    if "headline" in args.only:
+        headline(say, ns, ps, reps, subset_ps, n_cells)
+    if "scaling" in args.only:
+        scaling(say, reps, args.quick)
+    if "parallel" in args.only:
+        parallel(say, ps, args.quick)
+    if "memory" in args.only:
+        memory(say, args.quick)
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"\nwrote {args.out}")
+
+
+def headline(say, ns, ps, reps, subset_ps, n_cells):
     t_a = best_of(lambda: engine_mc(ns, ps, reps))
     t_shared = best_of(lambda: engine_shared(ns, ps, reps))
     t_d = best_of(lambda: engine_exact(ns, ps))
@@ -224,13 +248,14 @@ def main(argv=None):
     say(f"\nA is {t_b / t_a:,.0f}x faster than B and {t_c / t_a:,.0f}x faster than C; D takes {fmt_time(t_d)}. "
         f"A vs D: {np.mean(z <= 4):.1%} of cells within 4 MCSE (max {z.max():.1f} MCSE).\n")
 
-    # ---- scaling
+
+
+def scaling(say, reps, quick):
     ps9 = np.round(np.linspace(0.1, 0.9, 9), 2)
-    from covstudy.designs import choose_sampler
     say(f"## Cost per cell vs n (wilson, reps = {reps:,}, 9 values of p; simulate + interval + measures)\n")
     say("| n | auto sampler | MC auto | MC histogram | MC per replicate | exact |")
     say("|---:|---|---:|---:|---:|---:|")
-    for n in ((10, 100, 1000) if args.quick else (10, 100, 1000, 10_000, 100_000)):
+    for n in ((10, 100, 1000) if quick else (10, 100, 1000, 10_000, 100_000)):
         costs = [cell_cost_mc(n, ps9, reps, s) for s in ("auto", "histogram", "replicates")]
         say(f"| {n:,} | {choose_sampler(n, reps)} | " + " | ".join(fmt_time(c) for c in costs)
             + f" | {fmt_time(cell_cost_exact(n, ps9))} |")
@@ -238,39 +263,44 @@ def main(argv=None):
     say("| reps | auto sampler | MC auto | MC per replicate | auto: cost ratio vs 1e3 (reps ratio) |")
     say("|---:|---|---:|---:|---:|")
     base = None
-    for r in ((1000, 10_000, 100_000) if args.quick else (1000, 10_000, 100_000, 1_000_000, 10_000_000)):
+    for r in ((1000, 10_000, 100_000) if quick else (1000, 10_000, 100_000, 1_000_000, 10_000_000)):
         auto = cell_cost_mc(100, ps9, r)
         repl = cell_cost_mc(100, ps9[::4], r, "replicates")
         base = base or auto
         say(f"| {r:,} | {choose_sampler(100, r)} | {fmt_time(auto)} | {fmt_time(repl)} | "
             f"{auto / base:.1f}x ({r // 1000:,}x) |")
 
-    jn = (500, 200) if args.quick else (20_000, 10_000, 5000, 2000)  # big chunks first
-    jreps = 10_000 if args.quick else 1_000_000
+
+
+def parallel(say, ps, quick):
+    jn = (500, 200) if quick else (20_000, 10_000, 5000, 2000)  # big chunks first
+    jreps = 10_000 if quick else 1_000_000
     say(f"\n## Parallel throughput (joblib loky over (method, n) chunks, BLAS 1 thread per worker)\n\n"
         f"Grid: {len(METHODS)} methods x n in {list(jn)} x {len(ps)} p, reps = {jreps:,}; workers started before timing.\n")
-    say("| n_jobs | wall time | cells / s | speed-up |")
-    say("|---:|---:|---:|---:|")
+    say("| n_jobs | wall time | cells / s | speed-up | CPU s in workers | CPU s / wall s |")
+    say("|---:|---:|---:|---:|---:|---:|")
     # Interleaved, best of two each, so that a burst of other load hits both alike.
     load = os.getloadavg()[0]
     runs = [throughput(j, jn, ps, jreps) for j in (1, 2, 1, 2)]
     one, two = max(runs[0::2], key=lambda r: r[0]), max(runs[1::2], key=lambda r: r[0])
     assert all(np.array_equal(one[2], r[2]) for r in runs), "n_jobs changed the numbers"
-    say(f"| 1 | {fmt_time(one[1])} | {one[0]:,.0f} | 1.00x |")
-    say(f"| 2 | {fmt_time(two[1])} | {two[0]:,.0f} | {two[0] / one[0]:.2f}x |")
-    say(f"\nBest of two interleaved runs each; load average {load:.2f} before, {os.getloadavg()[0]:.2f} after "
-        f"(on {os.cpu_count()} cores: other processes compete for them). Same numbers with n_jobs = 1 and 2 (checked).\n")
+    for j, r in ((1, one), (2, two)):
+        say(f"| {j} | {fmt_time(r[1])} | {r[0]:,.0f} | {r[0] / one[0]:.2f}x | {r[3]:.2f} | {r[3] / r[1]:.2f} |")
+    say(f"\nBest of two interleaved runs each; load average {load:.2f} before, {os.getloadavg()[0]:.2f} after, "
+        f"on {os.cpu_count()} cores. 'CPU s / wall s' is how many cores the workers actually got; the CPU "
+        "seconds are the work, so the same total for 1 and 2 jobs means no parallel overhead. Same numbers "
+        "with n_jobs = 1 and 2 (checked).\n")
 
+
+
+def memory(say, quick):
     say("## Peak memory (fresh process: 99 p, MC histograms + clopper_pearson measures, then exact)\n")
     say("| n | reps | sampler | peak RSS |")
     say("|---:|---:|---|---:|")
-    for n, r, s in ([(1000, 10_000, "auto")] if args.quick else
+    for n, r, s in ([(1000, 10_000, "auto")] if quick else
                     [(1000, 100_000, "auto"), (100_000, 100_000, "auto"), (100_000, 1_000_000, "auto"),
                      (100_000, 100_000, "histogram")]):
         say(f"| {n:,} | {r:,} | {s} ({choose_sampler(n, r) if s == 'auto' else s}) | {peak_memory_mb(n, r, s):,.0f} MB |")
-
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print(f"\nwrote {args.out}")
 
 
 if __name__ == "__main__":
