@@ -29,7 +29,12 @@ _LOG_TINY = 700.0  # k with n·KL(k/n ‖ p) > this have pmf(k) < e^-700 ≈ 1e-
 def binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
     """Exact outcome probabilities, shape (len(p), n + 1): Binomial(k; n, p) for k = 0..n."""
     p = np.atleast_1d(np.asarray(p, dtype=float))
-    return stats.binom.pmf(np.arange(n + 1), n, p[:, None])
+    k = np.arange(n + 1)
+    out = np.empty((len(p), n + 1))
+    step = max(1, _BLOCK // (n + 1))  # rows at a time, to bound scipy's temporaries
+    for s in range(0, len(p), step):
+        out[s:s + step] = stats.binom.pmf(k, n, p[s:s + step, None])
+    return out
 
 
 def choose_sampler(n: int, reps: int) -> str:
