@@ -36,11 +36,15 @@ class CoverageResult:
     sd_width: float | np.ndarray
 
 
-def outcome_weights(n: int, p: np.ndarray, reps: int | None, seed: int | None) -> np.ndarray:
-    """Distribution of k = 0..n for each p, shape (len(p), n + 1): the pmf, or MC frequencies."""
+def outcome_weights(n: int, p: np.ndarray, reps: int | None, seed: int | None,
+                    sampler: str = "auto") -> np.ndarray:
+    """Distribution of k = 0..n for each p, shape (len(p), n + 1): the pmf, or MC frequencies.
+
+    ``sampler`` picks how the Monte Carlo histograms are drawn (see ``designs.binomial_counts``).
+    """
     if reps is None:
         return designs.binomial_pmf(n, p)
-    return np.stack([designs.binomial_counts(n, float(pi), reps, seed) for pi in p]) / reps
+    return designs.binomial_counts(n, np.atleast_1d(p), reps, seed, sampler) / reps
 
 
 def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = None,
