@@ -32,6 +32,11 @@ def _sf_ge(k, n, p):
     return np.where(k <= 0, 1.0, np.where(inside, value, 0.0))
 
 
+def _pmf(j, n, p):
+    """P(X = j), 0 outside 0..n (cheaper than a second incomplete beta)."""
+    return stats.binom.pmf(j, n, p)
+
+
 def _cdf(j, n, p):
     """P(X <= j), 0 at j < 0 and 1 at j >= n."""
     return 1.0 - _sf_ge(j + 1, n, p)
@@ -58,7 +63,7 @@ def _symmetric(lower_end):
 def _mid_p_lower(k, n, q):
     """The p with P(X > k) + ½P(X = k) = q, or 0 (1) when the left side stays above (below) q."""
     def f(p, i):
-        return (_sf_ge(k[i], n[i], p) + _sf_ge(k[i] + 1, n[i], p)) / 2 - q[i]
+        return _sf_ge(k[i] + 1, n[i], p) + _pmf(k[i], n[i], p) / 2 - q[i]
     # The mid-p tail lies between P(X >= k + 1) and P(X >= k), so its root lies between
     # the Clopper-Pearson lower ends of k and k + 1.
     return solve_increasing(f, _cp_lower(k, n, q), _cp_lower(k + 1, n, q))
@@ -104,8 +109,9 @@ def _blaker_lower(k, n, q):
 
     def psi(p, i):
         upper_tail = _sf_ge(k[i], n[i], p)
-        return np.maximum(upper_tail + _cdf(j0[i], n[i], p) - delta[i],
-                          upper_tail - _cdf(j0[i] + 1, n[i], p))
+        lower_tail = _cdf(j0[i], n[i], p)
+        return np.maximum(upper_tail + lower_tail - delta[i],
+                          upper_tail - lower_tail - _pmf(j0[i] + 1, n[i], p))
 
     return np.where(k == 0, 0.0, solve_increasing(psi, a, b))
 
