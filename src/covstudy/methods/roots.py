@@ -25,7 +25,8 @@ def solve_increasing(f, lo, hi):
     problem) at the points ``x``; it must be nondecreasing in x with at most one sign
     change. If ``f(lo) >= 0`` the answer is ``lo``; if ``f(hi) <= 0`` it is ``hi``.
     Otherwise the result is the left end of the final bracket, the largest point found
-    where f < 0 (so it never overshoots the root).
+    where f < 0 (so it never overshoots the root). Bisection halves ``hi - lo``, so a root
+    far below eps·(hi - lo) needs a bracket of its own scale (the callers' brackets are).
     """
     shape = np.broadcast_shapes(np.shape(lo), np.shape(hi))
     a, b = (np.array(v, dtype=float).reshape(-1) for v in np.broadcast_arrays(lo, hi))
