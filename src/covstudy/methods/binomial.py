@@ -211,6 +211,7 @@ def logit(k, n, delta):
 
     Convention at the edges, where λ̂ is infinite: the Clopper-Pearson ends,
     [0, 1 - (delta/2)^(1/n)] at k = 0 and [(delta/2)^(1/n), 1] at k = n.
+    Not monotone in k everywhere: e.g. n = 103, delta = 1/64 gives upper(1) > upper(2).
     """
     k, n = _floats(k, n)
     inner = (k > 0) & (k < n)
