@@ -8,13 +8,13 @@ The interval of every k = 0..n is computed once per (method, n, delta) and reuse
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import designs, validate
 from .measures import measures
-from .methods import get
+from .methods import SIDES, get, side_message
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class CoverageResult:
     miss_high: float | np.ndarray  # P(p > upper)
     mean_width: float | np.ndarray
     sd_width: float | np.ndarray
+    side: str = "two-sided"  # "two-sided", "lower" (coverage P(p >= lower)) or "upper" (P(p <= upper))
+    params: dict = field(default_factory=dict)  # the method's parameters, defaults filled in
 
 
 def outcome_weights(n: int, p: np.ndarray, reps: int | None, seed: int | None,
@@ -48,8 +50,12 @@ def outcome_weights(n: int, p: np.ndarray, reps: int | None, seed: int | None,
 
 
 def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = None,
-             seed: int | None = None) -> CoverageResult:
+             seed: int | None = None, side: str = "two-sided", **params) -> CoverageResult:
     """Coverage, miss rates and width of ``method``'s 1 - delta interval at sample size n and truth p.
+
+    ``side="lower"`` or ``"upper"`` evaluates the one-sided 1 - delta bound instead (the
+    other end is 0 or 1, so coverage is P(p >= lower) or P(p <= upper)); ``params`` are
+    the method's parameters, e.g. ``coverage("bayes", 50, 0.2, a=2, b=2, side="lower")``.
 
     ``reps=None`` computes them exactly; an integer ``reps`` estimates them from that many
     simulated test sets, reproducibly from ``seed`` (each p has its own stream, so
@@ -57,6 +63,9 @@ def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = Non
     and records it in the result.
     """
     m = get(method)
+    if side not in SIDES:
+        raise ValueError(side_message(side))
+    params = m.validate_params(params)
     n = int(validate.counts("n", n, minimum=1).reshape(-1)[0]) if np.ndim(n) == 0 else _scalar_error("n")
     p_arr = validate.unit_interval("p", p, open_=False)
     if p_arr.ndim > 1:
@@ -73,7 +82,7 @@ def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = Non
         seed = None
 
     k = np.arange(n + 1)
-    lower, upper = m.kernel(k, n, d)
+    lower, upper = m.bounds(k, n, d, side, **params)
     p_vec = np.atleast_1d(p_arr)
     result = measures(outcome_weights(n, p_vec, reps, seed), lower, upper, p_vec, reps)
     if p_arr.ndim == 0:
@@ -82,7 +91,7 @@ def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = Non
     else:
         p_out = p_arr
     engine = "exact" if reps is None else "mc"
-    return CoverageResult(m.name, n, p_out, d, engine, reps, seed, **result)
+    return CoverageResult(m.name, n, p_out, d, engine, reps, seed, **result, side=side, params=params)
 
 
 def _scalar_error(name: str):

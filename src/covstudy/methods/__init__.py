@@ -5,19 +5,26 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validate
-from . import binomial  # noqa: F401  (registers the binomial methods)
-from .registry import Method, get, methods, register
+from . import binomial, inverted_tests  # noqa: F401  (register the binomial methods)
+from .registry import SIDES, Method, Param, get, methods, register, side_message
 
-__all__ = ["Method", "get", "interval", "methods", "register"]
+__all__ = ["SIDES", "Method", "Param", "get", "interval", "methods", "register"]
 
 
-def interval(method: str, k, n, delta=0.05) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided ``1 - delta`` interval ``(lower, upper)`` for p from k successes in n trials.
+def interval(method: str, k, n, delta=0.05, side: str = "two-sided", **params) -> tuple[np.ndarray, np.ndarray]:
+    """The ``1 - delta`` interval ``(lower, upper)`` for p from k successes in n trials.
 
-    ``k``, ``n`` and ``delta`` broadcast; the result is a pair of float arrays in [0, 1].
+    ``side="two-sided"`` (default) gives the interval; ``"lower"`` the one-sided lower
+    bound (upper = 1), ``"upper"`` the one-sided upper bound (lower = 0). ``params`` are
+    the method's parameters, e.g. ``interval("bayes", 3, 10, a=2, b=2)``; see
+    ``methods()[name].params``. ``k``, ``n`` and ``delta`` broadcast; the result is a pair
+    of float arrays in [0, 1].
     """
     m = get(method)
+    if side not in SIDES:
+        raise ValueError(side_message(side))
+    full = m.validate_params(params)
     k, n = validate.k_and_n(k, n)
     d = validate.delta(delta)
-    lower, upper = m.kernel(k, n, d)
+    lower, upper = m.bounds(k, n, d, side, **full)
     return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
