@@ -276,7 +276,9 @@ def test_blaker_is_nested_in_clopper_pearson(delta):
 # of seven methods", Statistics in Medicine 17, 857-872: the paper's table of illustrative
 # 95 % intervals (4 decimals) for 81/263, 15/148, 0/20 and 1/29. Its methods 1-7 are our
 # wald, wald_cc, wilson, wilson_cc, clopper_pearson, mid_p and lrt; Newcombe prints negative
-# Wald limits as "<0", here 0 after clipping.
+# Wald limits as "<0", here 0 after clipping. Provenance: the wilson column is confirmed by an
+# independent test suite (R package propint, "results reported in Newcombe1998"); the other
+# columns were transcribed from the paper's table without a second source at hand.
 NEWCOMBE = {
     (81, 263): {"wald": (0.2522, 0.3638), "wald_cc": (0.2503, 0.3657), "wilson": (0.2553, 0.3662),
                 "wilson_cc": (0.2535, 0.3682), "clopper_pearson": (0.2527, 0.3676),
