@@ -22,9 +22,9 @@ from .methods import get
 
 
 def interval_table(cell: Cell) -> tuple[np.ndarray, np.ndarray]:
-    """The interval of every k = 0..n for the cell's method, n and delta."""
+    """The interval (or one-sided bound) of every k = 0..n for the cell's method, n and delta."""
     n = cell["n"]
-    return get(cell.method.name).kernel(np.arange(n + 1), n, cell.delta)
+    return get(cell.method.name).bounds(np.arange(n + 1), n, cell.delta, cell.side, **dict(cell.method.params))
 
 
 def evaluate(task: Task) -> list[dict]:

@@ -261,12 +261,17 @@ def method_specs(entries, balanced: bool = False) -> tuple[MethodSpec, ...]:
             method = get_balanced(name) if balanced else get(name)
         except ValueError as err:
             raise ConfigError(f"{where}: {str(err).removeprefix('method: ')}") from None
-        params = tuple(sorted(entry.items()))
-        for pname, pvalue in params:
+        for pname, pvalue in entry.items():
             if not _number(pvalue):
                 raise ConfigError(f"{where}.{pname}: method parameters must be numbers, got {pvalue!r}")
-        specs.append(MethodSpec(method.name, text(f"{where}.label", label) if label is not None else method.name,
-                                params))
+        try:
+            params = method.validate_params(entry)
+        except ValueError as err:
+            raise ConfigError(f"{where}: {err}") from None
+        if label is None:
+            given = ",".join(f"{k}={v:g}" for k, v in sorted(entry.items()))
+            label = f"{method.name}({given})" if given else method.name
+        specs.append(MethodSpec(method.name, text(f"{where}.label", label), tuple(sorted(params.items()))))
     labels = [s.label for s in specs]
     for label in labels:
         if labels.count(label) > 1:
