@@ -132,3 +132,21 @@ def test_multirun_through_submitit_local(tmp_path):
     assert run.returncode == 0, run.stderr
     for n in (10, 20):
         assert pd.read_csv(tmp_path / "results" / f"n{n}" / "results.csv")["n"].tolist() == [n]
+
+
+def test_balanced_study_end_to_end(tmp_path):
+    run = covstudy(tmp_path, "study=balanced_imbalance", "grid.n=[20,60]", "grid.prevalence=[0.1,0.5]",
+                   "grid.tpr=[0.9]", "grid.tnr=[0.8]", "reps=500", "methods=[ba_cp_union,ba_wald]",
+                   "engine=both", "plot=true", "out=results/ba")
+    assert run.returncode == 0, run.stderr
+    table = pd.read_csv(tmp_path / "results" / "ba" / "results.csv")
+    assert len(table) == 2 * 2 * 2 * 2  # methods x designs x n x prevalence
+    assert set(table["design"]) == {"stratified", "iid"}
+    assert table["truth"].tolist() == pytest.approx([0.85] * 16)
+    stratified = table[table["design"] == "stratified"]
+    assert (stratified["n_pos"] + stratified["n_neg"] == stratified["n"]).all()
+    assert (stratified["n_valid"] == 500).all()
+    iid = table[table["design"] == "iid"]
+    assert (iid["n_valid"] <= 500).all() and (iid["n_valid"] < 500).any()  # n = 20, prevalence 0.1: empty classes
+    assert (table.loc[table["method"] == "ba_cp_union", "exact_coverage"] >= 0.95).all()
+    assert list((tmp_path / "results" / "ba" / "figures").glob("ba_*.png"))
