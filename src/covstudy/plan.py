@@ -1,0 +1,1 @@
+PlanResult = plan = None
