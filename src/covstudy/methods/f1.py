@@ -138,23 +138,23 @@ def f1_bayes(tp, fn, fp, tn, delta, rng=None, draws=2000, alpha=1.0):
     """Equal-tailed credible interval of F1 from ``draws`` samples of the Dirichlet(TP+α, FN+α, FP+α, TN+α) posterior.
 
     A Dirichlet vector is independent Gamma variates divided by their sum, and F1 is
-    scale-free, so each sample is F = 2U/(2U + V + W), U ~ Gamma(TP + α), V ~ Gamma(FP + α),
-    W ~ Gamma(FN + α) (Goutte & Gaussier's construction; the TN variate cancels). The
-    interval is the (delta/2, 1 - delta/2) sample quantiles. (Equivalently F = 2B/(1 + B),
-    B ~ Beta(TP + α, FP + FN + 2α), whose quantiles the tests use as reference.)
-    s = 0: the interval of the prior's F1. Draws per row: U block, then V, then W.
+    scale-free, so each sample is F = 2U/(2U + V), U ~ Gamma(TP + α), V ~ Gamma(FP + FN + 2α)
+    (Goutte & Gaussier's construction; V is the sum of the FP and FN variates, the TN variate
+    cancels). The interval is the (delta/2, 1 - delta/2) sample quantiles (linear
+    interpolation). Equivalently F = 2B/(1 + B), B ~ Beta(TP + α, FP + FN + 2α), whose exact
+    quantiles the tests use as reference. s = 0: the interval of the prior's F1.
+    Draws per block of rows: all U, then all V.
     """
     tp, fn, fp, tn, delta = _counts(tp, fn, fp, tn, delta)
     shape = tp.shape
-    a_tp, a_fp, a_fn = (np.reshape(v, -1) + alpha for v in (tp, fp, fn))
+    a_tp, a_rest = np.reshape(tp, -1) + alpha, np.reshape(fp + fn, -1) + 2 * alpha
     rng = np.random.default_rng() if rng is None else rng
 
     def sample(rows):
         size = (len(a_tp[rows]), draws)
         u = rng.standard_gamma(a_tp[rows, None], size=size)
-        v = rng.standard_gamma(a_fp[rows, None], size=size)
-        w = rng.standard_gamma(a_fn[rows, None], size=size)
-        return 2 * u / (2 * u + v + w)
+        v = rng.standard_gamma(a_rest[rows, None], size=size)
+        return 2 * u / (2 * u + v)
 
     lower, upper = _equal_tailed(sample, a_tp.size, draws, np.reshape(delta, -1))
     return lower.reshape(shape), upper.reshape(shape)
@@ -166,27 +166,24 @@ def f1_bayes(tp, fn, fp, tn, delta, rng=None, draws=2000, alpha=1.0):
 def f1_bootstrap(tp, fn, fp, tn, delta, rng=None, draws=2000):
     """Percentile bootstrap: (delta/2, 1 - delta/2) quantiles of F1 over ``draws`` resamples of the n examples.
 
-    A resample of the n examples is a confusion matrix ~ Multinomial(n, observed proportions),
-    drawn as TP* ~ Bin(n, TP/n), FP* ~ Bin(n - TP*, FP/(n - TP)), FN* ~ Bin(n - TP* - FP*,
-    FN/(n - TP - FP)) (the rest are TN*). Resamples with 2TP* + FP* + FN* = 0 have no F1 and
-    are left out; s = 0 gives [0, 1].
+    A resample of the n examples is a confusion matrix ~ Multinomial(n, observed proportions);
+    F1 needs only TP* and L* = FP* + FN*, drawn as TP* ~ Bin(n, TP/n), L* ~ Bin(n - TP*, l/(n - TP))
+    (the rest are TN*). Resamples with 2TP* + L* = 0 have no F1 and are left out; s = 0 gives
+    [0, 1]. Draws per block of rows: all TP*, then all L*.
     """
     tp, fn, fp, tn, delta = _counts(tp, fn, fp, tn, delta)
     shape = tp.shape
-    tp, fn, fp, tn = (np.reshape(v, -1) for v in (tp, fn, fp, tn))
-    n = (tp + fn + fp + tn).astype(np.int64)
-    rest1, rest2 = n - tp, n - tp - fp
+    tp, rest = np.reshape(tp, -1), np.reshape(fp + fn, -1)
+    n = (tp + rest + np.reshape(tn, -1)).astype(np.int64)
     p_tp = tp / n
-    p_fp = np.where(rest1 > 0, fp / np.maximum(rest1, 1), 0.0)
-    p_fn = np.where(rest2 > 0, fn / np.maximum(rest2, 1), 0.0)
+    p_rest = np.where(n > tp, rest / np.maximum(n - tp, 1), 0.0)
     rng = np.random.default_rng() if rng is None else rng
 
     def sample(rows):
         size = (len(n[rows]), draws)
         tp_s = rng.binomial(n[rows, None], p_tp[rows, None], size=size)
-        fp_s = rng.binomial(n[rows, None] - tp_s, p_fp[rows, None])
-        fn_s = rng.binomial(n[rows, None] - tp_s - fp_s, p_fn[rows, None])
-        d = 2 * tp_s + fp_s + fn_s
+        rest_s = rng.binomial(n[rows, None] - tp_s, p_rest[rows, None])
+        d = 2 * tp_s + rest_s
         return np.where(d > 0, 2 * tp_s / np.maximum(d, 1), np.nan)
 
     lower, upper = _equal_tailed(sample, n.size, draws, np.reshape(delta, -1))
