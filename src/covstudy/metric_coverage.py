@@ -85,6 +85,8 @@ def point_measures(metric: str, method: str, params: dict, design: str, n: int, 
     The runner's hook: ``params`` complete, ``reps=None`` exact.
     """
     kind = method_kind(metric, method)
+    if kind == "f1":
+        params = validate_f1_params(method, params)  # whole-number draws: the same stream from every caller
     t = point_truth(metric, design, n, prevalence, tpr, tnr)
     n_pos, n_neg = designs.class_sizes(n, prevalence) if design == "stratified" else (None, None)
     if kind == "balanced":
