@@ -182,3 +182,25 @@ def test_bad_input():
         metric_coverage("f1", "f1_bootstrap", 20, 0.3, 0.8, 0.9, reps=10, draws=10.5)
     with pytest.raises(ValueError, match="unknown parameter 'a'"):
         metric_coverage("f1", "f1_delta", 20, 0.3, 0.8, 0.9, reps=10, a=1)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from covstudy import METRICS  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(cm=st.tuples(*[st.integers(0, 40)] * 4).filter(lambda c: sum(c) > 0),
+       delta=st.floats(0.01, 0.5), metric=st.sampled_from(METRICS))
+def test_intervals_are_ordered_inside_unit_interval(cm, delta, metric):
+    methods = {"balanced_accuracy": ["ba_wald", "ba_cp_union"],
+               "f1": ["wilson", "f1_delta", "f1_bayes", "f1_bootstrap"]}.get(metric, ["wilson", "clopper_pearson"])
+    for method in methods:
+        params = {"draws": 200} if method in ("f1_bayes", "f1_bootstrap") else {}
+        lo, hi = metric_interval(metric, method, *cm, delta, seed=0, **params)
+        assert 0 <= lo <= hi <= 1, (method, cm)
+        if metric not in ("balanced_accuracy", "f1") or method == "f1_delta":
+            k, l = KL.get(metric, KL["f1"])(*cm)
+            if k + l:
+                est = k / (k + l) if metric != "f1" else 2 * k / (2 * k + l)
+                assert lo - 1e-12 <= est <= hi + 1e-12  # these intervals contain the estimate
