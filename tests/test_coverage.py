@@ -39,9 +39,11 @@ def test_exact_matches_direct_summation(method, n, delta):
 
 def test_published_wald_coverage_bcd2001():
     # Brown, Cai & DasGupta (2001), Statist. Sci. 16(2), 101-133, Example 1: at p = 0.005
-    # the 95% Wald interval covers .945 with n = 591 but only .792 with n = 592.
+    # the 95% Wald interval covers .945 with n = 591 but only .792 with n = 592; Example 2:
+    # at p = 0.5 it covers only .919 with n = 40.
     assert coverage("wald", n=591, p=0.005).coverage == pytest.approx(0.945, abs=5e-4)
     assert coverage("wald", n=592, p=0.005).coverage == pytest.approx(0.792, abs=5e-4)
+    assert coverage("wald", n=40, p=0.5).coverage == pytest.approx(0.919, abs=5e-4)
 
 
 @pytest.mark.parametrize("method", ["wald", "wilson", "clopper_pearson", "jeffreys", "agresti_coull"])

@@ -152,10 +152,10 @@ def balanced_coverage(method: str, tpr, tnr, n_pos: int | None = None, n_neg: in
         tpr_vec, tnr_vec = np.broadcast_arrays(np.atleast_1d(tpr_arr), np.atleast_1d(tnr_arr))
     except ValueError:
         raise ValueError(f"tpr and tnr must broadcast together, got shapes {tpr_arr.shape} and {tnr_arr.shape}") from None
-    d = float(validate.delta(_scalar("delta", delta)))
+    d = float(validate.delta(validate.scalar("delta", delta)))
     if reps is not None:
-        reps = int(validate.counts("reps", _scalar("reps", reps), minimum=1))
-        seed = np.random.SeedSequence().entropy if seed is None else int(validate.counts("seed", _scalar("seed", seed)))
+        reps = int(validate.counts("reps", validate.scalar("reps", reps), minimum=1))
+        seed = np.random.SeedSequence().entropy if seed is None else validate.seed(seed)
     else:
         seed = None
     _check_engine(design, sizes, reps)
@@ -209,15 +209,15 @@ def _design_sizes(design, n_pos, n_neg, n, prevalence) -> tuple:
             raise ValueError("design='stratified' takes n_pos and n_neg, not n or prevalence (use design='iid')")
         if n_pos is None or n_neg is None:
             raise ValueError("design='stratified' needs both n_pos and n_neg (whole numbers >= 1)")
-        return (int(validate.counts("n_pos", _scalar("n_pos", n_pos), minimum=1)),
-                int(validate.counts("n_neg", _scalar("n_neg", n_neg), minimum=1)))
+        return (int(validate.counts("n_pos", validate.scalar("n_pos", n_pos), minimum=1)),
+                int(validate.counts("n_neg", validate.scalar("n_neg", n_neg), minimum=1)))
     if design == "iid":
         if n_pos is not None or n_neg is not None:
             raise ValueError("design='iid' takes n and prevalence, not n_pos or n_neg (use design='stratified')")
         if n is None or prevalence is None:
             raise ValueError("design='iid' needs both n (whole number >= 1) and prevalence in (0, 1)")
-        return (int(validate.counts("n", _scalar("n", n), minimum=1)),
-                float(validate.unit_interval("prevalence", _scalar("prevalence", prevalence), open_=True)))
+        return (int(validate.counts("n", validate.scalar("n", n), minimum=1)),
+                float(validate.unit_interval("prevalence", validate.scalar("prevalence", prevalence), open_=True)))
     raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
 
 
@@ -232,9 +232,3 @@ def _check_engine(design, sizes, reps):
                          f"got {sizes[0]}; use Monte Carlo (reps=...)")
     if design == "iid" and reps is not None and sizes[0] > IID_MC_LIMIT:
         raise ValueError(f"n: iid Monte Carlo needs n <= {IID_MC_LIMIT:,}, got {sizes[0]:,}")
-
-
-def _scalar(name, value):
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single number")
-    return value

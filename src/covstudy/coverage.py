@@ -66,17 +66,13 @@ def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = Non
     if side not in SIDES:
         raise ValueError(side_message(side))
     params = m.validate_params(params)
-    n = int(validate.counts("n", n, minimum=1).reshape(-1)[0]) if np.ndim(n) == 0 else _scalar_error("n")
+    n = int(validate.counts("n", validate.scalar("n", n), minimum=1))
     p_arr = validate.unit_interval("p", p, open_=False)
     if p_arr.ndim > 1:
         raise ValueError(f"p must be a number or a 1-d array, got shape {p_arr.shape}")
-    if np.ndim(delta) != 0:
-        _scalar_error("delta")
-    d = float(validate.delta(delta))
+    d = float(validate.delta(validate.scalar("delta", delta)))
     if reps is not None:
-        if np.ndim(reps) != 0:
-            _scalar_error("reps")
-        reps = int(validate.counts("reps", reps, minimum=1))
+        reps = int(validate.counts("reps", validate.scalar("reps", reps), minimum=1))
         seed = np.random.SeedSequence().entropy if seed is None else validate.seed(seed)
     else:
         seed = None
@@ -93,6 +89,3 @@ def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = Non
     engine = "exact" if reps is None else "mc"
     return CoverageResult(m.name, n, p_out, d, engine, reps, seed, **result, side=side, params=params)
 
-
-def _scalar_error(name: str):
-    raise ValueError(f"{name} must be a single number")

@@ -101,7 +101,8 @@ def tasks(todo: list[Cell], n_workers: int) -> list[Task]:
     n_points = sum(len(group) for group in by_size.values())
     balance = max(1, math.ceil(n_points / (4 * max(1, n_workers))))
     out = []
-    for size, group in sorted(by_size.items(), key=lambda item: repr(item[0])):
+    # Largest sizes first: the costliest tasks start early, so no worker is left alone at the end.
+    for size, group in sorted(by_size.items(), key=lambda item: (item[0][0], -sum(item[0][1:]))):
         chunk = balance
         if size[0] == "binomial":
             chunk = max(1, min(balance, _MAX_TASK_ELEMENTS // (size[1] + 1)))

@@ -38,7 +38,7 @@ from . import report
 
 DPI = 150
 MAX_FIXED = 3  # at most this many fixed n (or p) values per figure kind and combination
-MAX_PANELS = 9  # at most this many method panels per figure (the first in registry order)
+MAX_PANELS = 16  # at most this many method panels per figure (the first in registry order)
 
 # Okabe & Ito (2008), "Color Universal Design"; yellow dropped (invisible as a thin line on white).
 OKABE_ITO = {"blue": "#0072B2", "vermillion": "#D55E00", "green": "#009E73", "purple": "#CC79A7",
@@ -167,7 +167,7 @@ def _stem(kind: str, combo: dict, **fixed) -> str:
 
 def _new_figure(n_panels: int, panel=(3.0, 2.3), ncols_max: int = 3, extra_h: float = 0.6, sharey=True):
     """A grid of panels; returns (figure, used axes, ncols, spare axes turned off: room for a legend)."""
-    ncols = min(n_panels, ncols_max)
+    ncols = min(n_panels, ncols_max if n_panels <= 9 else ncols_max + 1)  # 4 columns beyond 9 panels
     nrows = math.ceil(n_panels / ncols)
     fig = Figure(figsize=(panel[0] * ncols + 0.4, panel[1] * nrows + extra_h), dpi=DPI, layout="constrained")
     axes = fig.subplots(nrows, ncols, sharex=True, sharey=sharey, squeeze=False).ravel()

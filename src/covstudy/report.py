@@ -94,6 +94,23 @@ def read_study(folder) -> dict:
     return yaml.safe_load(path.read_text()) or {}
 
 
+def compact_config(study: dict) -> dict:
+    """study.yaml for reading: long grid axes as "count values: first, second, …, last", and
+    method entries without parameters or a custom label as bare names."""
+    out = dict(study)
+    grid = dict(out.get("grid") or {})
+    for axis, values in grid.items():
+        if isinstance(values, list) and len(values) > 6:
+            grid[axis] = f"{len(values)} values: {values[0]}, {values[1]}, …, {values[-1]}"
+    if grid:
+        out["grid"] = grid
+    methods = out.get("methods")
+    if isinstance(methods, list):
+        out["methods"] = [m["name"] if isinstance(m, dict) and set(m) <= {"name", "label"}
+                          and m.get("label", m["name"]) == m["name"] else m for m in methods]
+    return out
+
+
 def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per label × delta × side × engine (× design): cells, mean/min coverage, fraction below
     nominal (rule in the module docstring), mean |coverage − (1 − delta)| and mean width.
@@ -130,6 +147,17 @@ def method_rank(method: str) -> int:
 
     names = [*methods(), *BALANCED_METHODS]
     return names.index(method) if method in names else len(names)
+
+
+def ranking(summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary ranked within each (delta, side, engine[, design]): closeness_rank by mean
+    |coverage − nominal| (1 = closest) and width_rank by mean width (1 = narrowest)."""
+    keys = [k for k in ("delta", "side", "engine", "design") if k in summary]
+    out = summary.copy()
+    groups = out.groupby(keys, sort=False)
+    out["closeness_rank"] = groups["mean_abs_error"].rank(method="min").astype(int)
+    out["width_rank"] = groups["mean_width"].rank(method="min").astype(int)
+    return out.sort_values([*keys, "closeness_rank", "width_rank"], kind="stable").reset_index(drop=True)
 
 
 def standardised_difference(df: pd.DataFrame) -> np.ndarray:
@@ -253,7 +281,8 @@ def write_report(folder) -> tuple[Path, Path]:
         md += ["## Question", "", str(study["question"]).strip(), ""]
     md += ["## Configuration", ""]
     if study:
-        md += ["```yaml", yaml.safe_dump(study, sort_keys=False).rstrip(), "```", ""]
+        md += ["```yaml", yaml.safe_dump(compact_config(study), sort_keys=False, width=100, allow_unicode=True).rstrip(), "```",
+               "", "(Long axes abbreviated; `study.yaml` beside this report lists every value.)", ""]
     else:
         md += ["No study.yaml beside results.csv.", ""]
     md += [f"The table holds {len(df)} cells: methods {', '.join(dict.fromkeys(table['label']))}; "
@@ -261,6 +290,16 @@ def write_report(folder) -> tuple[Path, Path]:
     md += ["## Summary per method", "", markdown_table(table), "", BELOW_RULE + " Nominal is 1 − δ for every side.",
            "Mean |cov − (1−δ)| is the mean absolute distance of coverage from nominal; "
            "mean width is the expected interval width averaged over the cells.", ""]
+    ranks = ranking(table)
+    if len(ranks) >= 3:
+        md += ["## Ranking", "",
+               "Per δ, side and engine: methods ordered by mean |coverage − (1 − δ)| (closest to nominal "
+               "first), with their rank by mean width (1 = narrowest) and their worst coverage over the grid.", "",
+               "| δ | side | engine | rank | method | mean \\|cov − (1−δ)\\| | width rank | mean width | "
+               "min coverage |", "|--:|:--|:--|--:|:--|--:|--:|--:|--:|"]
+        md += [f"| {r.delta:g} | {r.side} | {r.engine} | {r.closeness_rank} | {r.label} | {r.mean_abs_error:.4f} | "
+               f"{r.width_rank} | {r.mean_width:.4f} | {r.min_coverage:.4f} |" for r in ranks.itertuples()]
+        md += [""]
     agreement = mc_agreement(df)
     if not agreement.empty:
         md += ["## Monte Carlo against exact", "",

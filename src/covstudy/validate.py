@@ -35,6 +35,13 @@ def unit_interval(name: str, value, *, open_: bool) -> np.ndarray:
     return arr
 
 
+def scalar(name: str, value):
+    """``value`` itself if it is a single number (not an array)."""
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a single number")
+    return value
+
+
 def seed(value) -> int:
     """A study seed: any whole number >= 0 (SeedSequence takes arbitrarily large ints)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
