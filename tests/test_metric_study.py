@@ -54,5 +54,5 @@ def test_config_errors(tmp_path):
         Study.from_config(config(tmp_path, engine="exact"))
     with pytest.raises(ConfigError, match="grid.n: exact iid coverage of the ratio metrics needs n <= 2000"):
         Study.from_config(config(tmp_path, grid={**GRID, "n": [3000]}))
-    with pytest.raises(ConfigError, match="methods\\[0\\].draws: method parameters must be numbers|draws must be a whole"):
+    with pytest.raises(ConfigError, match="draws must be a whole number"):
         Study.from_config(config(tmp_path, methods=[{"name": "f1_bayes", "draws": 2.5}]))

@@ -157,13 +157,13 @@ def metric_coverage(metric: str, method: str, n: int, prevalence: float, tpr: fl
         params = validate_f1_params(method, params)
     elif params:
         raise ValueError(f"{method}: unknown parameter {next(iter(params))!r}; valid parameters: none")
-    n = int(validate.counts("n", _scalar("n", n), minimum=2 if design == "stratified" else 1))
-    q = float(validate.unit_interval("prevalence", _scalar("prevalence", prevalence), open_=True))
-    tpr = float(validate.unit_interval("tpr", _scalar("tpr", tpr), open_=False))
-    tnr = float(validate.unit_interval("tnr", _scalar("tnr", tnr), open_=False))
-    d = float(validate.delta(_scalar("delta", delta)))
+    n = int(validate.counts("n", validate.scalar("n", n), minimum=2 if design == "stratified" else 1))
+    q = float(validate.unit_interval("prevalence", validate.scalar("prevalence", prevalence), open_=True))
+    tpr = float(validate.unit_interval("tpr", validate.scalar("tpr", tpr), open_=False))
+    tnr = float(validate.unit_interval("tnr", validate.scalar("tnr", tnr), open_=False))
+    d = float(validate.delta(validate.scalar("delta", delta)))
     if reps is not None:
-        reps = int(validate.counts("reps", _scalar("reps", reps), minimum=1))
+        reps = int(validate.counts("reps", validate.scalar("reps", reps), minimum=1))
         seed = np.random.SeedSequence().entropy if seed is None else validate.seed(seed)
     else:
         seed = None
@@ -194,9 +194,3 @@ def _check_engine(metric, kind, design, n, prevalence, reps):
                                  f"{balanced.TABLE_LIMIT:,} outcomes, got {cells:,}; use Monte Carlo (reps=...)")
     elif design == "iid" and n > balanced.IID_MC_LIMIT:
         raise ValueError(f"n: iid Monte Carlo needs n <= {balanced.IID_MC_LIMIT:,}, got {n:,}")
-
-
-def _scalar(name, value):
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single number")
-    return value

@@ -106,7 +106,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     if side not in SIDES:
         raise ValueError(side_message(side))
     params = m.validate_params(params)
-    d = float(validate.delta(_scalar("delta", delta)))
+    d = float(validate.delta(validate.scalar("delta", delta)))
     p_grid, where = _p_grid(p, p_range, p_points)
     if width is None and coverage_tol is None:
         raise ValueError("target: give width (and optionally width_prob) and/or coverage_tol")
@@ -115,12 +115,13 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     if width_prob is not None:
         if width is None:
             raise ValueError("width_prob needs width (P(width <= width) >= width_prob)")
-        width_prob = float(validate.unit_interval("width_prob", _scalar("width_prob", width_prob), open_=True))
+        width_prob = float(validate.unit_interval("width_prob", validate.scalar("width_prob", width_prob),
+                                                  open_=True))
     if coverage_tol is not None:
-        coverage_tol = float(validate.unit_interval("coverage_tol", _scalar("coverage_tol", coverage_tol),
+        coverage_tol = float(validate.unit_interval("coverage_tol", validate.scalar("coverage_tol", coverage_tol),
                                                     open_=False))
-    n_max = int(validate.counts("n_max", _scalar("n_max", n_max), minimum=1))
-    horizon = int(validate.counts("horizon", _scalar("horizon", horizon), minimum=0))
+    n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=1))
+    horizon = int(validate.counts("horizon", validate.scalar("horizon", horizon), minimum=0))
 
     parts = []
     if width is not None:
@@ -184,7 +185,7 @@ def _p_grid(p, p_range, points) -> tuple[np.ndarray, str]:
     if (p is None) == (p_range is None):
         raise ValueError("p: give exactly one of p (a number in [0, 1]) and p_range (lo, hi)")
     if p is not None:
-        value = float(validate.unit_interval("p", _scalar("p", p), open_=False))
+        value = float(validate.unit_interval("p", validate.scalar("p", p), open_=False))
         return np.array([value]), f"at p = {value:g}"
     try:
         lo, hi = (float(v) for v in p_range)
@@ -193,7 +194,7 @@ def _p_grid(p, p_range, points) -> tuple[np.ndarray, str]:
     validate.unit_interval("p_range", [lo, hi], open_=False)
     if lo > hi:
         raise ValueError(f"p_range must have lo <= hi, got ({lo:g}, {hi:g})")
-    points = int(validate.counts("p_points", _scalar("p_points", points), minimum=1))
+    points = int(validate.counts("p_points", validate.scalar("p_points", points), minimum=1))
     grid = np.linspace(lo, hi, points)
     if lo < 0.5 < hi:
         grid = np.union1d(grid, [0.5])
@@ -202,18 +203,13 @@ def _p_grid(p, p_range, points) -> tuple[np.ndarray, str]:
 
 def _positive(name, value) -> float:
     try:
-        x = float(_scalar(name, value))
+        x = float(validate.scalar(name, value))
     except (TypeError, ValueError):
         x = math.nan
     if not (math.isfinite(x) and 0 < x <= 1):
         raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
     return x
 
-
-def _scalar(name, value):
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single number")
-    return value
 
 
 # ---------------------------------------------------------------------------------------------

@@ -544,7 +544,8 @@ def _balanced_figures(df, out: _Output, colors, order):
             df[col] = default
     df["design"] = df["design"].fillna("stratified").astype(str)
     # confusion-matrix studies with a metric axis: one set of figures per metric
-    cols = ("delta", "side", "engine", "design") + (("metric",) if "metric" in df and df["metric"].notna().all() else ())
+    per_metric = "metric" in df and df["metric"].notna().all()
+    cols = ("delta", "side", "engine", "design") + (("metric",) if per_metric else ())
     for combo, sub in _combos(df, cols):
         metric = combo.get("metric", "balanced_accuracy")
         what = metric.replace("_", " ").capitalize()  # e.g. "Balanced accuracy", "Precision"

@@ -14,7 +14,8 @@ or n_pos, n_neg (stratified only). The confusion-matrix designs iid/stratified t
 ``grid.metric`` axis (names from metrics.METRICS, with n and prevalence); without it they
 study balanced accuracy with the balanced-accuracy methods as before. With it, each method
 runs for the metrics it applies to (binomial methods: ratio metrics and f1; F1 methods: f1;
-balanced-accuracy methods: balanced_accuracy) and must apply to at least one. A numeric grid axis is a number, a list of numbers, or an inclusive range
+balanced-accuracy methods: balanced_accuracy) and must apply to at least one.
+A numeric grid axis is a number, a list of numbers, or an inclusive range
 ``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
 like R's ``seq(from, to, by)``).
 """

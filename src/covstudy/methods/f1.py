@@ -135,7 +135,7 @@ def f1_delta(tp, fn, fp, tn, delta, rng=None):
           params=(Param("draws", 2000, above=0.0, doc="posterior samples"),
                   Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
 def f1_bayes(tp, fn, fp, tn, delta, rng=None, draws=2000, alpha=1.0):
-    """Equal-tailed credible interval of F1 from ``draws`` samples of the Dirichlet(TP+α, FN+α, FP+α, TN+α) posterior.
+    """Equal-tailed credible interval of F1 from ``draws`` Dirichlet(TP+α, FN+α, FP+α, TN+α) posterior samples.
 
     A Dirichlet vector is independent Gamma variates divided by their sum, and F1 is
     scale-free, so each sample is F = 2U/(2U + V), U ~ Gamma(TP + α), V ~ Gamma(FP + FN + 2α)
