@@ -220,3 +220,35 @@ def _merge(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.n
     counts = np.concatenate([c for _, c in parts])
     key, inverse = np.unique(keys, return_inverse=True)
     return key, np.bincount(inverse, weights=counts, minlength=key.size).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Confusion matrices. The two-class outcomes above *are* confusion matrices: TP = k_pos,
+# FN = n_pos - k_pos, TN = k_neg, FP = n_neg - k_neg (the iid design draws n_pos, then the
+# class outcomes: the same law as Multinomial(n; π_TP, π_FN, π_FP, π_TN)). All metrics at a
+# point therefore share its simulated test sets and stream.
+
+
+def class_sizes(n: int, prevalence: float) -> tuple[int, int]:
+    """Stratified class sizes from (n, prevalence): n_pos = round(n·prevalence) kept in [1, n - 1]."""
+    n_pos = min(n - 1, max(1, round(n * prevalence)))
+    return n_pos, n - n_pos
+
+
+def confusion(outcomes: Outcomes) -> dict[str, np.ndarray]:
+    """The cells tp, fn, fp, tn of two-class outcomes."""
+    return {"tp": outcomes.k_pos, "fn": outcomes.n_pos - outcomes.k_pos,
+            "fp": outcomes.n_neg - outcomes.k_neg, "tn": outcomes.k_neg}
+
+
+def ratio_pmf(n: int, p_k: float, p_l: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (k, l) with k + l <= n and its Multinomial(n; p_k, p_l, 1 - p_k - p_l) probability.
+
+    Written as m = k + l ~ Binomial(n, p_k + p_l) and k | m ~ Binomial(m, p_k/(p_k + p_l));
+    (n + 1)(n + 2)/2 outcomes, ordered by m, then k.
+    """
+    m, k = np.tril_indices(n + 1)
+    p_m = p_k + p_l
+    theta = p_k / p_m if p_m > 0 else 0.0
+    weight = stats.binom.pmf(m, n, min(p_m, 1.0)) * stats.binom.pmf(k, m, theta)
+    return k, m - k, weight

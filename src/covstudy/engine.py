@@ -15,6 +15,8 @@ import time
 import numpy as np
 
 from . import balanced
+from .metric_coverage import point_measures, point_truth
+from .metrics import method_kind
 from .coverage import outcome_weights
 from .grid import Cell, Task
 from .measures import measures
@@ -37,7 +39,28 @@ def evaluate(task: Task) -> list[dict]:
     return rows
 
 
+def _metric(cell: Cell) -> dict:
+    """A cell of a confusion-matrix study with a ``metric`` axis (metric_coverage.point_measures)."""
+    metric, params = cell["metric"], dict(cell.method.params)
+    args = (cell.design, cell["n"], cell["prevalence"], cell["tpr"], cell["tnr"])
+
+    def score(reps):
+        return point_measures(metric, cell.method.name, params, *args, cell.delta, cell.side,
+                                              reps, cell.seed)
+
+    row = _identity(cell)
+    row["truth"] = point_truth(metric, *args)
+    row.update(score(None if cell.engine == "exact" else cell.reps))
+    if cell.engine == "both" and method_kind(metric, cell.method.name) != "f1":
+        exact = score(None)
+        row["exact_coverage"] = exact["coverage"]
+        row["exact_mean_width"] = exact["mean_width"]
+    return row
+
+
 def _balanced(cell: Cell) -> dict:
+    if "metric" in dict(cell.point):
+        return _metric(cell)
     sizes = (cell["n_pos"], cell["n_neg"]) if cell.design == "stratified" else (cell["n"], cell["prevalence"])
     tpr, tnr = cell["tpr"], cell["tnr"]
 

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from .seeds import canonical
-from .study import MethodSpec, Study
+from .study import MethodSpec, Study, method_applies
 
 _MAX_TASK_ELEMENTS = 4_000_000  # (points × outcomes) per binomial task: bounds a task's memory
 
@@ -76,7 +76,10 @@ def points(design: str, axes: dict) -> list[tuple[tuple[str, float], ...]]:
                  for a in [min(n - 1, max(1, round(n * q)))]]
     else:
         sizes = [(("n", n), ("prevalence", q)) for n in axes["n"] for q in axes["prevalence"]]
-    return [s + r for s, r in itertools.product(sizes, rates)]
+    pts = [s + r for s, r in itertools.product(sizes, rates)]
+    if "metric" in axes:  # the metric is part of a cell's identity, not of its random stream
+        pts = [(("metric", m),) + pt for m in axes["metric"] for pt in pts]
+    return pts
 
 
 def cells(study: Study) -> list[Cell]:
@@ -85,7 +88,8 @@ def cells(study: Study) -> list[Cell]:
     reps, seed = (study.reps, study.seed) if mc else (None, None)
     return [Cell(m, design, point, delta, study.side, study.engine, reps, seed)
             for m in study.methods for delta in study.axes["delta"] for design in study.design
-            for point in points(design, study.axes)]
+            for point in points(design, study.axes)
+            if "metric" not in study.axes or method_applies(dict(point)["metric"], m.name)]
 
 
 def tasks(todo: list[Cell], n_workers: int) -> list[Task]:

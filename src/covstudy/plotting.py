@@ -153,6 +153,8 @@ def _describe(combo: dict, **fixed) -> str:
     parts.append(combo["side"])
     if "design" in combo:
         parts.append(f"{combo['design']} design")
+    if "metric" in combo:
+        parts.append(f"metric {combo['metric']}")
     return ", ".join(parts)
 
 
@@ -541,7 +543,13 @@ def _balanced_figures(df, out: _Output, colors, order):
         if col not in df:
             df[col] = default
     df["design"] = df["design"].fillna("stratified").astype(str)
-    for combo, sub in _combos(df, ("delta", "side", "engine", "design")):
+    # confusion-matrix studies with a metric axis: one set of figures per metric
+    per_metric = "metric" in df and df["metric"].notna().all()
+    cols = ("delta", "side", "engine", "design") + (("metric",) if per_metric else ())
+    for combo, sub in _combos(df, cols):
+        metric = combo.get("metric", "balanced_accuracy")
+        what = metric.replace("_", " ").capitalize()  # e.g. "Balanced accuracy", "Precision"
+        kind = "ba" if metric == "balanced_accuracy" else metric
         # coverage vs prevalence at the (tpr, tnr) operating point with the most prevalences
         for n in _pick(sub["n"].unique()):
             d = sub[sub["n"] == n]
@@ -553,9 +561,9 @@ def _balanced_figures(df, out: _Output, colors, order):
             d = d[np.isclose(d["tpr"], tpr) & np.isclose(d["tnr"], tnr)]
             fixed = dict(n=n, tpr=tpr, tnr=tnr)
             fig = coverage_panels(d, "prevalence", combo, colors, order,
-                                  title=f"Balanced accuracy: coverage vs prevalence\n{_describe(combo, **fixed)}")
-            out.save(fig, _stem("ba_coverage_vs_prevalence", combo, **fixed),
-                  f"Balanced-accuracy coverage vs prevalence at {_describe(combo, **fixed)}.")
+                                  title=f"{what}: coverage vs prevalence\n{_describe(combo, **fixed)}")
+            out.save(fig, _stem(f"{kind}_coverage_vs_prevalence", combo, **fixed),
+                  f"{what} coverage vs prevalence at {_describe(combo, **fixed)}.")
         # heatmap over (tpr, tnr) at the (n, prevalence) with the most operating points
         counts = sub.groupby(["n", "prevalence"]).apply(lambda g: g[["tpr", "tnr"]].drop_duplicates().shape[0],
                                                         include_groups=False)
@@ -565,14 +573,14 @@ def _balanced_figures(df, out: _Output, colors, order):
                 continue
             fixed = dict(n=n, prevalence=prev)
             fig = heatmap_panels(d, "tpr", "tnr", combo, colors, order,
-                                 title=f"Balanced accuracy: coverage over (tpr, tnr)\n{_describe(combo, **fixed)}")
-            out.save(fig, _stem("ba_heatmap", combo, **fixed),
-                  f"Balanced-accuracy coverage over (tpr, tnr) at {_describe(combo, **fixed)}; red is below nominal.")
+                                 title=f"{what}: coverage over (tpr, tnr)\n{_describe(combo, **fixed)}")
+            out.save(fig, _stem(f"{kind}_heatmap", combo, **fixed),
+                  f"{what} coverage over (tpr, tnr) at {_describe(combo, **fixed)}; red is below nominal.")
         if sub["label"].nunique() >= 2 and len(sub) > sub["label"].nunique():
-            fig = tradeoff(sub, combo, colors, order, unit="balanced accuracy",
-                           title=f"Balanced accuracy: coverage and width over all cells\n{_describe(combo)}")
-            out.save(fig, _stem("ba_tradeoff", combo),
-                  f"Balanced accuracy: mean coverage (dot) and minimum coverage (bar end) against mean width over "
+            fig = tradeoff(sub, combo, colors, order, unit=what.lower(),
+                           title=f"{what}: coverage and width over all cells\n{_describe(combo)}")
+            out.save(fig, _stem(f"{kind}_tradeoff", combo),
+                  f"{what}: mean coverage (dot) and minimum coverage (bar end) against mean width over "
                   f"all {len(sub) // sub['label'].nunique()} cells per method, {_describe(combo)}.")
 
 

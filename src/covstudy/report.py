@@ -26,6 +26,7 @@ COLUMNS = {  # summary column -> (Markdown header, LaTeX header)
     "side": ("side", "Side"),
     "engine": ("engine", "Engine"),
     "design": ("design", "Design"),
+    "metric": ("metric", "Metric"),
     "cells": ("cells", "Cells"),
     "mean_coverage": ("mean coverage", "Mean cov."),
     "min_coverage": ("min coverage", "Min cov."),
@@ -69,7 +70,7 @@ def tidy(df: pd.DataFrame) -> pd.DataFrame:
 
 def join_exact(df: pd.DataFrame) -> pd.DataFrame:
     """Give mc rows the coverage and width of the exact rows for the same cell, where they lack them."""
-    keys = [c for c in ("method", "label", "side", "delta", "n", "p", "design", "n_pos", "n_neg",
+    keys = [c for c in ("method", "label", "side", "delta", "n", "p", "design", "metric", "n_pos", "n_neg",
                         "prevalence", "tpr", "tnr") if c in df and df[c].notna().any()]
     exact = df[df["engine"] == "exact"]
     if exact.empty or not (df["engine"] == "mc").any():
@@ -129,6 +130,8 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     df = df.assign(_below=below.astype(float), _abs=(df["coverage"] - nominal).abs())
     balanced = "design" in df and (df["design"].dropna() != "binomial").any()
     keys = list(GROUP) + (["design"] if balanced else [])
+    if "metric" in df and df["metric"].notna().all():  # confusion-matrix studies: per metric
+        keys.append("metric")
     if "design" in keys:
         df["design"] = df["design"].fillna("").astype(str)
     out = df.groupby(keys, sort=False).agg(
@@ -235,7 +238,7 @@ def tex_escape(text) -> str:
 def latex_table(table: pd.DataFrame, caption: str, label: str) -> str:
     """A booktabs table; delta/side/engine/design columns that are constant go into the caption."""
     cols = _columns(table)
-    constant = [c for c in ("delta", "side", "engine", "design") if c in cols and table[c].nunique() == 1]
+    constant = [c for c in ("delta", "side", "engine", "design", "metric") if c in cols and table[c].nunique() == 1]
     cols = [c for c in cols if c not in constant]
     if constant:
         fixed = ", ".join(rf"$\delta = {_cell(c, table[c].iloc[0])}$" if c == "delta"

@@ -10,7 +10,12 @@ names the offending key and its valid range. Keys mirror the code's parameters:
 
 The design decides the axes: binomial needs n, p; the balanced-accuracy designs need
 tpr, tnr and either n, prevalence (iid, or stratified with n_pos = round(n·prevalence))
-or n_pos, n_neg (stratified only). A numeric grid axis is a number, a list of numbers, or an inclusive range
+or n_pos, n_neg (stratified only). The confusion-matrix designs iid/stratified take an optional
+``grid.metric`` axis (names from metrics.METRICS, with n and prevalence); without it they
+study balanced accuracy with the balanced-accuracy methods as before. With it, each method
+runs for the metrics it applies to (binomial methods: ratio metrics and f1; F1 methods: f1;
+balanced-accuracy methods: balanced_accuracy) and must apply to at least one.
+A numeric grid axis is a number, a list of numbers, or an inclusive range
 ``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
 like R's ``seq(from, to, by)``).
 """
@@ -23,13 +28,15 @@ from pathlib import Path
 
 from .methods import get
 from .methods.balanced import get_balanced
+from .methods.f1 import validate_f1_params
+from .metrics import METRICS, method_kind
 
 ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
 SIDES = ("two-sided", "lower", "upper")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
             "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out")
-GRID_KEYS = ("design", "n", "p", "prevalence", "n_pos", "n_neg", "tpr", "tnr", "delta")
+GRID_KEYS = ("design", "metric", "n", "p", "prevalence", "n_pos", "n_neg", "tpr", "tnr", "delta")
 DESIGNS = ("binomial", "stratified", "iid")
 # The axes each design needs (besides delta), and the valid range of every numeric axis.
 DESIGN_AXES = {
@@ -93,10 +100,13 @@ class Study:
         side = choice("side", cfg.get("side", "two-sided"), SIDES)
         if design != ("binomial",) and side != "two-sided":
             raise ConfigError("side: balanced-accuracy designs have two-sided intervals only")
+        methods = method_specs(cfg.get("methods"), balanced=design != ("binomial",), metrics=axes.get("metric"))
+        if "metric" in axes:
+            _check_metric_engine(methods, axes, design, engine)
         return cls(
             name=name,
             question=text("question", cfg.get("question", ""), allow_empty=True),
-            methods=method_specs(cfg.get("methods"), balanced=design != ("binomial",)),
+            methods=methods,
             side=side,
             design=design, axes=axes,
             reps=integer("reps", cfg.get("reps", 10_000), low=1),
@@ -142,9 +152,13 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
     design = tuple(dict.fromkeys(designs))
     if "binomial" in design and len(design) > 1:
         raise ConfigError("grid.design: binomial cannot be mixed with the balanced-accuracy designs stratified, iid")
+    grid = dict(grid)
+    metric = grid.pop("metric", None)
+    if metric is not None and "binomial" in design:
+        raise ConfigError("grid.metric: only for the confusion-matrix designs stratified, iid")
     given = {k for k in grid if k != "design" and grid[k] is not None}
     options = [set(o) for o in DESIGN_AXES[design[0]]]
-    if design == ("stratified",):
+    if design == ("stratified",) and metric is None:
         need = next((o for o in options if o <= given), options[0])
     else:  # several designs share the (n, prevalence) parametrisation
         need = options[0]
@@ -160,6 +174,13 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
         integer, low, high, low_open, high_open = AXIS_RANGES[key]
         axes[key] = axis(f"grid.{key}", grid[key], integer=integer, low=low, high=high,
                          low_open=low_open, high_open=high_open)
+    if metric is not None:
+        names = [metric] if isinstance(metric, str) else metric
+        if not isinstance(names, (list, tuple)) or not names:
+            raise ConfigError(f"grid.metric: must be one or more of {', '.join(METRICS)}, got {metric!r}")
+        for m in names:
+            choice("grid.metric", m, METRICS)
+        axes = {"metric": tuple(dict.fromkeys(names)), **axes}
     return design, axes
 
 
@@ -240,9 +261,52 @@ def n_jobs_value(value):
     return value
 
 
-def method_specs(entries, balanced: bool = False) -> tuple[MethodSpec, ...]:
+def _metric_method(name, metrics):
+    """The registered method ``name`` if it applies to one of ``metrics`` (metrics.method_kind)."""
+    from .methods.f1 import get_f1
+
+    kinds = []
+    for metric in metrics:
+        try:
+            kinds.append(method_kind(metric, name))
+        except ValueError:
+            pass
+    if not kinds:
+        raise ValueError(f"method {name!r} applies to none of the metrics {', '.join(metrics)}")
+    return {"binomial": get, "balanced": get_balanced, "f1": get_f1}[kinds[0]](name)
+
+
+def _check_metric_engine(methods, axes, design, engine):
+    from .metric_coverage import RATIO_IID_EXACT_LIMIT
+
+    if engine == "mc":
+        return
+    for m in methods:
+        kinds = {method_kind(metric, m.name) for metric in axes["metric"] if method_applies(metric, m.name)}
+        if kinds == {"f1"} and engine == "exact":
+            raise ConfigError(f"engine: F1 method {m.name} has Monte Carlo coverage only; use engine mc or both")
+        if "iid" in design and "binomial" in kinds and max(axes["n"]) > RATIO_IID_EXACT_LIMIT:
+            raise ConfigError(f"grid.n: exact iid coverage of the ratio metrics needs n <= {RATIO_IID_EXACT_LIMIT}, "
+                              f"got {max(axes['n'])}; use engine mc")
+
+
+def method_kind_name(name, metrics) -> str:
+    """The registry kind of ``name`` for the first of ``metrics`` it applies to."""
+    return next(method_kind(m, name) for m in metrics if method_applies(m, name))
+
+
+def method_applies(metric, method) -> bool:
+    try:
+        method_kind(metric, method)
+    except ValueError:
+        return False
+    return True
+
+
+def method_specs(entries, balanced: bool = False, metrics=None) -> tuple[MethodSpec, ...]:
     """Method entries: a name, or a mapping {name: ..., label: ..., <param>: value, ...};
-    binomial methods for the binomial design, balanced-accuracy methods otherwise."""
+    binomial methods for the binomial design, balanced-accuracy methods otherwise, and for a
+    ``grid.metric`` axis any method that applies to one of ``metrics``."""
     if isinstance(entries, str):
         entries = [entries]
     if not isinstance(entries, (list, tuple)) or not entries:
@@ -258,7 +322,10 @@ def method_specs(entries, balanced: bool = False) -> tuple[MethodSpec, ...]:
         name = entry.pop("name")
         label = entry.pop("label", None)
         try:
-            method = get_balanced(name) if balanced else get(name)
+            if metrics:
+                method = _metric_method(name, metrics)
+            else:
+                method = get_balanced(name) if balanced else get(name)
         except ValueError as err:
             raise ConfigError(f"{where}: {str(err).removeprefix('method: ')}") from None
         for pname, pvalue in entry.items():
@@ -266,6 +333,8 @@ def method_specs(entries, balanced: bool = False) -> tuple[MethodSpec, ...]:
                 raise ConfigError(f"{where}.{pname}: method parameters must be numbers, got {pvalue!r}")
         try:
             params = method.validate_params(entry)
+            if metrics and method_kind_name(method.name, metrics) == "f1":
+                params = validate_f1_params(method.name, entry)  # draws: a whole number
         except ValueError as err:
             raise ConfigError(f"{where}: {err}") from None
         if label is None:

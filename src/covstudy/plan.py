@@ -1,0 +1,264 @@
+"""Test-set size planning: the smallest n whose intervals meet a target, by the exact engine.
+
+For a binomial method, delta and side, and an assumed accuracy p (or every p of a range),
+the targets are
+
+    width w:                    E[width] <= w                     (worst p of the range)
+    width w, width_prob 1 - γ:  P(width <= w) >= 1 - γ            (worst p of the range)
+    coverage_tol ε:             coverage >= 1 - delta - ε         (worst p of the range)
+
+(several given: all must hold). Everything is computed exactly from Binomial(n, p) (no
+normal approximation), on the pmf's support (mass outside < 1e-300; designs.py). A range
+(lo, hi) is evaluated at ``p_points`` equally spaced p, plus ½ if inside (the widest
+point of most methods). One-sided bounds have "width" the margin p̂ - lower or upper - p̂.
+"Within ε of nominal" means no more than ε *below* 1 - delta: over-coverage is only conservatism.
+
+What "smallest" means. Expected width and coverage are not monotone in n (e.g. Wald's
+interval at n = 1 has width 0, and coverage oscillates), so the answer is defined as the
+smallest n at which the target holds *and keeps holding* for every n' in [n, n + horizon]
+(default horizon 20). The search: doubling from the last failing n to an n where the target
+holds, bisection down to a boundary (fails at n - 1, holds at n), then a check of the window
+(n, n + horizon]; a failure there becomes the new starting point. The first n that passes is
+returned; it fails at n - 1, so it is the start of its run. The search does not visit every n
+below the answer, so a run of horizon + 1 passing n's that it jumped over could be missed;
+the tests compare with a brute-force scan of every n.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import validate
+from .designs import _supported_pmf
+from .methods import SIDES, get, side_message
+
+_TOL = 1e-12  # slack in the comparisons, so rounding cannot flip a target that holds with equality
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """The planned test-set size ``n`` and a table of nearby n with their performance."""
+
+    n: int
+    method: str
+    delta: float
+    side: str
+    target: str  # the target in words
+    p: tuple[float, ...]  # the p at which the target is checked
+    table: tuple[dict, ...]  # rows: n, mean_width (worst p), min_coverage, [prob_width (worst p)]
+    params: dict = field(default_factory=dict)
+    horizon: int = 20
+    evaluations: int = 0  # sizes n evaluated by the search
+
+    def to_frame(self):
+        """The table as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.table))
+
+    def __str__(self) -> str:
+        head = f"n = {self.n}  ({self.method}, delta={self.delta:g}, {self.side}: {self.target})"
+        cols = list(self.table[0])
+        lines = ["  ".join(f"{c:>12}" for c in cols)]
+        for row in self.table:
+            mark = "  <-" if row["n"] == self.n else ""
+            lines.append("  ".join(f"{row[c]:>12}" if c == "n" else f"{row[c]:>12.5f}" for c in cols) + mark)
+        return "\n".join([head, *lines])
+
+
+def performance(method: str, n: int, p: np.ndarray, delta: float, side: str = "two-sided",
+                width: float | None = None, **params) -> dict[str, np.ndarray]:
+    """Exact coverage, mean width and (if ``width``) P(width <= width) at each p; params validated."""
+    m = get(method)
+    supports = _supported_pmf(n, np.asarray(p, dtype=float))
+    k_lo = min(lo for lo, _ in supports)
+    k_hi = max(lo + len(pmf) for lo, pmf in supports)
+    k = np.arange(k_lo, k_hi)
+    lower, upper = m.bounds(k, n, delta, side, **params)
+    lower, upper = np.broadcast_to(lower, k.shape), np.broadcast_to(upper, k.shape)
+    size = {"two-sided": upper - lower, "lower": k / n - lower, "upper": upper - k / n}[side]
+    out = {"coverage": [], "mean_width": [], "prob_width": []}
+    for pi, (lo, pmf) in zip(np.asarray(p, dtype=float), supports):
+        s = slice(lo - k_lo, lo - k_lo + len(pmf))
+        out["coverage"].append(np.sum(pmf * ((lower[s] <= pi) & (pi <= upper[s]))))
+        out["mean_width"].append(np.sum(pmf * size[s]))
+        if width is not None:
+            out["prob_width"].append(np.sum(pmf * (size[s] <= width + _TOL)))
+    return {name: np.array(v) for name, v in out.items() if v}
+
+
+def plan(method: str, delta: float = 0.05, p: float | None = None, width: float | None = None,
+         width_prob: float | None = None, coverage_tol: float | None = None, p_range=None,
+         side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51,
+         **params) -> PlanResult:
+    """The smallest test-set size n meeting the target (module docstring), with a table.
+
+    E.g. ``plan("wilson", p=0.9, delta=0.05, width=0.1).n``. Give ``p`` or ``p_range=(lo, hi)``
+    and at least one of ``width`` (with optional ``width_prob`` = 1 - γ) and ``coverage_tol``.
+    ``params`` are the method's parameters. Raises ValueError if no n <= n_max qualifies.
+    """
+    m = get(method)
+    if side not in SIDES:
+        raise ValueError(side_message(side))
+    params = m.validate_params(params)
+    d = float(validate.delta(validate.scalar("delta", delta)))
+    p_grid, where = _p_grid(p, p_range, p_points)
+    if width is None and coverage_tol is None:
+        raise ValueError("target: give width (and optionally width_prob) and/or coverage_tol")
+    if width is not None:
+        width = _positive("width", width)
+    if width_prob is not None:
+        if width is None:
+            raise ValueError("width_prob needs width (P(width <= width) >= width_prob)")
+        width_prob = float(validate.unit_interval("width_prob", validate.scalar("width_prob", width_prob),
+                                                  open_=True))
+    if coverage_tol is not None:
+        coverage_tol = float(validate.unit_interval("coverage_tol", validate.scalar("coverage_tol", coverage_tol),
+                                                    open_=False))
+    n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=1))
+    horizon = int(validate.counts("horizon", validate.scalar("horizon", horizon), minimum=0))
+
+    parts = []
+    if width is not None:
+        parts.append(f"P(width <= {width:g}) >= {width_prob:g}" if width_prob is not None
+                     else f"mean width <= {width:g}")
+    if coverage_tol is not None:
+        parts.append(f"coverage >= {1 - d - coverage_tol:g}")
+    target = " and ".join(parts) + f" {where}"
+
+    cache: dict[int, dict] = {}
+
+    def perf(n: int) -> dict:
+        if n not in cache:
+            r = performance(m.name, n, p_grid, d, side, width if width_prob is not None else None, **params)
+            cache[n] = {"n": n, "mean_width": float(np.max(r["mean_width"])),
+                        "min_coverage": float(np.min(r["coverage"]))}
+            if "prob_width" in r:
+                cache[n]["prob_width"] = float(np.min(r["prob_width"]))
+        return cache[n]
+
+    def holds(n: int) -> bool:
+        r = perf(n)
+        ok = True
+        if width is not None:
+            ok &= (r["prob_width"] >= width_prob - _TOL) if width_prob is not None else r["mean_width"] <= width + _TOL
+        if coverage_tol is not None:
+            ok &= r["min_coverage"] >= 1 - d - coverage_tol - _TOL
+        return bool(ok)
+
+    n = _search(holds, n_max, horizon)
+    if n is None:
+        raise ValueError(f"n_max: no n <= {n_max:,} meets the target ({target}); raise n_max or relax the target")
+    evaluations = len(cache)
+    sizes = sorted({min(n_max, max(1, round(n * f))) for f in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)} | {n})
+    table = tuple(perf(s) for s in sizes)
+    return PlanResult(n, m.name, d, side, target, tuple(float(v) for v in p_grid), table, params, horizon,
+                      evaluations)
+
+
+def _search(holds, n_max: int, horizon: int) -> int | None:
+    """The first n found with holds(n') for all n' in [n, n + horizon] (module docstring); None if none <= n_max."""
+    lo = 0  # invariant: lo == 0 or holds(lo) is False
+    while lo < n_max:
+        step, hi = 1, lo + 1
+        while not holds(hi):  # doubling
+            if hi == n_max:
+                return None
+            lo, step = hi, step * 2
+            hi = min(n_max, lo + step)
+        while hi - lo > 1:  # bisection: holds(hi), not holds(lo)
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if holds(mid) else (mid, hi)
+        bad = next((m for m in range(hi + 1, min(n_max, hi + horizon) + 1) if not holds(m)), None)
+        if bad is None:
+            return hi
+        lo = bad
+    return None
+
+
+def _p_grid(p, p_range, points) -> tuple[np.ndarray, str]:
+    if (p is None) == (p_range is None):
+        raise ValueError("p: give exactly one of p (a number in [0, 1]) and p_range (lo, hi)")
+    if p is not None:
+        value = float(validate.unit_interval("p", validate.scalar("p", p), open_=False))
+        return np.array([value]), f"at p = {value:g}"
+    try:
+        lo, hi = (float(v) for v in p_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"p_range must be two numbers (lo, hi) in [0, 1], got {p_range!r}") from None
+    validate.unit_interval("p_range", [lo, hi], open_=False)
+    if lo > hi:
+        raise ValueError(f"p_range must have lo <= hi, got ({lo:g}, {hi:g})")
+    points = int(validate.counts("p_points", validate.scalar("p_points", points), minimum=1))
+    grid = np.linspace(lo, hi, points)
+    if lo < 0.5 < hi:
+        grid = np.union1d(grid, [0.5])
+    return grid, f"for p in [{lo:g}, {hi:g}] ({grid.size} points)"
+
+
+def _positive(name, value) -> float:
+    try:
+        x = float(validate.scalar(name, value))
+    except (TypeError, ValueError):
+        x = math.nan
+    if not (math.isfinite(x) and 0 < x <= 1):
+        raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
+    return x
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line: covstudy-plan.
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, no usage dump
+        self.exit(2, f"covstudy-plan: error: {message}\n")
+
+
+def _param(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--param must be NAME=NUMBER, got {text!r}") from None
+
+
+def main(argv=None) -> int:
+    """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table."""
+    ap = _Parser(prog="covstudy-plan", description="Smallest test-set size n for an interval target "
+                 "(exact binomial computation).")
+    ap.add_argument("--method", required=True, help="binomial interval method, e.g. wilson")
+    ap.add_argument("--delta", type=float, default=0.05, help="miss rate (default 0.05)")
+    ap.add_argument("--p", type=float, help="assumed accuracy")
+    ap.add_argument("--p-range", type=float, nargs=2, metavar=("LO", "HI"), help="range of accuracies")
+    ap.add_argument("--width", type=float, help="target interval width")
+    ap.add_argument("--width-prob", type=float, help="require P(width <= WIDTH) >= WIDTH_PROB (1 - gamma)")
+    ap.add_argument("--coverage-tol", type=float, help="require coverage >= 1 - delta - COVERAGE_TOL")
+    ap.add_argument("--side", default="two-sided", choices=SIDES)
+    ap.add_argument("--n-max", type=int, default=10**6)
+    ap.add_argument("--horizon", type=int, default=20, help="n must keep meeting the target for this many more")
+    ap.add_argument("--p-points", type=int, default=51, help="grid points of --p-range")
+    ap.add_argument("--param", type=_param, action="append", default=[], metavar="NAME=VALUE",
+                    help="method parameter, e.g. --param a=2 (repeatable)")
+    args = ap.parse_args(argv)
+    try:
+        result = plan(args.method, delta=args.delta, p=args.p, width=args.width, width_prob=args.width_prob,
+                      coverage_tol=args.coverage_tol, p_range=args.p_range, side=args.side, n_max=args.n_max,
+                      horizon=args.horizon, p_points=args.p_points, **dict(args.param))
+    except ValueError as err:
+        print(f"covstudy-plan: error: {err}", file=sys.stderr)
+        return 2
+    print(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

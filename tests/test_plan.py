@@ -1,0 +1,92 @@
+"""Test-set size planner: answers against a brute-force scan over n, CLI."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from covstudy import coverage, interval, plan
+from covstudy.plan import main
+
+
+def brute_force(method, delta, p_grid, horizon, width=None, width_prob=None, coverage_tol=None, **params):
+    """Scan n = 1, 2, ... with the public exact engine; the first n whose window [n, n + horizon] all pass."""
+    def passes(n):
+        c = coverage(method, n, p_grid, delta, **params)
+        ok = True
+        if width is not None and width_prob is None:
+            ok &= np.max(c.mean_width) <= width + 1e-12
+        if width_prob is not None:
+            lo, hi = interval(method, np.arange(n + 1), n, delta, **params)
+            pmf = stats.binom.pmf(np.arange(n + 1), n, np.asarray(p_grid)[:, None])
+            ok &= np.min(pmf @ (hi - lo <= width + 1e-12)) >= width_prob - 1e-12
+        if coverage_tol is not None:
+            ok &= np.min(c.coverage) >= 1 - delta - coverage_tol - 1e-12
+        return bool(ok)
+
+    ok = {}
+    n = 1
+    while True:
+        if all(ok.setdefault(m, passes(m)) for m in range(n, n + horizon + 1)):
+            return n
+        n += 1
+
+
+@pytest.mark.parametrize("method,kwargs", [
+    ("wilson", dict(p=0.9, width=0.1)),
+    ("clopper_pearson", dict(p=0.9, width=0.1)),
+    ("wald", dict(p=0.9, width=0.1)),  # Wald's width is 0 at n = 1: the horizon rules that out
+    ("jeffreys", dict(p=0.97, width=0.08)),
+    ("wilson", dict(p=0.8, width=0.15, width_prob=0.9)),
+    ("agresti_coull", dict(p=0.95, width=0.1, width_prob=0.8)),
+    ("wald", dict(p_range=(0.3, 0.7), coverage_tol=0.01)),
+    ("wilson", dict(p_range=(0.05, 0.5), coverage_tol=0.01, width=0.2)),
+    ("bayes", dict(p=0.9, width=0.12, a=2.0, b=1.0)),
+])
+def test_planner_matches_brute_force(method, kwargs):
+    r = plan(method, delta=0.05, horizon=10, p_points=11, **kwargs)
+    params = {k: v for k, v in kwargs.items() if k in ("a", "b")}
+    targets = {k: v for k, v in kwargs.items() if k in ("width", "width_prob", "coverage_tol")}
+    assert r.n == brute_force(method, 0.05, np.array(r.p), 10, **targets, **params)
+    assert r.n in [row["n"] for row in r.table] and r.method == method
+
+
+def test_known_answers_and_table():
+    r = plan(method="wilson", p=0.9, delta=0.05, width=0.1)
+    # the normal approximation 4·z²·p(1-p)/w² = 138.3 agrees for Wilson at this p
+    assert r.n == 139 and r.evaluations < 60
+    row = {row["n"]: row for row in r.table}
+    assert row[139]["mean_width"] <= 0.1 < coverage("wilson", 138, 0.9).mean_width
+    assert row[139]["mean_width"] == pytest.approx(coverage("wilson", 139, 0.9).mean_width, abs=1e-12)
+    assert plan("wilson", p=0.9, width=0.1, horizon=0).n == 139
+    assert plan("clopper_pearson", p=0.9, width=0.1).n == 155  # exact intervals are wider
+    assert plan("wilson", p=0.9, width=0.1, side="lower").n < 139  # a one-sided margin
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="exactly one of p"):
+        plan("wilson", width=0.1)
+    with pytest.raises(ValueError, match="target: give width"):
+        plan("wilson", p=0.9)
+    with pytest.raises(ValueError, match="width_prob needs width"):
+        plan("wilson", p=0.9, width_prob=0.9, coverage_tol=0.01)
+    with pytest.raises(ValueError, match="width must be a number in \\(0, 1\\]"):
+        plan("wilson", p=0.9, width=-1)
+    with pytest.raises(ValueError, match="p_range must have lo <= hi"):
+        plan("wilson", p_range=(0.9, 0.1), width=0.1)
+    with pytest.raises(ValueError, match="no n <= 50 meets the target"):
+        plan("wilson", p=0.9, width=0.1, n_max=50)
+
+
+def test_cli(capsys):
+    assert main(["--method", "wilson", "--p", "0.9", "--delta", "0.05", "--width", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("n = 139  (wilson, delta=0.05, two-sided: mean width <= 0.1 at p = 0.9)")
+    assert "139       0.09981" in out
+    assert main(["--method", "bayes", "--p", "0.9", "--width", "0.1", "--param", "a=0"]) == 2
+    err = capsys.readouterr().err
+    assert err == "covstudy-plan: error: bayes: parameter a must be a finite number > 0, got 0.0\n"
+    with pytest.raises(SystemExit) as exc:
+        main(["--method", "wilson", "--p", "x"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("covstudy-plan: error: argument --p: invalid float")
