@@ -30,7 +30,7 @@ def unit_interval(name: str, value, *, open_: bool) -> np.ndarray:
         raise ValueError(f"{name} must not be empty")
     inside = (arr > 0) & (arr < 1) if open_ else (arr >= 0) & (arr <= 1)
     if not np.all(inside):  # NaN fails too
-        bad = arr[~inside].flat[0]
+        bad = float(arr[~inside].flat[0])
         raise ValueError(f"{name} must be in {'(0, 1)' if open_ else '[0, 1]'}, got {bad!r}")
     return arr
 
