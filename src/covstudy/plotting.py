@@ -218,7 +218,9 @@ class _Output:
     def save(self, fig: Figure, stem: str, caption: str) -> None:
         paths = [self.folder / f"{stem}.{ext}" for ext in self.formats]
         for path in paths:
-            fig.savefig(path, dpi=DPI)
+            # No creation date in the PDF: the same table gives byte-identical figures.
+            metadata = {"CreationDate": None} if path.suffix == ".pdf" else None
+            fig.savefig(path, dpi=DPI, metadata=metadata)
         self.written.append((paths, caption))
 
 
