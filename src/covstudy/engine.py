@@ -2,10 +2,10 @@
 
 Binomial design: for each point (n, p) the outcome distribution over k = 0..n is computed
 once (the Binomial pmf for the exact engine, the simulated histogram for Monte Carlo) and
-every method is scored on it. Balanced-accuracy designs: each cell is scored by
-``balanced.point_measures``, whose interval tables are cached per (method, class sizes,
-delta) and whose simulated test sets come from the point's own stream. Either way all
-methods at a point see the same simulated test sets.
+every method is scored on it. Balanced-accuracy and confusion-matrix designs: each cell is
+scored by ``balanced.point_measures`` or ``metric_coverage.point_measures``, whose interval
+tables are cached and whose simulated test sets come from the point's own stream. Either
+way all methods at a point see the same simulated test sets.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import time
 import numpy as np
 
 from . import balanced
-from .metric_coverage import point_measures, point_truth
-from .metrics import method_kind
 from .coverage import outcome_weights
 from .grid import Cell, Task
 from .measures import measures
 from .methods import get
+from .metric_coverage import point_measures, point_truth
+from .metrics import method_kind
 
 
 def interval_table(cell: Cell) -> tuple[np.ndarray, np.ndarray]:
@@ -32,11 +32,26 @@ def interval_table(cell: Cell) -> tuple[np.ndarray, np.ndarray]:
 def evaluate(task: Task) -> list[dict]:
     """One row per cell of ``task`` (see grid.Cell), with the measures and the seconds spent."""
     start = time.perf_counter()
-    rows = _binomial(task) if task.size[0] == "binomial" else [_balanced(c) for c in task.cells]
+    if task.size[0] == "binomial":
+        rows = _binomial(task)
+    else:
+        rows = [_metric(c) if "metric" in dict(c.point) else _balanced(c) for c in task.cells]
     seconds = (time.perf_counter() - start) / max(1, len(rows))
     for row in rows:
         row["seconds"] = seconds
     return rows
+
+
+def _point_row(cell: Cell, truth: float, score, exact_available: bool = True) -> dict:
+    """The row of a cell scored point by point: ``score(reps)`` gives the measures (reps None: exact)."""
+    row = _identity(cell)
+    row["truth"] = truth
+    row.update(score(None if cell.engine == "exact" else cell.reps))
+    if cell.engine == "both" and exact_available:
+        exact = score(None)
+        row["exact_coverage"] = exact["coverage"]
+        row["exact_mean_width"] = exact["mean_width"]
+    return row
 
 
 def _metric(cell: Cell) -> dict:
@@ -45,37 +60,20 @@ def _metric(cell: Cell) -> dict:
     args = (cell.design, cell["n"], cell["prevalence"], cell["tpr"], cell["tnr"])
 
     def score(reps):
-        return point_measures(metric, cell.method.name, params, *args, cell.delta, cell.side,
-                                              reps, cell.seed)
+        return point_measures(metric, cell.method.name, params, *args, cell.delta, cell.side, reps, cell.seed)
 
-    row = _identity(cell)
-    row["truth"] = point_truth(metric, *args)
-    row.update(score(None if cell.engine == "exact" else cell.reps))
-    if cell.engine == "both" and method_kind(metric, cell.method.name) != "f1":
-        exact = score(None)
-        row["exact_coverage"] = exact["coverage"]
-        row["exact_mean_width"] = exact["mean_width"]
-    return row
+    # F1 methods have no exact engine (their intervals are themselves simulated).
+    return _point_row(cell, point_truth(metric, *args), score, method_kind(metric, cell.method.name) != "f1")
 
 
 def _balanced(cell: Cell) -> dict:
-    if "metric" in dict(cell.point):
-        return _metric(cell)
     sizes = (cell["n_pos"], cell["n_neg"]) if cell.design == "stratified" else (cell["n"], cell["prevalence"])
     tpr, tnr = cell["tpr"], cell["tnr"]
 
     def score(reps):
         return balanced.point_measures(cell.method.name, cell.design, sizes, tpr, tnr, cell.delta, reps, cell.seed)
 
-    row = _identity(cell)
-    row["truth"] = (tpr + tnr) / 2
-    main = score(None if cell.engine == "exact" else cell.reps)
-    row.update(main)
-    if cell.engine == "both":
-        exact = score(None)
-        row["exact_coverage"] = exact["coverage"]
-        row["exact_mean_width"] = exact["mean_width"]
-    return row
+    return _point_row(cell, (tpr + tnr) / 2, score)
 
 
 def _binomial(task: Task) -> list[dict]:
