@@ -16,48 +16,18 @@ never appear among the binomial methods and vice versa.
 
 from __future__ import annotations
 
-import difflib
 
 import numpy as np
 from scipy import special
 
 from .. import validate
 from . import beta_mean
-from .registry import FAMILIES, Method, get
+from .registry import Registry, get
 
-_METHODS: dict[str, Method] = {}
-
-
-def register(name: str, *, family: str, guaranteed: bool, reference: str):
-    """Decorator registering a BA kernel under ``name``; the description is its docstring's first line."""
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-
-    def decorate(kernel):
-        if name in _METHODS:
-            raise ValueError(f"balanced-accuracy method name {name!r} is already registered")
-        description = (kernel.__doc__ or name).strip().splitlines()[0]
-        _METHODS[name] = Method(name=name, kernel=kernel, description=description, family=family,
-                                guaranteed=guaranteed, reference=reference)
-        return kernel
-
-    return decorate
-
-
-def get_balanced(name: str) -> Method:
-    """The balanced-accuracy method registered as ``name``; unknown names raise ValueError."""
-    try:
-        return _METHODS[name]
-    except (KeyError, TypeError):
-        close = difflib.get_close_matches(str(name), list(_METHODS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"method: unknown balanced-accuracy method {name!r}{hint}; "
-                         f"valid methods: {', '.join(sorted(_METHODS))}") from None
-
-
-def balanced_methods() -> dict[str, Method]:
-    """All balanced-accuracy methods by name; ``str(m)`` is its one-line description."""
-    return dict(_METHODS)
+BALANCED = Registry("balanced-accuracy")
+register = BALANCED.register
+get_balanced = BALANCED.get
+balanced_methods = BALANCED.all
 
 
 def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tuple[np.ndarray, np.ndarray]:

@@ -15,47 +15,17 @@ apply to F1 through the Jaccard index (metrics.py).
 
 from __future__ import annotations
 
-import difflib
 
 import numpy as np
 from scipy import special
 
-from .registry import FAMILIES, Method, Param
+from .registry import Param, Registry
 
-_METHODS: dict[str, Method] = {}
+F1 = Registry("F1")
+register = F1.register
+get_f1 = F1.get
+f1_methods = F1.all
 _BLOCK = 1 << 21  # random numbers drawn at once (rows × draws), to bound memory
-
-
-def register(name: str, *, family: str, guaranteed: bool, reference: str, params=()):
-    """Decorator registering an F1 kernel under ``name``; the description is its docstring's first line."""
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-
-    def decorate(kernel):
-        if name in _METHODS:
-            raise ValueError(f"F1 method name {name!r} is already registered")
-        description = (kernel.__doc__ or name).strip().splitlines()[0]
-        _METHODS[name] = Method(name=name, kernel=kernel, description=description, family=family,
-                                guaranteed=guaranteed, reference=reference, params=tuple(params))
-        return kernel
-
-    return decorate
-
-
-def get_f1(name: str) -> Method:
-    """The F1 method registered as ``name``; unknown names raise ValueError."""
-    try:
-        return _METHODS[name]
-    except (KeyError, TypeError):
-        close = difflib.get_close_matches(str(name), list(_METHODS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"method: unknown F1 method {name!r}{hint}; "
-                         f"valid methods: {', '.join(sorted(_METHODS))}") from None
-
-
-def f1_methods() -> dict[str, Method]:
-    """All F1 methods by name; ``str(m)`` is its one-line description."""
-    return dict(_METHODS)
 
 
 def validate_f1_params(name: str, params: dict | None) -> dict:

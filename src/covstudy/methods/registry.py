@@ -108,48 +108,54 @@ def side_message(side: object) -> str:
     return f"side must be one of {', '.join(SIDES)}, got {side!r}"
 
 
-_METHODS: dict[str, Method] = {}
-_NAMES: dict[str, str] = {}  # name or alias -> canonical name
+class Registry:
+    """The methods of one kind (binomial, balanced accuracy, F1) by name and alias."""
+
+    def __init__(self, kind: str = ""):
+        self.kind = kind  # shown in errors: "unknown <kind> method"
+        self._methods: dict[str, Method] = {}
+        self._names: dict[str, str] = {}  # name or alias -> canonical name
+
+    def register(self, name: str, *, family: str, guaranteed: bool, reference: str,
+                 aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
+                 one_sided: Kernel | None = None) -> Callable[[Kernel], Kernel]:
+        """Decorator registering ``kernel`` under ``name``; the description is its docstring's first line.
+
+        ``params`` declares the keyword parameters the kernel takes; ``one_sided`` is the
+        one-sided kernel of a method that is not equal-tailed (module docstring).
+        """
+        if family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+
+        def decorate(kernel: Kernel) -> Kernel:
+            for key in (name, *aliases):
+                if key in self._names:
+                    raise ValueError(f"method name {key!r} is already registered")
+                self._names[key] = name
+            description = (kernel.__doc__ or name).strip().splitlines()[0]
+            self._methods[name] = Method(name, kernel, description, family, guaranteed, reference,
+                                         tuple(aliases), tuple(params), one_sided)
+            return kernel
+
+        return decorate
+
+    def get(self, name: str) -> Method:
+        """The method registered as ``name`` (or an alias); unknown names raise ValueError."""
+        try:
+            return self._methods[self._names[name]]
+        except (KeyError, TypeError):
+            close = difflib.get_close_matches(str(name), list(self._names), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            kind = f"{self.kind} " if self.kind else ""
+            raise ValueError(f"method: unknown {kind}method {name!r}{hint}; "
+                             f"valid methods: {', '.join(sorted(self._methods))}") from None
+
+    def all(self) -> dict[str, Method]:
+        """All methods by canonical name; ``str(m)`` is its one-line description."""
+        return dict(self._methods)
 
 
-def register(name: str, *, family: str, guaranteed: bool, reference: str,
-             aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
-             one_sided: Kernel | None = None) -> Callable[[Kernel], Kernel]:
-    """Decorator registering ``kernel`` under ``name``; the description is its docstring's first line.
-
-    ``params`` declares the keyword parameters the kernel takes; ``one_sided`` is the
-    one-sided kernel of a method that is not equal-tailed (module docstring).
-    """
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-
-    def decorate(kernel: Kernel) -> Kernel:
-        for key in (name, *aliases):
-            if key in _NAMES:
-                raise ValueError(f"method name {key!r} is already registered")
-            _NAMES[key] = name
-        description = (kernel.__doc__ or name).strip().splitlines()[0]
-        _METHODS[name] = Method(name, kernel, description, family, guaranteed, reference,
-                                tuple(aliases), tuple(params), one_sided)
-        return kernel
-
-    return decorate
-
-
-def get(name: str) -> Method:
-    """The method registered as ``name`` (or an alias); unknown names raise ValueError."""
-    try:
-        return _METHODS[_NAMES[name]]
-    except (KeyError, TypeError):
-        raise ValueError(unknown_method_message(name)) from None
-
-
-def unknown_method_message(name: object) -> str:
-    close = difflib.get_close_matches(str(name), list(_NAMES), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"method: unknown method {name!r}{hint}; valid methods: {', '.join(sorted(_METHODS))}"
-
-
-def methods() -> dict[str, Method]:
-    """All registered methods by canonical name; ``str(m)`` is its one-line description."""
-    return dict(_METHODS)
+BINOMIAL = Registry()
+register = BINOMIAL.register
+get = BINOMIAL.get
+methods = BINOMIAL.all
