@@ -153,11 +153,7 @@ def balanced_coverage(method: str, tpr, tnr, n_pos: int | None = None, n_neg: in
     except ValueError:
         raise ValueError(f"tpr and tnr must broadcast together, got shapes {tpr_arr.shape} and {tnr_arr.shape}") from None
     d = float(validate.delta(validate.scalar("delta", delta)))
-    if reps is not None:
-        reps = int(validate.counts("reps", validate.scalar("reps", reps), minimum=1))
-        seed = np.random.SeedSequence().entropy if seed is None else validate.seed(seed)
-    else:
-        seed = None
+    reps, seed = validate.reps_and_seed(reps, seed)
     _check_engine(design, sizes, reps)
 
     rows = [point_measures(m.name, design, sizes, float(t1), float(t0), d, reps, seed) for t1, t0 in zip(tpr_vec, tnr_vec)]

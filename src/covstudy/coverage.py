@@ -71,11 +71,7 @@ def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = Non
     if p_arr.ndim > 1:
         raise ValueError(f"p must be a number or a 1-d array, got shape {p_arr.shape}")
     d = float(validate.delta(validate.scalar("delta", delta)))
-    if reps is not None:
-        reps = int(validate.counts("reps", validate.scalar("reps", reps), minimum=1))
-        seed = np.random.SeedSequence().entropy if seed is None else validate.seed(seed)
-    else:
-        seed = None
+    reps, seed = validate.reps_and_seed(reps, seed)
 
     k = np.arange(n + 1)
     lower, upper = m.bounds(k, n, d, side, **params)

@@ -162,11 +162,7 @@ def metric_coverage(metric: str, method: str, n: int, prevalence: float, tpr: fl
     tpr = float(validate.unit_interval("tpr", validate.scalar("tpr", tpr), open_=False))
     tnr = float(validate.unit_interval("tnr", validate.scalar("tnr", tnr), open_=False))
     d = float(validate.delta(validate.scalar("delta", delta)))
-    if reps is not None:
-        reps = int(validate.counts("reps", validate.scalar("reps", reps), minimum=1))
-        seed = np.random.SeedSequence().entropy if seed is None else validate.seed(seed)
-    else:
-        seed = None
+    reps, seed = validate.reps_and_seed(reps, seed)
     _check_engine(metric, kind, design, n, q, reps)
     result = point_measures(metric, method, params, design, n, q, tpr, tnr, d, side, reps, seed)
     n_pos, n_neg = designs.class_sizes(n, q) if design == "stratified" else (None, None)

@@ -49,6 +49,15 @@ def seed(value) -> int:
     return int(value)
 
 
+def reps_and_seed(reps, seed_value) -> tuple[int | None, int | None]:
+    """Monte Carlo settings: whole reps >= 1 and a seed (fresh entropy if None, so it can be
+    recorded); (None, None) for the exact engine (reps None)."""
+    if reps is None:
+        return None, None
+    reps = int(counts("reps", scalar("reps", reps), minimum=1))
+    return reps, np.random.SeedSequence().entropy if seed_value is None else seed(seed_value)
+
+
 def delta(value) -> np.ndarray:
     return unit_interval("delta", value, open_=True)
 
