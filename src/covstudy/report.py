@@ -16,8 +16,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-BALANCED_METHODS = ("ba_cp_union", "ba_wilson_union", "ba_jeffreys_union", "ba_wald",
-                    "ba_posterior", "ba_posterior_jeffreys")
 ROUNDING = 1e-12  # exact coverages are sums of pmf terms; ignore shortfalls this small
 GROUP = ("method", "label", "delta", "side", "engine")
 COLUMNS = {  # summary column -> (Markdown header, LaTeX header)
@@ -142,10 +140,12 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def method_rank(method: str) -> int:
-    """Position of ``method`` in registry order (binomial methods, then balanced ones); unknown last."""
+    """Position of ``method`` in registry order (binomial, balanced-accuracy, F1 methods); unknown last."""
     from .methods import methods
+    from .methods.balanced import balanced_methods
+    from .methods.f1 import f1_methods
 
-    names = [*methods(), *BALANCED_METHODS]
+    names = [*methods(), *balanced_methods(), *f1_methods()]
     return names.index(method) if method in names else len(names)
 
 
