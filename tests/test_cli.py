@@ -76,7 +76,10 @@ def test_bad_input_messages(override, message):
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("override, message", [BAD_INPUT[0], BAD_INPUT[2], BAD_INPUT[9]])
+@pytest.mark.parametrize("override, message", [
+    BAD_INPUT[0], BAD_INPUT[2], BAD_INPUT[9],
+    ("grid.p=${seq:0.5,0.1,0.1}", "grid.p: range needs numbers with step > 0 and stop >= start"),
+])
 def test_bad_input_one_line_and_nothing_touched(tmp_path, override, message):
     out = tmp_path / "results" / "old"
     out.mkdir(parents=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from .study import ConfigError, Study, seq
 
@@ -38,7 +39,15 @@ def _fail(message: str, out: str | None = None) -> None:
 
 @hydra.main(version_base="1.3", config_path=_conf_dir(), config_name="config")
 def main(cfg: DictConfig) -> None:
-    raw = OmegaConf.to_container(cfg, resolve=True)
+    try:
+        raw = OmegaConf.to_container(cfg, resolve=True)
+    except OmegaConfBaseException as err:  # e.g. a bad ${seq:...} range
+        detail = str(err).splitlines()[0].split("resolving interpolation: ")[-1].removeprefix("seq: ")
+        try:
+            out = OmegaConf.select(cfg, "out")
+        except OmegaConfBaseException:
+            out = None
+        _fail(f"{err.full_key}: {detail}", out if isinstance(out, str) else None)
     try:
         study = Study.from_config(raw)
     except ConfigError as err:
