@@ -54,12 +54,12 @@ def main(cfg: DictConfig) -> None:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     # Imported only now so that a bad config fails fast.
     from .report import summary_table, text_table
-    from .runner import run_study
+    from .runner import BackendError, run_study
     from .store import StoreLocked
 
     try:
         table = run_study(study, overrides=list(HydraConfig.get().overrides.task))
-    except StoreLocked as err:
+    except (StoreLocked, BackendError) as err:
         _fail(str(err))
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
     print(text_table(summary_table(table)))

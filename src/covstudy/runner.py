@@ -30,6 +30,10 @@ INT_COLUMNS = ("n", "n_pos", "n_neg", "reps", "seed", "n_valid")
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
 
 
+class BackendError(RuntimeError):
+    """The parallel backend cannot start: dask missing, or its scheduler unreachable."""
+
+
 def _evaluate_single_threaded(task: grid.Task) -> list[dict]:
     # Workers share the cores: numpy's own thread pools would oversubscribe them.
     with threadpool_limits(limits=1):
@@ -56,10 +60,13 @@ def backend(study: Study, workers: int):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise RuntimeError("backend=dask needs the dask extra: pip install 'covstudy[dask]'") from None
+        raise BackendError("backend: dask needs the dask extra: pip install 'covstudy[dask]'") from None
     with contextlib.ExitStack() as stack:
         if study.scheduler:
-            client = stack.enter_context(Client(study.scheduler))
+            try:
+                client = stack.enter_context(Client(study.scheduler, timeout="20s"))
+            except (OSError, TimeoutError) as err:
+                raise BackendError(f"scheduler: cannot reach the dask scheduler at {study.scheduler} ({err})") from None
         else:
             cluster = stack.enter_context(LocalCluster(
                 n_workers=study.workers or workers, threads_per_worker=study.threads_per_worker,
