@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width")
-
-
 def measures(weights, lower, upper, truth, reps: int | None = None) -> dict[str, np.ndarray]:
     """The measures above for each row of ``weights`` (shape (..., J)) against ``truth`` (shape (...))."""
     w = np.asarray(weights, dtype=float)

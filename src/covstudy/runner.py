@@ -99,8 +99,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
                     store.save(rows)
                     bar.update(len(rows))
         bar.close()
-        store.compact()
-        table = _table(store.finished(), [c.cell_id for c in all_cells])
+        table = _table(store.compact(), [c.cell_id for c in all_cells])
         store.write_table(table)
         store.write_json("provenance.json", provenance(study, overrides, started, len(todo), workers))
     return table

@@ -97,13 +97,16 @@ class Store:
             name = f"{time.time_ns():020d}-{os.getpid()}-{rows[0]['cell_id'][:8]}.csv"
             atomic_write(self.parts / name, _csv_bytes(pd.DataFrame(rows)))
 
-    def compact(self) -> None:
-        """Fold all parts into one (keeping rows of cells no longer in the study)."""
+    def compact(self) -> pd.DataFrame:
+        """Fold all parts into one (keeping rows of cells no longer in the study); return
+        every stored row, as ``finished`` does."""
         files = self._part_files()
+        frame = self.finished()
         if len(files) > 1:
-            self.save(self.finished().to_dict("records"))
+            self.save(frame.to_dict("records"))
             for f in files:
                 f.unlink()
+        return frame
 
     # --- study files ----------------------------------------------------------------
     def write_table(self, table: pd.DataFrame) -> list[Path]:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .methods import get
 from .methods.balanced import get_balanced
-from .methods.f1 import validate_f1_params
+from .methods.f1 import get_f1, validate_f1_params
 from .metrics import METRICS, method_kind
 
 ENGINES = ("mc", "exact", "both")
@@ -261,21 +261,6 @@ def n_jobs_value(value):
     return value
 
 
-def _metric_method(name, metrics):
-    """The registered method ``name`` if it applies to one of ``metrics`` (metrics.method_kind)."""
-    from .methods.f1 import get_f1
-
-    kinds = []
-    for metric in metrics:
-        try:
-            kinds.append(method_kind(metric, name))
-        except ValueError:
-            pass
-    if not kinds:
-        raise ValueError(f"method {name!r} applies to none of the metrics {', '.join(metrics)}")
-    return {"binomial": get, "balanced": get_balanced, "f1": get_f1}[kinds[0]](name)
-
-
 def _check_metric_engine(methods, axes, design, engine):
     from .metric_coverage import RATIO_IID_EXACT_LIMIT
 
@@ -291,8 +276,12 @@ def _check_metric_engine(methods, axes, design, engine):
 
 
 def method_kind_name(name, metrics) -> str:
-    """The registry kind of ``name`` for the first of ``metrics`` it applies to."""
-    return next(method_kind(m, name) for m in metrics if method_applies(m, name))
+    """The registry kind ("binomial", "balanced", "f1") of ``name`` for the first of ``metrics``
+    it applies to (metrics.method_kind); ValueError if it applies to none."""
+    for metric in metrics:
+        if method_applies(metric, name):
+            return method_kind(metric, name)
+    raise ValueError(f"method {name!r} applies to none of the metrics {', '.join(metrics)}")
 
 
 def method_applies(metric, method) -> bool:
@@ -322,19 +311,16 @@ def method_specs(entries, balanced: bool = False, metrics=None) -> tuple[MethodS
         name = entry.pop("name")
         label = entry.pop("label", None)
         try:
-            if metrics:
-                method = _metric_method(name, metrics)
-            else:
-                method = get_balanced(name) if balanced else get(name)
+            kind = method_kind_name(name, metrics) if metrics else "balanced" if balanced else "binomial"
+            method = {"binomial": get, "balanced": get_balanced, "f1": get_f1}[kind](name)
         except ValueError as err:
             raise ConfigError(f"{where}: {str(err).removeprefix('method: ')}") from None
         for pname, pvalue in entry.items():
             if not _number(pvalue):
                 raise ConfigError(f"{where}.{pname}: method parameters must be numbers, got {pvalue!r}")
         try:
-            params = method.validate_params(entry)
-            if metrics and method_kind_name(method.name, metrics) == "f1":
-                params = validate_f1_params(method.name, entry)  # draws: a whole number
+            # F1 methods also need a whole number of draws.
+            params = validate_f1_params(method.name, entry) if kind == "f1" else method.validate_params(entry)
         except ValueError as err:
             raise ConfigError(f"{where}: {err}") from None
         if label is None:
