@@ -5,7 +5,18 @@ import pytest
 from scipy import stats
 
 from covstudy import balanced_coverage, balanced_interval
-from covstudy.balanced import IID_EXACT_LIMIT, balanced_table
+from covstudy.designs import get_design
+from covstudy.designs.iid import FULL_EXACT_LIMIT as IID_EXACT_LIMIT
+from covstudy.estimands import get_estimand
+from covstudy.evaluate import Analysis, Evaluator
+from covstudy.methods import get
+
+
+def balanced_table(method, n_pos, n_neg, delta):
+    """The shared interval table of the class sizes (n_pos, n_neg), shaped (n_pos + 1, n_neg + 1)."""
+    a = Analysis(get(method), (), get_estimand("confusion", "balanced_accuracy"), delta, "two-sided", None, None)
+    lower, upper = Evaluator(get_design("stratified")).table((n_pos, n_neg), a, {})
+    return lower.reshape(n_pos + 1, n_neg + 1), upper.reshape(n_pos + 1, n_neg + 1), lower
 
 
 def brute_force(method, tpr, tnr, delta, n_pos=None, n_neg=None, n=None, prevalence=None):
@@ -84,10 +95,10 @@ def test_reproducible_and_keyed_by_identity():
 
 
 def test_table_hook():
-    lower, upper = balanced_table("ba_cp_union", 4, 6, 0.05)
+    lower, upper, flat = balanced_table("ba_cp_union", 4, 6, 0.05)
     assert lower.shape == (5, 7) and not lower.flags.writeable
     np.testing.assert_array_equal((lower[3, 2], upper[3, 2]), balanced_interval("ba_cp_union", 3, 4, 2, 6, 0.05))
-    assert balanced_table("ba_cp_union", 4, 6, 0.05)[0] is lower  # cached
+    assert balanced_table("ba_cp_union", 4, 6, 0.05)[2] is flat  # cached
 
 
 def test_bad_arguments():

@@ -9,7 +9,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from covstudy import balanced_coverage, interval, metric_coverage, metric_interval
 from covstudy.designs import iid_counts
-from covstudy.metric_coverage import RATIO_IID_EXACT_LIMIT
+from covstudy.designs.iid import MERGED_EXACT_LIMIT as RATIO_IID_EXACT_LIMIT
 
 RATIO = ("accuracy", "precision", "recall", "specificity", "npv", "jaccard")
 # (k, l) by hand, independent of metrics.RATIO_CELLS

@@ -1,15 +1,31 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
-from .balanced import BalancedCoverageResult, balanced_coverage
-from .coverage import CoverageResult, coverage
-from .methods import interval, methods
-from .methods.balanced import balanced_interval, balanced_methods
-from .methods.f1 import f1_methods
-from .metric_coverage import MetricCoverageResult, metric_coverage
-from .metrics import METRICS, metric_interval
+from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage
+from .designs import DESIGNS
+from .estimands import METRICS, metric_interval
+from .methods import balanced_methods, f1_methods, interval, methods
+from .methods.balanced import balanced_interval
 from .plan import PlanResult, plan
 
-__all__ = ["METRICS", "BalancedCoverageResult", "CoverageResult", "MetricCoverageResult", "PlanResult",
+# The earlier result classes are the one result type now.
+BalancedCoverageResult = MetricCoverageResult = CoverageResult
+
+
+def run_study(study: str = "quick", overrides=(), out=None, progress: bool | None = None):
+    """Run a study config (``conf/study/<study>.yaml``) with command-line style ``overrides``
+    (``"grid.n=[20,50]"``, ``"design=stratified"``) and return its results table (a DataFrame).
+
+    ``out`` is the study folder (default ``results/<name>``). Invalid configs raise
+    ``covstudy.study.ConfigError`` (a ValueError) before any work.
+    """
+    from .study import compose_study
+    from .runner import run_study as run
+
+    study_obj = compose_study(study, list(overrides), out)
+    return run(study_obj, overrides=list(overrides), progress=progress)
+
+
+__all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "CoverageResult", "MetricCoverageResult", "PlanResult",
            "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "f1_methods", "interval",
-           "methods", "metric_coverage", "metric_interval", "plan"]
+           "methods", "metric_coverage", "metric_interval", "plan", "run_study"]
 __version__ = "0.1.0"

@@ -1,7 +1,9 @@
 """Command-line entry points (the only module importing Hydra).
 
-``covstudy`` composes conf/config.yaml with a study overlay (conf/study/*.yaml) and any
-command-line overrides, validates the result, runs it and prints the per-method summary.
+``covstudy`` composes conf/config.yaml with a design (conf/design/*.yaml), a study overlay
+(conf/study/*.yaml) and any command-line overrides, validates the result, runs it and
+prints the per-method summary. ``covstudy --help`` lists the designs, their methods and the
+studies; ``load_study`` composes a study for the library's ``run_study``.
 """
 
 from __future__ import annotations
@@ -37,8 +39,64 @@ def _fail(message: str, out: str | None = None) -> None:
     sys.exit(2)
 
 
+def load_study(name: str = "quick", overrides: list[str] = (), out=None) -> Study:
+    """The study ``name`` composed with command-line style ``overrides``, validated (ConfigError)."""
+    from hydra import compose, initialize_config_dir
+
+    overrides = [f"study={name}", *overrides, *([f"out={out}"] if out is not None else [])]
+    try:
+        with initialize_config_dir(config_dir=_conf_dir(), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=overrides)
+        raw = OmegaConf.to_container(cfg, resolve=True)
+    except (OmegaConfBaseException, hydra.errors.HydraException) as err:
+        raise ConfigError(str(err).splitlines()[0]) from None
+    return Study.from_config(raw)
+
+
+def help_text() -> str:
+    """What ``covstudy --help`` prints: usage, the designs with their axes and estimands, the methods, the studies."""
+    from .designs import DESIGNS
+    from .estimands import ESTIMANDS
+    from .methods import INPUTS, methods
+
+    lines = ["covstudy: coverage studies of confidence and credible intervals for classifier metrics.", "",
+             "usage: covstudy [study=NAME] [design=NAME] [KEY=VALUE ...]   (Hydra overrides; -m: multirun)",
+             "       covstudy-plot FOLDER                        figures and report of a results folder",
+             "       covstudy-plan --method M --p P --width W    smallest test-set size for a target",
+             "       covstudy --hydra-help                       Hydra's own options", "", "designs (design=NAME):"]
+    kinds = {"proportion": "proportion methods", "two_class": "balanced-accuracy methods",
+             "confusion": "F1 methods"}
+    for d in DESIGNS.values():
+        lines.append(f"  {d.name:<11} {d.summary}")
+        lines.append(f"  {'':<11} axes: {' | '.join(', '.join(o) for o in d.parametrisations)}")
+        by_takes: dict[tuple, list[str]] = {}
+        for (data, name), est in ESTIMANDS.items():
+            if data == d.data:
+                by_takes.setdefault(est.takes, []).append(name + (" (default)" if name == d.estimand else ""))
+        what = "; ".join(f"{', '.join(names)} with the {' or '.join(kinds[t] for t in takes)}"
+                         for takes, names in by_takes.items())
+        lines.append(f"  {'':<11} {'metric' if len(by_takes) > 1 else 'estimand'}: {what}")
+    lines += ["", "methods:"]
+    for takes in INPUTS:
+        lines.append(f"  {kinds[takes]}: {', '.join(methods(takes))}")
+    studies = sorted(p.stem for p in (Path(_conf_dir()) / "study").glob("*.yaml"))
+    lines += ["", f"studies (study=NAME): {', '.join(studies)}", "",
+              "other keys: methods, side, grid.<axis>, grid.metric, grid.delta, reps, seed, engine (exact|mc|both),",
+              "            n_jobs, backend, force, plot, out; see the README"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """``covstudy``: our own --help (designs, methods, studies), otherwise the Hydra app."""
+    if any(a in ("--help", "-h") for a in sys.argv[1:]):
+        print(help_text())
+        return
+    sys.argv = ["--help" if a == "--hydra-help" else a for a in sys.argv]
+    _app()
+
+
 @hydra.main(version_base="1.3", config_path=_conf_dir(), config_name="config")
-def main(cfg: DictConfig) -> None:
+def _app(cfg: DictConfig) -> None:
     try:
         raw = OmegaConf.to_container(cfg, resolve=True)
     except OmegaConfBaseException as err:  # e.g. a bad ${seq:...} range

@@ -1,9 +1,13 @@
-"""Coverage of a binomial interval method: exact by enumeration, or by Monte Carlo.
+"""The public ``coverage()``: coverage, miss rates and width of an interval method under any design.
 
-Exact:       C(p) = Σ_{k=0..n} Binomial(k; n, p) · 1[L(k) <= p <= U(k)]   (BCD 2001, eq. 2)
-Monte Carlo: the same sum with the pmf replaced by the frequencies of k over ``reps``
-             simulated test sets; MCSE = sqrt(C(1 - C)/reps).
-The interval of every k = 0..n is computed once per (method, n, delta) and reused for every p.
+Exact:       C = Σ_outcomes P(outcome) · 1[L(outcome) <= truth <= U(outcome)]
+             e.g. the binomial design: C(p) = Σ_{k=0..n} Binomial(k; n, p)·1[L(k) <= p <= U(k)]
+             (Brown, Cai & DasGupta 2001, eq. 2)
+Monte Carlo: the same sum with P replaced by the frequencies over ``reps`` simulated test
+             sets; MCSE = sqrt(C(1 - C)/reps).
+
+``balanced_coverage`` and ``metric_coverage`` are the earlier front doors, kept as thin
+wrappers that give the same numbers.
 """
 
 from __future__ import annotations
@@ -12,76 +16,188 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import designs, validate
-from .measures import measures
-from .methods import SIDES, get, side_message
+from . import validate
+from .designs import DESIGNS, get_design
+from .estimands import get_estimand
+from .evaluate import Analysis, Evaluator, infeasible
+
+MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width", "n_valid")
 
 
 @dataclass(frozen=True)
 class CoverageResult:
-    """Performance of one method at (n, p, delta); fields are arrays over p when p is an array."""
+    """Performance of one method at one or more design points.
+
+    Fields are numbers, or arrays over the points when an axis was given as an array; the
+    point's axes are attributes too (``result.n``, ``result.p``, ``result.tpr``, ...).
+    ``miss_low`` = P(truth < lower), ``miss_high`` = P(truth > upper); ``n_valid`` counts the
+    simulated test sets that carry information (None for exact).
+    """
 
     method: str
-    n: int
-    p: float | np.ndarray
+    design: str
+    metric: str
+    point: dict  # axis -> value (or array over the points)
+    truth: float | np.ndarray
     delta: float
+    side: str
     engine: str  # "exact" or "mc"
     reps: int | None  # simulated test sets (None for exact)
     seed: int | None  # study seed of the Monte Carlo streams (None for exact)
-    coverage: float | np.ndarray
-    mcse: float | np.ndarray
-    miss_low: float | np.ndarray  # P(p < lower)
-    miss_high: float | np.ndarray  # P(p > upper)
-    mean_width: float | np.ndarray
-    sd_width: float | np.ndarray
-    side: str = "two-sided"  # "two-sided", "lower" (coverage P(p >= lower)) or "upper" (P(p <= upper))
     params: dict = field(default_factory=dict)  # the method's parameters, defaults filled in
+    coverage: float | np.ndarray = np.nan
+    mcse: float | np.ndarray = np.nan
+    miss_low: float | np.ndarray = np.nan
+    miss_high: float | np.ndarray = np.nan
+    mean_width: float | np.ndarray = np.nan
+    sd_width: float | np.ndarray = np.nan
+    n_valid: int | np.ndarray | None = None
+
+    def __getattr__(self, name):
+        point = self.__dict__.get("point", {})
+        if name in point:
+            return point[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def to_frame(self):
+        """One row per point: method, design, metric, the axes, delta, side, engine, reps, seed, truth, measures."""
+        import pandas as pd
+
+        size = np.size(self.coverage)
+        data = {"method": self.method, "design": self.design, "metric": self.metric,
+                **{k: np.broadcast_to(v, size) for k, v in self.point.items()},
+                "delta": self.delta, "side": self.side, "engine": self.engine, "reps": self.reps,
+                "seed": self.seed, "truth": np.broadcast_to(self.truth, size)}
+        data.update({m: np.broadcast_to(np.asarray(getattr(self, m), dtype=object if m == "n_valid" else float), size)
+                     for m in MEASURES})
+        return pd.DataFrame(data, index=range(size))
+
+    def __repr__(self) -> str:
+        def show(v):
+            v = np.asarray(v)
+            if v.ndim == 0:
+                return f"{v.item():g}" if isinstance(v.item(), (int, float)) else repr(v.item())
+            return f"[{v.min():g} … {v.max():g}] ({v.size} values)"
+
+        where = ", ".join(f"{k}={show(v)}" for k, v in self.point.items())
+        how = "exact" if self.engine == "exact" else f"Monte Carlo, reps={self.reps}, seed={self.seed}"
+        cov = show(self.coverage) if np.ndim(self.coverage) else f"{self.coverage:.4f} ± {self.mcse:.4f}"
+        return (f"CoverageResult({self.method} for {self.metric}, {self.design} design at {where}, "
+                f"delta={self.delta:g}, {self.side}, {how}: coverage {cov}, mean width {show(self.mean_width)})")
 
 
-def outcome_weights(n: int, p: np.ndarray, reps: int | None, seed: int | None,
-                    sampler: str = "auto") -> np.ndarray:
-    """Distribution of k = 0..n for each p, shape (len(p), n + 1): the pmf, or MC frequencies.
+def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None = None, seed: int | None = None,
+             side: str = "two-sided", *, design: str = "binomial", metric: str | None = None,
+             **point_and_params) -> CoverageResult:
+    """Coverage, miss rates and width of ``method``'s 1 - delta interval at a design point.
 
-    ``sampler`` picks how the Monte Carlo histograms are drawn (see ``designs.binomial_counts``).
+    ``design`` names a registered design (``covstudy.designs.DESIGNS``: binomial, stratified,
+    iid); its axes are keyword arguments (binomial: ``n``, ``p``; stratified: ``n_pos``,
+    ``n_neg`` or ``n``, ``prevalence``, and ``tpr``, ``tnr``; iid: ``n``, ``prevalence``,
+    ``tpr``, ``tnr``), each a number or a 1-d array (arrays broadcast; the result's fields are
+    then arrays). ``metric`` is the estimand (default: accuracy for binomial, balanced
+    accuracy for the confusion-matrix designs). Other keyword arguments are the method's
+    parameters. ``side="lower"`` or ``"upper"`` evaluates a one-sided 1 - delta bound
+    (proportion methods).
+
+    ``reps=None`` computes exactly; an integer ``reps`` estimates from that many simulated
+    test sets, reproducibly from ``seed`` (each point has its own stream, so its numbers do
+    not depend on the other points). ``seed=None`` draws fresh entropy and records it.
+
+    E.g. ``coverage("wilson", n=50, p=0.2)``, ``coverage("ba_cp_union", design="stratified",
+    n_pos=30, n_neg=70, tpr=0.9, tnr=0.8)``.
     """
-    if reps is None:
-        return designs.binomial_pmf(n, p)
-    return designs.binomial_counts(n, np.atleast_1d(p), reps, seed, sampler) / reps
-
-
-def coverage(method: str, n: int, p, delta: float = 0.05, reps: int | None = None,
-             seed: int | None = None, side: str = "two-sided", **params) -> CoverageResult:
-    """Coverage, miss rates and width of ``method``'s 1 - delta interval at sample size n and truth p.
-
-    ``side="lower"`` or ``"upper"`` evaluates the one-sided 1 - delta bound instead (the
-    other end is 0 or 1, so coverage is P(p >= lower) or P(p <= upper)); ``params`` are
-    the method's parameters, e.g. ``coverage("bayes", 50, 0.2, a=2, b=2, side="lower")``.
-
-    ``reps=None`` computes them exactly; an integer ``reps`` estimates them from that many
-    simulated test sets, reproducibly from ``seed`` (each p has its own stream, so
-    results for one p do not depend on the other p's). ``seed=None`` draws fresh entropy
-    and records it in the result.
-    """
-    m = get(method)
-    if side not in SIDES:
-        raise ValueError(side_message(side))
+    d = get_design(design)
+    est = get_estimand(d.data, d.estimand if metric is None else metric)
+    m = est.method(method)
+    m.check_side(side)
+    given = {**({"n": n} if n is not None else {}), **({"p": p} if p is not None else {}), **point_and_params}
+    axes = {k: v for k, v in given.items() if k in {a.name for a in d.axes}}
+    params = {k: v for k, v in given.items() if k not in axes}
+    for key in params:
+        if any(key in {a.name for a in other.axes} for other in DESIGNS.values()):
+            raise ValueError(f"{key}: not an axis of design {d.name}; its axes are "
+                             f"{' or '.join(', '.join(o) for o in d.parametrisations)}")
     params = m.validate_params(params)
-    n = int(validate.counts("n", validate.scalar("n", n), minimum=1))
-    p_arr = validate.unit_interval("p", p, open_=False)
-    if p_arr.ndim > 1:
-        raise ValueError(f"p must be a number or a 1-d array, got shape {p_arr.shape}")
-    d = float(validate.delta(validate.scalar("delta", delta)))
+    points, arrays = design_points(d, axes)
+    scalar = not arrays
+    delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(reps, seed)
+    analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed)
+    for pt in points:
+        problem = infeasible(d, pt, analysis)
+        if problem:
+            raise ValueError(problem + ("; use Monte Carlo (reps=...)" if reps is None else ""))
+        est.truth(d.truth_inputs(pt))  # raises where the estimand is undefined
+    [result] = Evaluator(d).score(points, [(analysis, list(range(len(points))))])
+    out = {k: (v[0] if scalar else v) for k, v in result.items()}
+    out = {k: (v if k == "n_valid" or not scalar else float(v)) for k, v in out.items()}
+    point = {k: (np.array(v) if k in arrays or (k not in axes and len(set(v)) > 1) else v[0])
+             for k, v in _columns(points).items()}
+    return CoverageResult(m.name, d.name, est.name, point, out.pop("truth"), delta, side,
+                          "exact" if reps is None else "mc", reps, seed, params, **out)
 
-    k = np.arange(n + 1)
-    lower, upper = m.bounds(k, n, d, side, **params)
-    p_vec = np.atleast_1d(p_arr)
-    result = measures(outcome_weights(n, p_vec, reps, seed), lower, upper, p_vec, reps)
-    if p_arr.ndim == 0:
-        result = {name: float(v[0]) for name, v in result.items()}
-        p_out = float(p_arr)
+
+def design_points(d, axes: dict) -> tuple[list[dict], list[str]]:
+    """Validated axes (numbers or 1-d arrays, broadcast together) as a list of points, and
+    the names of the axes given as arrays."""
+    wanted = [o for o in d.parametrisations if set(o) == set(axes)]
+    if not wanted:
+        options = " or ".join(", ".join(o) for o in d.parametrisations)
+        raise ValueError(f"design {d.name} needs the axes {options}; got {', '.join(axes) or 'none'}")
+    values = {}
+    for name in wanted[0]:
+        arr = d.axis(name).values(axes[name])
+        if arr.ndim > 1:
+            raise ValueError(f"{name} must be a number or a 1-d array, got shape {arr.shape}")
+        values[name] = arr
+    arrays = [k for k, v in values.items() if v.ndim == 1]
+    try:
+        flat = np.broadcast_arrays(*(np.atleast_1d(v) for v in values.values()))
+    except ValueError:
+        names = ", ".join(arrays[:-1]) + f" and {arrays[-1]}"
+        shapes = " and ".join(str(values[k].shape) for k in arrays)
+        raise ValueError(f"{names} must broadcast together, got shapes {shapes}") from None
+    points = [d.derive({k: (int(v[i]) if d.axis(k).integer else float(v[i])) for k, v in zip(values, flat)})
+              for i in range(flat[0].size)]
+    return points, arrays
+
+
+def _columns(points: list[dict]) -> dict[str, list]:
+    return {k: [pt[k] for pt in points] for k in points[0]}
+
+
+def balanced_coverage(method: str, tpr, tnr, n_pos: int | None = None, n_neg: int | None = None,
+                      n: int | None = None, prevalence: float | None = None, design: str = "stratified",
+                      delta: float = 0.05, reps: int | None = None, seed: int | None = None) -> CoverageResult:
+    """``coverage`` of a balanced-accuracy method: ``design="stratified"`` takes class sizes
+    ``n_pos``, ``n_neg``; ``design="iid"`` the test-set size ``n`` and the positive ``prevalence``."""
+    if design == "stratified":
+        if n is not None or prevalence is not None:
+            raise ValueError("design='stratified' takes n_pos and n_neg, not n or prevalence (use design='iid')")
+        if n_pos is None or n_neg is None:
+            raise ValueError("design='stratified' needs both n_pos and n_neg (whole numbers >= 1)")
+        sizes = {"n_pos": n_pos, "n_neg": n_neg}
+    elif design == "iid":
+        if n_pos is not None or n_neg is not None:
+            raise ValueError("design='iid' takes n and prevalence, not n_pos or n_neg (use design='stratified')")
+        if n is None or prevalence is None:
+            raise ValueError("design='iid' needs both n (whole number >= 1) and prevalence in (0, 1)")
+        sizes = {"n": validate.scalar("n", n), "prevalence": validate.scalar("prevalence", prevalence)}
     else:
-        p_out = p_arr
-    engine = "exact" if reps is None else "mc"
-    return CoverageResult(m.name, n, p_out, d, engine, reps, seed, **result, side=side, params=params)
+        raise ValueError(f"design must be one of stratified, iid, got {design!r}")
+    return coverage(method, design=design, metric="balanced_accuracy", tpr=tpr, tnr=tnr, delta=delta, reps=reps,
+                    seed=seed, **{k: validate.scalar(k, v) for k, v in sizes.items()})
 
+
+def metric_coverage(metric: str, method: str, n: int, prevalence: float, tpr: float, tnr: float,
+                    design: str = "iid", delta: float = 0.05, reps: int | None = None,
+                    seed: int | None = None, side: str = "two-sided", **params) -> CoverageResult:
+    """``coverage`` of ``method``'s interval for ``metric`` under a confusion-matrix design
+    ("iid" or "stratified"), at one point (n, prevalence, tpr, tnr)."""
+    if design not in ("iid", "stratified"):
+        raise ValueError(f"design must be one of iid, stratified, got {design!r}")
+    axes = {k: validate.scalar(k, v) for k, v in
+            (("n", n), ("prevalence", prevalence), ("tpr", tpr), ("tnr", tnr))}
+    return coverage(method, design=design, metric=metric, delta=delta, reps=reps, seed=seed, side=side,
+                    **axes, **params)

@@ -5,33 +5,35 @@ under the study's side and engine. Its ``cell_id`` hashes everything that determ
 numbers, so a rerun recognises finished cells whatever else changed in the study.
 
 A design point is the data-generating setting, e.g. (n, p) for the binomial design or
-(n, prevalence, tpr, tnr) for the iid balanced-accuracy design; its random stream is keyed
-by it (seeds.py), so every method at a point sees the same simulated test sets.
+(n, prevalence, tpr, tnr) for the iid design; its random stream is keyed by it (seeds.py),
+so every method at a point sees the same simulated test sets. With a ``metric`` axis the
+metric is part of a cell's point (and identity), not of the design point.
 
-A task is a chunk of design points of one "size" (n for binomial and iid, the class sizes
-for stratified) with every cell at those points: interval tables are computed once per
-(method, size, delta) in a task, and outcome distributions once per point.
+A task is a chunk of the design points that share one interval-table key
+(``Design.table_key``: n for binomial and iid, the class sizes for stratified) with every
+cell at those points: interval tables are computed once per (method, key, delta) in a
+task, and outcome distributions once per point.
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
 from dataclasses import dataclass
 
+from .designs import get_design
+from .estimands import get_estimand
+from .methods import get
 from .seeds import canonical
-from .study import MethodSpec, Study, method_applies
-
-_MAX_TASK_ELEMENTS = 4_000_000  # (points × outcomes) per binomial task: bounds a task's memory
+from .study import MethodSpec, Study, study_estimands
 
 
 @dataclass(frozen=True)
 class Cell:
     method: MethodSpec
-    design: str  # "binomial", "stratified" or "iid"
-    point: tuple[tuple[str, float], ...]  # the design point's axes and values, e.g. (("n", 50), ("p", 0.2))
+    design: str  # a registered design's name
+    point: tuple[tuple[str, float], ...]  # ("metric", m) if the study has a metric axis, then the design point
     delta: float
     side: str
     engine: str  # "exact", "mc", or "both" (an mc row that also carries the exact values)
@@ -42,11 +44,17 @@ class Cell:
         return dict(self.point)[axis]
 
     @property
-    def size(self) -> tuple:
-        """What the interval tables depend on: n, or the class sizes of a stratified point."""
-        if self.design == "stratified":
-            return (self.design, self["n_pos"], self["n_neg"])
-        return (self.design, self["n"])
+    def design_point(self) -> dict:
+        return {k: v for k, v in self.point if k != "metric"}
+
+    @property
+    def estimand(self) -> str:
+        return dict(self.point).get("metric") or get_design(self.design).estimand
+
+    @property
+    def table_key(self) -> tuple:
+        """The design and the interval-table key of the point: what a task shares."""
+        return (self.design, *get_design(self.design).table_key(self.design_point))
 
     @property
     def cell_id(self) -> str:
@@ -59,54 +67,49 @@ class Cell:
 
 @dataclass(frozen=True)
 class Task:
-    size: tuple
+    key: tuple  # Cell.table_key of every cell
     cells: tuple[Cell, ...]
 
 
-def points(design: str, axes: dict) -> list[tuple[tuple[str, float], ...]]:
-    """The design points of one design, in grid order."""
-    if design == "binomial":
-        return [(("n", n), ("p", p)) for n in axes["n"] for p in axes["p"]]
-    rates = [(("tpr", t1), ("tnr", t0)) for t1 in axes["tpr"] for t0 in axes["tnr"]]
-    if "n_pos" in axes:
-        sizes = [(("n_pos", a), ("n_neg", b)) for a in axes["n_pos"] for b in axes["n_neg"]]
-    elif design == "stratified":  # class sizes from (n, prevalence), both classes non-empty
-        sizes = [(("n", n), ("prevalence", q), ("n_pos", a), ("n_neg", n - a))
-                 for n in axes["n"] if n >= 2 for q in axes["prevalence"]
-                 for a in [min(n - 1, max(1, round(n * q)))]]
-    else:
-        sizes = [(("n", n), ("prevalence", q)) for n in axes["n"] for q in axes["prevalence"]]
-    pts = [s + r for s, r in itertools.product(sizes, rates)]
-    if "metric" in axes:  # the metric is part of a cell's identity, not of its random stream
-        pts = [(("metric", m),) + pt for m in axes["metric"] for pt in pts]
+def points(study: Study, design: str) -> list[tuple[tuple[str, float], ...]]:
+    """The cell points of one design, in grid order (metric-major with a metric axis)."""
+    pts = [tuple(p.items()) for p in get_design(design).points(study.axes)]
+    if "metric" in study.axes:
+        pts = [(("metric", m),) + pt for m in study.axes["metric"] for pt in pts]
     return pts
 
 
 def cells(study: Study) -> list[Cell]:
-    """Every cell of the study, in the order of the results table."""
+    """Every cell of the study, in the order of the results table; each method only for the
+    estimands it applies to."""
     mc = study.engine in ("mc", "both")
     reps, seed = (study.reps, study.seed) if mc else (None, None)
-    return [Cell(m, design, point, delta, study.side, study.engine, reps, seed)
-            for m in study.methods for delta in study.axes["delta"] for design in study.design
-            for point in points(design, study.axes)
-            if "metric" not in study.axes or method_applies(dict(point)["metric"], m.name)]
+    data = get_design(study.design[0]).data
+    applies = {(m.name, e): get(m.name).takes in get_estimand(data, e).takes
+               for m in study.methods for e in study_estimands(study.design, study.axes)}
+    out = []
+    for m in study.methods:
+        for delta in study.axes["delta"]:
+            for design in study.design:
+                for point in points(study, design):
+                    cell = Cell(m, design, point, delta, study.side, study.engine, reps, seed)
+                    if applies[m.name, cell.estimand]:
+                        out.append(cell)
+    return out
 
 
 def tasks(todo: list[Cell], n_workers: int) -> list[Task]:
-    """Group cells by size, then split each size's points into chunks small enough to balance
-    the workers and to bound memory; chunking never changes any cell's numbers."""
-    by_size: dict[tuple, dict[tuple, list[Cell]]] = {}
+    """Group cells by table key, then split each key's points into chunks small enough to
+    balance the workers; chunking never changes any cell's numbers."""
+    by_key: dict[tuple, dict[tuple, list[Cell]]] = {}
     for cell in todo:
-        by_size.setdefault(cell.size, {}).setdefault(cell.point, []).append(cell)
-    n_points = sum(len(group) for group in by_size.values())
-    balance = max(1, math.ceil(n_points / (4 * max(1, n_workers))))
+        by_key.setdefault(cell.table_key, {}).setdefault(cell.point, []).append(cell)
+    n_points = sum(len(group) for group in by_key.values())
+    chunk = max(1, math.ceil(n_points / (4 * max(1, n_workers))))
     out = []
-    # Largest sizes first: the costliest tasks start early, so no worker is left alone at the end.
-    for size, group in sorted(by_size.items(), key=lambda item: (item[0][0], -sum(item[0][1:]))):
-        chunk = balance
-        if size[0] == "binomial":
-            chunk = max(1, min(balance, _MAX_TASK_ELEMENTS // (size[1] + 1)))
+    # Largest tables first: the costliest tasks start early, so no worker is left alone at the end.
+    for key, group in sorted(by_key.items(), key=lambda item: (item[0][0], -sum(item[0][1:]))):
         pts = list(group)
         for i in range(0, len(pts), chunk):
-            out.append(Task(size, tuple(c for pt in pts[i:i + chunk] for c in group[pt])))
+            out.append(Task(key, tuple(c for pt in pts[i:i + chunk] for c in group[pt])))
     return out

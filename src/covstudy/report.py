@@ -140,12 +140,10 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def method_rank(method: str) -> int:
-    """Position of ``method`` in registry order (binomial, balanced-accuracy, F1 methods); unknown last."""
+    """Position of ``method`` in registry order (proportion, balanced-accuracy, F1 methods); unknown last."""
     from .methods import methods
-    from .methods.balanced import balanced_methods
-    from .methods.f1 import f1_methods
 
-    names = [*methods(), *balanced_methods(), *f1_methods()]
+    names = list(methods(None))
     return names.index(method) if method in names else len(names)
 
 

@@ -22,11 +22,11 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from . import grid
-from .engine import evaluate
+from .designs import DESIGNS
 from .store import Store
 from .study import Study
+from .tasks import evaluate
 
-INT_COLUMNS = ("n", "n_pos", "n_neg", "reps", "seed", "n_valid")
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
 
 
@@ -110,7 +110,8 @@ def _table(finished: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     index = pd.Series(range(len(order)), index=order)
     table = finished[finished["cell_id"].isin(index.index)].copy()
     table = table.iloc[index[table["cell_id"]].argsort()].reset_index(drop=True)
-    for col in INT_COLUMNS:
+    integers = {"reps", "seed", "n_valid", *(c for d in DESIGNS.values() for c in d.int_columns)}
+    for col in integers:
         if col in table:
             table[col] = table[col].astype("Int64")
     return table

@@ -4,17 +4,17 @@
 returns a normalised, immutable ``Study`` or raises ``ConfigError`` with one line that
 names the offending key and its valid range. Keys mirror the code's parameters:
 
-    name, question, methods, side, grid.{design, n, p, prevalence, n_pos, n_neg, tpr, tnr, delta},
+    name, question, methods, side, grid.{design, metric, <the design's axes>, delta},
     reps, seed, engine,
     n_jobs, backend, scheduler, workers, threads_per_worker, force, plot, out
 
-The design decides the axes: binomial needs n, p; the balanced-accuracy designs need
-tpr, tnr and either n, prevalence (iid, or stratified with n_pos = round(n·prevalence))
-or n_pos, n_neg (stratified only). The confusion-matrix designs iid/stratified take an optional
-``grid.metric`` axis (names from metrics.METRICS, with n and prevalence); without it they
-study balanced accuracy with the balanced-accuracy methods as before. With it, each method
-runs for the metrics it applies to (binomial methods: ratio metrics and f1; F1 methods: f1;
-balanced-accuracy methods: balanced_accuracy) and must apply to at least one.
+The designs (``grid.design``: one or more registered designs, see designs/) decide the
+axes: each declares its axes with their ranges and the sets of axes a study may give
+(e.g. stratified: n, prevalence, tpr, tnr, or n_pos, n_neg, tpr, tnr). Designs with several
+estimands (the confusion-matrix designs) take an optional ``grid.metric`` axis; without it
+they study their default estimand. Each method must apply to at least one of the study's
+estimands and runs for those it applies to. Every point is checked against the engine's
+limits (``evaluate.infeasible``) here, so an infeasible study stops before any work.
 A numeric grid axis is a number, a list of numbers, or an inclusive range
 ``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
 like R's ``seq(from, to, by)``).
@@ -26,34 +26,22 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .methods import get
-from .methods.balanced import get_balanced
-from .methods.f1 import get_f1, validate_f1_params
-from .metrics import METRICS, method_kind
+from .designs import DESIGNS, get_design
+from .estimands import ESTIMANDS, get_estimand
+from .evaluate import Analysis, infeasible
+from .methods import SIDES, get
 
 ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
-SIDES = ("two-sided", "lower", "upper")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
             "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out")
-GRID_KEYS = ("design", "metric", "n", "p", "prevalence", "n_pos", "n_neg", "tpr", "tnr", "delta")
-DESIGNS = ("binomial", "stratified", "iid")
-# The axes each design needs (besides delta), and the valid range of every numeric axis.
-DESIGN_AXES = {
-    "binomial": (("n", "p"),),
-    "stratified": (("n", "prevalence", "tpr", "tnr"), ("n_pos", "n_neg", "tpr", "tnr")),
-    "iid": (("n", "prevalence", "tpr", "tnr"),),
-}
-AXIS_RANGES = {  # key -> (integer, low, high, low_open, high_open)
-    "n": (True, 1, None, False, False),
-    "n_pos": (True, 1, None, False, False),
-    "n_neg": (True, 1, None, False, False),
-    "p": (False, 0.0, 1.0, False, False),
-    "tpr": (False, 0.0, 1.0, False, False),
-    "tnr": (False, 0.0, 1.0, False, False),
-    "prevalence": (False, 0.0, 1.0, True, True),
-    "delta": (False, 0.0, 1.0, True, True),
-}
+DELTA = dict(integer=False, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def grid_keys() -> tuple[str, ...]:
+    """design, metric, every registered design's axes, delta."""
+    axes = dict.fromkeys(a.name for d in DESIGNS.values() for a in d.axes)
+    return ("design", "metric", *axes, "delta")
 
 
 class ConfigError(ValueError):
@@ -98,12 +86,9 @@ class Study:
         engine = choice("engine", cfg.get("engine", "both"), ENGINES)
         name = text("name", cfg.get("name"))
         side = choice("side", cfg.get("side", "two-sided"), SIDES)
-        if design != ("binomial",) and side != "two-sided":
-            raise ConfigError("side: balanced-accuracy designs have two-sided intervals only")
-        methods = method_specs(cfg.get("methods"), balanced=design != ("binomial",), metrics=axes.get("metric"))
-        if "metric" in axes:
-            _check_metric_engine(methods, axes, design, engine)
-        return cls(
+        estimands = [get_estimand(get_design(design[0]).data, e) for e in study_estimands(design, axes)]
+        methods = method_specs(cfg.get("methods"), estimands, metric_axis="metric" in axes)
+        study = cls(
             name=name,
             question=text("question", cfg.get("question", ""), allow_empty=True),
             methods=methods,
@@ -121,6 +106,8 @@ class Study:
             plot=boolean("plot", cfg.get("plot", False)),
             out=Path(text("out", cfg.get("out", f"results/{name}"))),
         )
+        check_feasible(study)
+        return study
 
     def config(self) -> dict:
         """The resolved configuration as plain data (what study.yaml records)."""
@@ -140,48 +127,58 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
     """Validate the grid: its designs and, for them, exactly the axes they need."""
     if not isinstance(grid, dict):
         raise ConfigError("grid: must be a mapping of axes, e.g. {n: [50], p: [0.1, 0.5], delta: [0.05]}")
-    unknown = sorted(set(grid) - set(GRID_KEYS))
+    keys = grid_keys()
+    unknown = sorted(set(grid) - set(keys))
     if unknown:
-        raise ConfigError(f"grid.{unknown[0]}: unknown key; valid keys: {', '.join(GRID_KEYS)}")
-    raw = grid.get("design", "binomial")
-    designs = [raw] if isinstance(raw, str) else raw
-    if not isinstance(designs, (list, tuple)) or not designs:
-        raise ConfigError(f"grid.design: must be one or more of {', '.join(DESIGNS)}, got {raw!r}")
-    for d in designs:
-        choice("grid.design", d, DESIGNS)
-    design = tuple(dict.fromkeys(designs))
-    if "binomial" in design and len(design) > 1:
-        raise ConfigError("grid.design: binomial cannot be mixed with the balanced-accuracy designs stratified, iid")
+        raise ConfigError(f"grid.{unknown[0]}: unknown key; valid keys: {', '.join(keys)}")
+    design = tuple(one_or_more("grid.design", grid.get("design", "binomial"), tuple(DESIGNS)))
+    designs = [get_design(d) for d in design]
+    if len({d.data for d in designs}) > 1:
+        raise ConfigError(f"grid.design: {', '.join(design)} have different outcomes "
+                          f"({', '.join(d.data for d in designs)}); study them separately")
     grid = dict(grid)
     metric = grid.pop("metric", None)
-    if metric is not None and "binomial" in design:
-        raise ConfigError("grid.metric: only for the confusion-matrix designs stratified, iid")
+    data = designs[0].data
+    if metric is not None and sum(d == data for d, _ in ESTIMANDS) < 2:
+        several = [d.name for d in DESIGNS.values() if sum(e == d.data for e, _ in ESTIMANDS) > 1]
+        raise ConfigError(f"grid.metric: only for the confusion-matrix designs {', '.join(several)}")
     given = {k for k in grid if k != "design" and grid[k] is not None}
-    options = [set(o) for o in DESIGN_AXES[design[0]]]
-    if design == ("stratified",) and metric is None:
-        need = next((o for o in options if o <= given), options[0])
-    else:  # several designs share the (n, prevalence) parametrisation
-        need = options[0]
+    # the axis sets every design of the study accepts, the given one first
+    shared = [o for o in designs[0].parametrisations if all(o in d.parametrisations for d in designs)]
+    need = set(next((o for o in shared if set(o) <= given), shared[0]))
+    what = f"design {'/'.join(design)} needs {' or '.join(', '.join(sorted({*o, 'delta'})) for o in shared)}"
     for key in sorted(need | {"delta"}):
         if key not in given:
-            raise ConfigError(f"grid.{key}: missing; design {'/'.join(design)} needs "
-                              f"{', '.join(sorted(need | {'delta'}))}")
+            raise ConfigError(f"grid.{key}: missing; {what}")
     for key in sorted(given - need - {"delta"}):
-        raise ConfigError(f"grid.{key}: not an axis of design {'/'.join(design)}; its axes are "
-                          f"{', '.join(sorted(need | {'delta'}))}")
+        raise ConfigError(f"grid.{key}: not an axis of design {'/'.join(design)} with {', '.join(sorted(need))}; "
+                          f"{what} (set the other axes to null)")
     axes = {}
-    for key in [k for k in GRID_KEYS if k in need | {"delta"}]:
-        integer, low, high, low_open, high_open = AXIS_RANGES[key]
-        axes[key] = axis(f"grid.{key}", grid[key], integer=integer, low=low, high=high,
-                         low_open=low_open, high_open=high_open)
+    for key in [k for k in keys if k in need]:
+        for d in designs:
+            a = d.axis(key)
+            axes[key] = axis(f"grid.{key}", grid[key], integer=a.integer, low=a.low, high=a.high,
+                             low_open=a.low_open, high_open=a.high_open)
+    axes["delta"] = axis("grid.delta", grid["delta"], **DELTA)
     if metric is not None:
-        names = [metric] if isinstance(metric, str) else metric
-        if not isinstance(names, (list, tuple)) or not names:
-            raise ConfigError(f"grid.metric: must be one or more of {', '.join(METRICS)}, got {metric!r}")
-        for m in names:
-            choice("grid.metric", m, METRICS)
-        axes = {"metric": tuple(dict.fromkeys(names)), **axes}
+        valid = tuple(m for d, m in ESTIMANDS if d == data)
+        axes = {"metric": tuple(one_or_more("grid.metric", metric, valid)), **axes}
     return design, axes
+
+
+def one_or_more(key, value, options) -> list:
+    """``value`` (one name or a list of names, each one of ``options``) as a list without repeats."""
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not names:
+        raise ConfigError(f"{key}: must be one or more of {', '.join(options)}, got {value!r}")
+    for name in names:
+        choice(key, name, options)
+    return list(dict.fromkeys(names))
+
+
+def study_estimands(design: tuple[str, ...], axes: dict) -> tuple[str, ...]:
+    """The estimands of a study: its metric axis, or its design's default estimand."""
+    return axes.get("metric") or (get_design(design[0]).estimand,)
 
 
 def _number(x) -> bool:
@@ -261,45 +258,14 @@ def n_jobs_value(value):
     return value
 
 
-def _check_metric_engine(methods, axes, design, engine):
-    from .metric_coverage import RATIO_IID_EXACT_LIMIT
-
-    if engine == "mc":
-        return
-    for m in methods:
-        kinds = {method_kind(metric, m.name) for metric in axes["metric"] if method_applies(metric, m.name)}
-        if kinds == {"f1"} and engine == "exact":
-            raise ConfigError(f"engine: F1 method {m.name} has Monte Carlo coverage only; use engine mc or both")
-        if "iid" in design and "binomial" in kinds and max(axes["n"]) > RATIO_IID_EXACT_LIMIT:
-            raise ConfigError(f"grid.n: exact iid coverage of the ratio metrics needs n <= {RATIO_IID_EXACT_LIMIT}, "
-                              f"got {max(axes['n'])}; use engine mc")
-
-
-def method_kind_name(name, metrics) -> str:
-    """The registry kind ("binomial", "balanced", "f1") of ``name`` for the first of ``metrics``
-    it applies to (metrics.method_kind); ValueError if it applies to none."""
-    for metric in metrics:
-        if method_applies(metric, name):
-            return method_kind(metric, name)
-    raise ValueError(f"method {name!r} applies to none of the metrics {', '.join(metrics)}")
-
-
-def method_applies(metric, method) -> bool:
-    try:
-        method_kind(metric, method)
-    except ValueError:
-        return False
-    return True
-
-
-def method_specs(entries, balanced: bool = False, metrics=None) -> tuple[MethodSpec, ...]:
-    """Method entries: a name, or a mapping {name: ..., label: ..., <param>: value, ...};
-    binomial methods for the binomial design, balanced-accuracy methods otherwise, and for a
-    ``grid.metric`` axis any method that applies to one of ``metrics``."""
+def method_specs(entries, estimands, metric_axis: bool = False) -> tuple[MethodSpec, ...]:
+    """Method entries: a name, or a mapping {name: ..., label: ..., <param>: value, ...}; each
+    must apply to at least one of the study's ``estimands``."""
     if isinstance(entries, str):
         entries = [entries]
     if not isinstance(entries, (list, tuple)) or not entries:
         raise ConfigError("methods: must be a non-empty list of method names or {name: ...} mappings")
+    takes = tuple(dict.fromkeys(t for e in estimands for t in e.takes))
     specs = []
     for i, entry in enumerate(entries):
         where = f"methods[{i}]"
@@ -311,16 +277,17 @@ def method_specs(entries, balanced: bool = False, metrics=None) -> tuple[MethodS
         name = entry.pop("name")
         label = entry.pop("label", None)
         try:
-            kind = method_kind_name(name, metrics) if metrics else "balanced" if balanced else "binomial"
-            method = {"binomial": get, "balanced": get_balanced, "f1": get_f1}[kind](name)
+            method = get(name, None if metric_axis else takes)
         except ValueError as err:
             raise ConfigError(f"{where}: {str(err).removeprefix('method: ')}") from None
+        if method.takes not in takes:
+            raise ConfigError(f"{where}: method {name!r} applies to none of the metrics "
+                              f"{', '.join(e.name for e in estimands)}")
         for pname, pvalue in entry.items():
             if not _number(pvalue):
                 raise ConfigError(f"{where}.{pname}: method parameters must be numbers, got {pvalue!r}")
         try:
-            # F1 methods also need a whole number of draws.
-            params = validate_f1_params(method.name, entry) if kind == "f1" else method.validate_params(entry)
+            params = method.validate_params(entry)
         except ValueError as err:
             raise ConfigError(f"{where}: {err}") from None
         if label is None:
@@ -332,3 +299,46 @@ def method_specs(entries, balanced: bool = False, metrics=None) -> tuple[MethodS
         if labels.count(label) > 1:
             raise ConfigError(f"methods: label {label!r} appears twice; give each entry a distinct label")
     return tuple(specs)
+
+
+def analyses_of(spec: MethodSpec, estimand, delta: float, side: str, engine: str, reps, seed):
+    """("main", analysis) of a method entry for one estimand and delta under ``engine``, and with
+    engine both also ("exact", analysis) (not for methods drawing random numbers: no exact engine)."""
+    method = get(spec.name)
+    mc = engine in ("mc", "both")
+    out = [("main", Analysis(method, spec.params, estimand, delta, side, reps if mc else None, seed if mc else None))]
+    if engine == "both" and not method.input.per_test_set:
+        out.append(("exact", Analysis(method, spec.params, estimand, delta, side, None, None)))
+    return out
+
+
+def check_feasible(study: Study) -> None:
+    """Every method, side and point of the study can be computed by its engines; else ConfigError."""
+    data = get_design(study.design[0]).data
+    estimands = [get_estimand(data, e) for e in study_estimands(study.design, study.axes)]
+    points = {name: get_design(name).points(study.axes) for name in study.design}
+    seen = set()
+    for spec in study.methods:
+        method = get(spec.name)
+        if study.side not in method.sides:
+            raise ConfigError(f"side: method {spec.name} has two-sided intervals only, got {study.side!r}")
+        if study.engine == "exact" and method.input.per_test_set:
+            raise ConfigError(f"engine: {method.input.label} method {spec.name} has Monte Carlo coverage only; "
+                              f"use engine mc or both")
+        for est in (e for e in estimands if method.takes in e.takes):
+            for _, a in analyses_of(spec, est, study.axes["delta"][0], study.side, study.engine, study.reps,
+                                    study.seed):
+                for name in study.design:
+                    design = get_design(name)
+                    for point in points[name]:
+                        key = (name, tuple(point.items()), est.name, a.reps is None, a.merge)
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        problem = infeasible(design, point, a)
+                        if problem:
+                            raise ConfigError(f"grid.{problem}" + ("; use engine mc" if a.reps is None else ""))
+                        try:
+                            est.truth(design.truth_inputs(point))
+                        except ValueError as err:
+                            raise ConfigError(f"grid.{err}") from None

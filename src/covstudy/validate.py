@@ -20,19 +20,27 @@ def counts(name: str, value, minimum: int = 0) -> np.ndarray:
     return arr
 
 
-def unit_interval(name: str, value, *, open_: bool) -> np.ndarray:
-    """``value`` as a float array inside (0, 1) if ``open_`` else [0, 1]."""
+def interval(name: str, value, low: float, high: float | None, low_open: bool, high_open: bool) -> np.ndarray:
+    """``value`` as a float array inside the interval from ``low`` to ``high`` (None: no upper end)."""
+    valid = f"{'(' if low_open else '['}{low:g}, {'inf' if high is None else f'{high:g}'}{')' if high_open else ']'}"
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in {'(0, 1)' if open_ else '[0, 1]'}, got {value!r}") from None
+        raise ValueError(f"{name} must be a number in {valid}, got {value!r}") from None
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
-    inside = (arr > 0) & (arr < 1) if open_ else (arr >= 0) & (arr <= 1)
+    inside = (arr > low) if low_open else (arr >= low)
+    if high is not None:
+        inside &= (arr < high) if high_open else (arr <= high)
     if not np.all(inside):  # NaN fails too
         bad = float(arr[~inside].flat[0])
-        raise ValueError(f"{name} must be in {'(0, 1)' if open_ else '[0, 1]'}, got {bad!r}")
+        raise ValueError(f"{name} must be in {valid}, got {bad!r}")
     return arr
+
+
+def unit_interval(name: str, value, *, open_: bool) -> np.ndarray:
+    """``value`` as a float array inside (0, 1) if ``open_`` else [0, 1]."""
+    return interval(name, value, 0.0, 1.0, open_, open_)
 
 
 def scalar(name: str, value):

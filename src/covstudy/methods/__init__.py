@@ -1,14 +1,25 @@
-"""Interval methods: a registry of pure vectorised kernels and the public ``interval`` function."""
+"""Interval methods: one registry of pure vectorised kernels and the public ``interval`` function."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import validate
-from . import binomial, inverted_tests  # noqa: F401  (register the binomial methods)
-from .registry import SIDES, Method, Param, get, methods, register, side_message
+from . import binomial, inverted_tests, balanced, f1  # noqa: F401  (register the methods, in this order)
+from .registry import INPUTS, SIDES, Method, Param, get, methods, register, side_message
 
-__all__ = ["SIDES", "Method", "Param", "get", "interval", "methods", "register"]
+__all__ = ["INPUTS", "SIDES", "Method", "Param", "balanced_methods", "f1_methods", "get", "interval", "methods",
+           "register", "side_message"]
+
+
+def balanced_methods() -> dict[str, Method]:
+    """The methods for balanced accuracy (they take two classes' counts)."""
+    return methods("two_class")
+
+
+def f1_methods() -> dict[str, Method]:
+    """The F1 methods (they take a confusion matrix)."""
+    return methods("confusion")
 
 
 def interval(method: str, k, n, delta=0.05, side: str = "two-sided", **params) -> tuple[np.ndarray, np.ndarray]:
@@ -20,11 +31,10 @@ def interval(method: str, k, n, delta=0.05, side: str = "two-sided", **params) -
     ``methods()[name].params``. ``k``, ``n`` and ``delta`` broadcast; the result is a pair
     of float arrays in [0, 1].
     """
-    m = get(method)
-    if side not in SIDES:
-        raise ValueError(side_message(side))
+    m = get(method, "proportion")
+    m.check_side(side)
     full = m.validate_params(params)
     k, n = validate.k_and_n(k, n)
     d = validate.delta(delta)
-    lower, upper = m.bounds(k, n, d, side, **full)
+    lower, upper = m.bounds((k, n), d, side, **full)
     return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)

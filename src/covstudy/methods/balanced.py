@@ -10,8 +10,8 @@ Empty class (n_pos = 0 or n_neg = 0, possible in the iid design): that class's a
 unknown, and every method bounds it by [0, 1] (union and Wald methods) or by its prior
 (posterior methods) -- see each kernel and docs/balanced.md.
 
-The BA methods live in their own registry namespace (``balanced_methods()``), so they
-never appear among the binomial methods and vice versa.
+The BA methods are registered as taking two classes (``methods("two_class")``), so they
+never appear among the proportion methods and vice versa.
 """
 
 from __future__ import annotations
@@ -22,12 +22,7 @@ from scipy import special
 
 from .. import validate
 from . import beta_mean
-from .registry import Registry, get
-
-BALANCED = Registry("balanced-accuracy")
-register = BALANCED.register
-get_balanced = BALANCED.get
-balanced_methods = BALANCED.all
+from .registry import get, register
 
 
 def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tuple[np.ndarray, np.ndarray]:
@@ -36,7 +31,7 @@ def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tu
     ``k_pos`` of ``n_pos`` positives and ``k_neg`` of ``n_neg`` negatives are correct; all
     arguments broadcast. One class may be empty (n = 0); see docs/balanced.md.
     """
-    m = get_balanced(method)
+    m = get(method, "two_class")
     k_pos, n_pos, k_neg, n_neg = validate.class_counts(k_pos, n_pos, k_neg, n_neg)
     d = validate.delta(delta)
     lower, upper = m.kernel(k_pos, n_pos, k_neg, n_neg, d)
@@ -64,7 +59,7 @@ def _union(binomial, k_pos, n_pos, k_neg, n_neg, delta):
     return (lp + ln) / 2, (up + un) / 2
 
 
-@register("ba_cp_union", family="exact", guaranteed=True,
+@register("ba_cp_union", takes="two_class", family="exact", guaranteed=True,
           reference="Langford (2005), JMLR 6, 273-306; Sandler & Dirac (2024), Groundlight blog")
 def ba_cp_union(k_pos, n_pos, k_neg, n_neg, delta):
     """Union bound of Clopper-Pearson class bounds: ((L⁺ + L⁻)/2, (U⁺ + U⁻)/2), each one-sided at delta/4.
@@ -76,7 +71,7 @@ def ba_cp_union(k_pos, n_pos, k_neg, n_neg, delta):
     return _union("clopper_pearson", k_pos, n_pos, k_neg, n_neg, delta)
 
 
-@register("ba_wilson_union", family="approximate", guaranteed=False,
+@register("ba_wilson_union", takes="two_class", family="approximate", guaranteed=False,
           reference="Wilson (1927); union construction of Langford (2005)")
 def ba_wilson_union(k_pos, n_pos, k_neg, n_neg, delta):
     """Union bound of Wilson class bounds: ((L⁺ + L⁻)/2, (U⁺ + U⁻)/2), each one-sided at delta/4.
@@ -88,7 +83,7 @@ def ba_wilson_union(k_pos, n_pos, k_neg, n_neg, delta):
     return _union("wilson", k_pos, n_pos, k_neg, n_neg, delta)
 
 
-@register("ba_jeffreys_union", family="bayesian", guaranteed=False,
+@register("ba_jeffreys_union", takes="two_class", family="bayesian", guaranteed=False,
           reference="BCD (2001) §4.1.2; union construction of Langford (2005)")
 def ba_jeffreys_union(k_pos, n_pos, k_neg, n_neg, delta):
     """Union bound of Jeffreys class bounds: ((L⁺ + L⁻)/2, (U⁺ + U⁻)/2), each one-sided at delta/4.
@@ -103,7 +98,7 @@ def ba_jeffreys_union(k_pos, n_pos, k_neg, n_neg, delta):
 # Normal approximation.
 
 
-@register("ba_wald", family="approximate", guaranteed=False,
+@register("ba_wald", takes="two_class", family="approximate", guaranteed=False,
           reference="normal approximation; e.g. Brodersen et al. (2010) §2 (the BA estimator)")
 def ba_wald(k_pos, n_pos, k_neg, n_neg, delta):
     """Wald interval BÂ ± z·sqrt(tpr̂(1-tpr̂)/n_pos + tnr̂(1-tnr̂)/n_neg)/2, z = Φ⁻¹(1 - delta/2), clipped.
@@ -131,7 +126,7 @@ def ba_wald(k_pos, n_pos, k_neg, n_neg, delta):
 # Posterior of the average (Brodersen et al. 2010).
 
 
-@register("ba_posterior", family="bayesian", guaranteed=False,
+@register("ba_posterior", takes="two_class", family="bayesian", guaranteed=False,
           reference="Brodersen, Ong, Stephan & Buhmann (2010), Proc. ICPR, 3121-3124")
 def ba_posterior(k_pos, n_pos, k_neg, n_neg, delta):
     """Equal-tailed credible interval of (X + Y)/2, X ~ Beta(k_pos+1, n_pos-k_pos+1), Y ~ Beta(k_neg+1, n_neg-k_neg+1).
@@ -144,7 +139,7 @@ def ba_posterior(k_pos, n_pos, k_neg, n_neg, delta):
     return beta_mean.interval(k_pos + 1, n_pos - k_pos + 1, k_neg + 1, n_neg - k_neg + 1, delta)
 
 
-@register("ba_posterior_jeffreys", family="bayesian", guaranteed=False,
+@register("ba_posterior_jeffreys", takes="two_class", family="bayesian", guaranteed=False,
           reference="Brodersen et al. (2010) with Jeffreys priors Beta(½, ½)")
 def ba_posterior_jeffreys(k_pos, n_pos, k_neg, n_neg, delta):
     """Equal-tailed credible interval of (X + Y)/2, X ~ Beta(k_pos+½, n_pos-k_pos+½), Y ~ Beta(k_neg+½, n_neg-k_neg+½).

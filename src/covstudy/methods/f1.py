@@ -9,8 +9,8 @@ the same intervals. Notation: k = TP, l = FP + FN, s = k + l, d = 2k + l, F̂ = 
 Zero denominator (s = 0: no positives and no predicted positives) leaves F1 undefined:
 f1_delta and f1_bootstrap return the vacuous [0, 1]; f1_bayes returns the prior's interval.
 
-The F1 methods live in their own registry namespace (``f1_methods()``); binomial methods
-apply to F1 through the Jaccard index (metrics.py).
+The F1 methods are registered as taking a confusion matrix (``methods("confusion")``);
+proportion methods apply to F1 through the Jaccard index (estimands.py).
 """
 
 from __future__ import annotations
@@ -19,24 +19,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .registry import Param, Registry
+from .registry import Param, register
 
-F1 = Registry("F1")
-register = F1.register
-get_f1 = F1.get
-f1_methods = F1.all
 _BLOCK = 1 << 21  # random numbers drawn at once (rows × draws), to bound memory
-
-
-def validate_f1_params(name: str, params: dict | None) -> dict:
-    """Parameters of F1 method ``name`` checked and completed; ``draws`` must be a whole number."""
-    m = get_f1(name)
-    full = m.validate_params(params)
-    if "draws" in full:
-        if full["draws"] != int(full["draws"]):
-            raise ValueError(f"{name}: parameter draws must be a whole number >= 1, got {params['draws']!r}")
-        full["draws"] = int(full["draws"])
-    return full
 
 
 def _z(delta):
@@ -75,7 +60,7 @@ def _equal_tailed(sampler, n_rows: int, draws: int, delta: np.ndarray):
     return lower, upper
 
 
-@register("f1_delta", family="approximate", guaranteed=False,
+@register("f1_delta", takes="confusion", family="approximate", guaranteed=False,
           reference="delta method under the multinomial; cf. Takahashi, Yamamoto, Kuchiba & Koyama (2022), "
                     "Applied Intelligence 52, 4961-4972")
 def f1_delta(tp, fn, fp, tn, delta, rng=None):
@@ -100,9 +85,9 @@ def f1_delta(tp, fn, fp, tn, delta, rng=None):
     return lower, upper
 
 
-@register("f1_bayes", family="bayesian", guaranteed=False,
+@register("f1_bayes", takes="confusion", family="bayesian", guaranteed=False,
           reference="Goutte & Gaussier (2005), ECIR, LNCS 3408, 345-359",
-          params=(Param("draws", 2000, above=0.0, doc="posterior samples"),
+          params=(Param("draws", 2000, above=0.0, doc="posterior samples", integer=True),
                   Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
 def f1_bayes(tp, fn, fp, tn, delta, rng=None, draws=2000, alpha=1.0):
     """Equal-tailed credible interval of F1 from ``draws`` Dirichlet(TP+α, FN+α, FP+α, TN+α) posterior samples.
@@ -130,9 +115,9 @@ def f1_bayes(tp, fn, fp, tn, delta, rng=None, draws=2000, alpha=1.0):
     return lower.reshape(shape), upper.reshape(shape)
 
 
-@register("f1_bootstrap", family="approximate", guaranteed=False,
+@register("f1_bootstrap", takes="confusion", family="approximate", guaranteed=False,
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
-          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples"),))
+          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
 def f1_bootstrap(tp, fn, fp, tn, delta, rng=None, draws=2000):
     """Percentile bootstrap: (delta/2, 1 - delta/2) quantiles of F1 over ``draws`` resamples of the n examples.
 

@@ -1,21 +1,25 @@
 """The method registry: one place that maps names (and aliases) to interval kernels.
 
-A kernel is a pure vectorised function ``kernel(k, n, delta, **params) -> (lower, upper)``:
-``k`` successes out of ``n`` trials (broadcasting numpy arrays, already validated),
-``delta`` the two-sided miss rate, ``params`` the method's parameters (validated, defaults
-filled in). Kernels never validate; the public API does.
+Every method declares what it *takes* (``INPUTS``): a proportion (k successes of n), two
+classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy) or a confusion
+matrix (tp, fn, fp, tn). Its kernel is a pure vectorised function
+``kernel(*counts, delta, **params) -> (lower, upper)`` over those counts (broadcasting numpy
+arrays, already validated), ``delta`` the two-sided miss rate and ``params`` the method's
+parameters (validated, defaults filled in); confusion-matrix kernels also take ``rng``, the
+generator of their posterior or bootstrap draws. Kernels never validate; the public API does.
 
 Sides. ``Method.bounds`` is the one place where a side is turned into kernel calls:
 
-* ``"two-sided"``: ``kernel(k, n, delta)``.
-* ``"lower"`` / ``"upper"``: the one-sided ``1 - delta`` bound, the other end being 0 or 1.
-  By default (``one_sided=None``) the method is *equal-tailed*: each end of its two-sided
-  interval is the one-sided bound at tail probability ``delta/2``, so the one-sided bound
-  at ``delta`` is the matching end of ``kernel(k, n, 2·delta)``. Equal-tailed kernels must
-  therefore accept ``delta`` in (0, 2), i.e. be written through the tail ``delta/2``, which
-  may exceed ½ (then ``z = Φ⁻¹(1 - delta/2)`` is negative and a "lower" end lies above p̂).
-  Methods whose two-sided interval is not equal-tailed (Blaker) register an explicit
-  ``one_sided`` kernel returning ``(lower bound, upper bound)`` at one-sided level ``1 - delta``.
+* ``"two-sided"``: ``kernel(*counts, delta)``.
+* ``"lower"`` / ``"upper"`` (proportion methods only): the one-sided ``1 - delta`` bound, the
+  other end being 0 or 1. By default (``one_sided=None``) the method is *equal-tailed*: each
+  end of its two-sided interval is the one-sided bound at tail probability ``delta/2``, so
+  the one-sided bound at ``delta`` is the matching end of ``kernel(k, n, 2·delta)``.
+  Equal-tailed kernels must therefore accept ``delta`` in (0, 2), i.e. be written through the
+  tail ``delta/2``, which may exceed ½ (then ``z = Φ⁻¹(1 - delta/2)`` is negative and a
+  "lower" end lies above p̂). Methods whose two-sided interval is not equal-tailed (Blaker)
+  register an explicit ``one_sided`` kernel returning ``(lower bound, upper bound)`` at
+  one-sided level ``1 - delta``.
 """
 
 from __future__ import annotations
@@ -34,23 +38,42 @@ SIDES = ("two-sided", "lower", "upper")
 
 
 @dataclass(frozen=True)
+class Input:
+    """What a kind of method takes: its count arguments and how errors name the kind."""
+
+    counts: tuple[str, ...]
+    label: str  # "unknown <label> method"
+    per_test_set: bool = False  # kernels draw random numbers: called once per simulated test set
+
+
+INPUTS = {
+    "proportion": Input(("k", "n"), ""),
+    "two_class": Input(("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy"),
+    "confusion": Input(("tp", "fn", "fp", "tn"), "F1", per_test_set=True),
+}
+
+
+@dataclass(frozen=True)
 class Param:
-    """A numeric method parameter: its default and the open lower bound ``above`` it must exceed."""
+    """A numeric method parameter: its default, the open lower bound ``above`` it must exceed,
+    and whether it must be a whole number (then it is passed on as an int)."""
 
     name: str
     default: float
     above: float = -math.inf
     doc: str = ""
+    integer: bool = False
 
-    def check(self, method: str, value) -> float:
+    def check(self, method: str, value):
         try:
             x = float(value)
         except (TypeError, ValueError):
             x = math.nan
-        if isinstance(value, bool) or not (math.isfinite(x) and x > self.above):
-            raise ValueError(f"{method}: parameter {self.name} must be a finite number > {self.above:g}, "
-                             f"got {value!r}")
-        return x
+        kind = "whole number" if self.integer else "finite number"
+        if (isinstance(value, bool) or not (math.isfinite(x) and x > self.above)
+                or (self.integer and x != int(x))):
+            raise ValueError(f"{method}: parameter {self.name} must be a {kind} > {self.above:g}, got {value!r}")
+        return int(x) if self.integer else x
 
 
 @dataclass(frozen=True)
@@ -60,15 +83,25 @@ class Method:
     name: str
     kernel: Kernel = field(repr=False)
     description: str
-    family: str  # "exact" (frequentist, inverts the binomial), "approximate" or "bayesian"
-    guaranteed: bool  # coverage >= 1 - delta for every p and n
+    family: str  # "exact" (never below 1 - delta by construction), "approximate" or "bayesian"
+    guaranteed: bool  # coverage >= 1 - delta for every truth and test-set size
     reference: str
+    takes: str = "proportion"  # a key of INPUTS
     aliases: tuple[str, ...] = ()
     params: tuple[Param, ...] = ()
     one_sided: Kernel | None = field(default=None, repr=False)  # None: equal-tailed (see module doc)
 
     def __str__(self) -> str:
         return self.description
+
+    @property
+    def input(self) -> Input:
+        return INPUTS[self.takes]
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The sides it supports: all for proportion methods, two-sided for the others."""
+        return SIDES if self.takes == "proportion" else ("two-sided",)
 
     @property
     def defaults(self) -> dict[str, float]:
@@ -85,20 +118,30 @@ class Method:
                 raise ValueError(f"{self.name}: unknown parameter {key!r}; valid parameters: {valid}")
         return {name: p.check(self.name, params.get(name, p.default)) for name, p in known.items()}
 
-    def bounds(self, k, n, delta, side: str = "two-sided", **params) -> tuple[np.ndarray, np.ndarray]:
-        """``(lower, upper)`` of the ``1 - delta`` interval on ``side``; arguments already validated.
+    def check_side(self, side) -> str:
+        if side not in SIDES:
+            raise ValueError(side_message(side))
+        if side not in self.sides:
+            raise ValueError(f"side: method {self.name!r} has two-sided intervals only, got {side!r}")
+        return side
+
+    def bounds(self, counts: tuple, delta, side: str = "two-sided", rng=None, **params):
+        """``(lower, upper)`` of the ``1 - delta`` interval on ``side`` from ``counts`` (as the
+        method takes them, ``self.input.counts``); arguments already validated.
 
         The single place where sides map to kernel calls (module docstring).
         """
+        if self.input.per_test_set:
+            return self.kernel(*counts, delta, rng=rng, **params)
         if side == "two-sided":
-            return self.kernel(k, n, delta, **params)
-        if side not in SIDES:
+            return self.kernel(*counts, delta, **params)
+        if side not in self.sides:
             raise ValueError(side_message(side))
         if self.one_sided is None:
-            lower, upper = self.kernel(k, n, 2 * np.asarray(delta, dtype=float), **params)
+            lower, upper = self.kernel(*counts, 2 * np.asarray(delta, dtype=float), **params)
         else:
-            lower, upper = self.one_sided(k, n, delta, **params)
-        shape = np.broadcast(k, n, delta).shape
+            lower, upper = self.one_sided(*counts, delta, **params)
+        shape = np.broadcast(*counts, delta).shape
         if side == "lower":
             return np.array(np.broadcast_to(lower, shape), dtype=float), np.ones(shape)
         return np.zeros(shape), np.array(np.broadcast_to(upper, shape), dtype=float)
@@ -109,23 +152,25 @@ def side_message(side: object) -> str:
 
 
 class Registry:
-    """The methods of one kind (binomial, balanced accuracy, F1) by name and alias."""
+    """Every method by name and alias, whatever it takes."""
 
-    def __init__(self, kind: str = ""):
-        self.kind = kind  # shown in errors: "unknown <kind> method"
+    def __init__(self):
         self._methods: dict[str, Method] = {}
         self._names: dict[str, str] = {}  # name or alias -> canonical name
 
-    def register(self, name: str, *, family: str, guaranteed: bool, reference: str,
+    def register(self, name: str, *, family: str, guaranteed: bool, reference: str, takes: str = "proportion",
                  aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
                  one_sided: Kernel | None = None) -> Callable[[Kernel], Kernel]:
         """Decorator registering ``kernel`` under ``name``; the description is its docstring's first line.
 
-        ``params`` declares the keyword parameters the kernel takes; ``one_sided`` is the
-        one-sided kernel of a method that is not equal-tailed (module docstring).
+        ``takes`` is what the kernel's counts are (a key of INPUTS); ``params`` declares the
+        keyword parameters it takes; ``one_sided`` is the one-sided kernel of a proportion
+        method that is not equal-tailed (module docstring).
         """
         if family not in FAMILIES:
             raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+        if takes not in INPUTS:
+            raise ValueError(f"takes must be one of {tuple(INPUTS)}, got {takes!r}")
 
         def decorate(kernel: Kernel) -> Kernel:
             for key in (name, *aliases):
@@ -133,29 +178,40 @@ class Registry:
                     raise ValueError(f"method name {key!r} is already registered")
                 self._names[key] = name
             description = (kernel.__doc__ or name).strip().splitlines()[0]
-            self._methods[name] = Method(name, kernel, description, family, guaranteed, reference,
+            self._methods[name] = Method(name, kernel, description, family, guaranteed, reference, takes,
                                          tuple(aliases), tuple(params), one_sided)
             return kernel
 
         return decorate
 
-    def get(self, name: str) -> Method:
-        """The method registered as ``name`` (or an alias); unknown names raise ValueError."""
-        try:
-            return self._methods[self._names[name]]
-        except (KeyError, TypeError):
-            close = difflib.get_close_matches(str(name), list(self._names), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            kind = f"{self.kind} " if self.kind else ""
-            raise ValueError(f"method: unknown {kind}method {name!r}{hint}; "
-                             f"valid methods: {', '.join(sorted(self._methods))}") from None
+    def get(self, name: str, takes: str | tuple[str, ...] | None = None) -> Method:
+        """The method registered as ``name`` (or an alias), of one of the kinds ``takes`` if given;
+        otherwise ValueError naming the valid methods and the closest match."""
+        kinds = (takes,) if isinstance(takes, str) else tuple(takes or INPUTS)
+        canonical = self._names.get(name) if isinstance(name, str) else None
+        if canonical is not None and self._methods[canonical].takes in kinds:
+            return self._methods[canonical]
+        valid = [n for n, m in self._methods.items() if m.takes in kinds]
+        aliases = [a for a, n in self._names.items() if n in valid]
+        close = difflib.get_close_matches(str(name), aliases, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        label = INPUTS[kinds[0]].label if len(kinds) == 1 else ""
+        kind = f"{label} " if label else ""
+        lists = [f"{INPUTS[t].label + ' ' if i else 'valid '}methods: "
+                 f"{', '.join(sorted(n for n in valid if self._methods[n].takes == t))}" for i, t in enumerate(kinds)]
+        raise ValueError(f"method: unknown {kind}method {name!r}{hint}; {'; '.join(lists)}")
 
-    def all(self) -> dict[str, Method]:
-        """All methods by canonical name; ``str(m)`` is its one-line description."""
-        return dict(self._methods)
+    def all(self, takes: str | None = "proportion") -> dict[str, Method]:
+        """Methods that take ``takes`` (every method if None) by canonical name, in registration
+        order; ``str(m)`` is a method's one-line description."""
+        return {n: m for n, m in self._methods.items() if takes is None or m.takes == takes}
 
 
-BINOMIAL = Registry()
-register = BINOMIAL.register
-get = BINOMIAL.get
-methods = BINOMIAL.all
+METHODS = Registry()
+register = METHODS.register
+get = METHODS.get
+
+
+def methods(takes: str | None = "proportion") -> dict[str, Method]:
+    """The registered methods that take ``takes`` ("proportion", "two_class", "confusion"; None: all)."""
+    return METHODS.all(takes)

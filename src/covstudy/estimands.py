@@ -1,0 +1,227 @@
+"""Estimands: what an interval is for, its true value at a design point, and which methods apply.
+
+An estimand is defined on one kind of outcome (a design's ``data``):
+
+* ``count`` (k correct of n, the binomial design): ``accuracy``, true value p. Proportion
+  methods apply to (k, n).
+* ``confusion`` (tp, fn, fp, tn; the stratified and iid designs). With positive
+  prevalence q and class accuracies tpr, tnr, one example's cell probabilities are
+  π_TP = q·tpr, π_FN = q·(1 - tpr), π_FP = (1 - q)·(1 - tnr), π_TN = (1 - q)·tnr
+  (stratified: q = n_pos/n), and a metric's true value is its formula applied to π.
+  Ratio metrics are k/(k + l) for sums k, l of cells (``RATIO_CELLS``):
+
+      metric       k         l          truth
+      accuracy     TP + TN   FN + FP    π_TP + π_TN
+      precision    TP        FP         π_TP/(π_TP + π_FP)
+      recall       TP        FN         tpr
+      specificity  TN        FP         tnr
+      npv          TN        FN         π_TN/(π_TN + π_FN)
+      jaccard      TP        FP + FN    π_TP/(π_TP + π_FP + π_FN)
+
+  Proportion methods give their interval as ``interval(method, k, k + l)``; a zero
+  denominator k + l = 0 (e.g. no predicted positives, for precision) carries no information
+  and gives the vacuous interval [0, 1]. F1 = 2TP/(2TP + FP + FN) = 2J/(1 + J) with J the
+  Jaccard index, a strictly increasing map, so a proportion method on F1 is the Jaccard
+  interval mapped through x -> 2x/(1 + x): it covers the true F1 exactly when the Jaccard
+  interval covers the true J. F1 also takes the confusion-matrix methods (methods/f1.py).
+  ``balanced_accuracy`` (tpr + tnr)/2 takes the two-class methods (methods/balanced.py)
+  with k_pos = TP, n_pos = TP + FN, k_neg = TN, n_neg = TN + FP.
+
+``Estimand.bounds`` turns a method and outcome columns into intervals; ``valid`` marks the
+outcomes that carry information (counted as ``n_valid`` by Monte Carlo).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import validate
+from .designs.confusion import cell_probabilities
+from .methods import Method, get
+
+METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "jaccard", "f1")
+CELLS = ("tp", "fn", "fp", "tn")
+RATIO_CELLS = {  # metric -> (cells summed into k, cells summed into l); f1 through the Jaccard index
+    "accuracy": (("tp", "tn"), ("fn", "fp")),
+    "precision": (("tp",), ("fp",)),
+    "recall": (("tp",), ("fn",)),
+    "specificity": (("tn",), ("fp",)),
+    "npv": (("tn",), ("fn",)),
+    "jaccard": (("tp",), ("fp", "fn")),
+    "f1": (("tp",), ("fp", "fn")),
+}
+
+
+@dataclass(frozen=True)
+class Estimand:
+    """What is estimated on outcomes of kind ``data``, and the kinds of method (``takes``) that apply."""
+
+    name: str
+    data: str
+    takes: tuple[str, ...]
+
+    def truth(self, inputs: dict) -> float:
+        """The true value from a design's ``truth_inputs``."""
+        return float(truth(self.name, **inputs))
+
+    def merge(self, method: Method):
+        """The cell groups (k cells, l cells) whose sums are all ``method`` needs, or None."""
+        return None
+
+    def valid(self, columns: dict) -> np.ndarray:
+        """Outcomes that carry information about the estimand (all, by default)."""
+        return np.ones(np.shape(next(iter(columns.values()))), dtype=bool)
+
+    def bounds(self, method: Method, columns: dict, delta, side: str, rng=None, **params):
+        """``method``'s intervals for every outcome of ``columns``; arguments already validated."""
+        raise NotImplementedError
+
+    def method(self, name) -> Method:
+        """The registered method ``name`` if it applies; otherwise ValueError naming those that do."""
+        return get(name, self.takes)
+
+
+class Accuracy(Estimand):
+    """p of the binomial design: proportion methods on (k, n)."""
+
+    def truth(self, inputs: dict) -> float:
+        return inputs["p"]
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["k"], columns["n"]), delta, side, **params)
+
+
+class Ratio(Estimand):
+    """k/(k + l) over cells of the confusion matrix (module docstring); F1 through the Jaccard index."""
+
+    def merge(self, method):
+        return RATIO_CELLS[self.name] if method.takes == "proportion" else None
+
+    def counts(self, columns: dict) -> tuple[np.ndarray, np.ndarray]:
+        if "k" in columns:  # a design's outcomes already merged to (k, l)
+            return np.asarray(columns["k"]), np.asarray(columns["l"])
+        return ratio_counts(self.name, columns)
+
+    def valid(self, columns):
+        k, l = self.counts(columns)
+        return (k + l) > 0
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        if method.takes == "confusion":
+            return method.bounds(tuple(columns[c] for c in CELLS), delta, side, rng=rng, **params)
+        k, l = self.counts(columns)
+        return ratio_bounds(self.name, method, k, l, delta, side, **params)
+
+
+class BalancedAccuracy(Estimand):
+    """(tpr + tnr)/2: two-class methods on (tp, tp + fn, tn, tn + fp)."""
+
+    def valid(self, columns):
+        return (columns["tp"] + columns["fn"] > 0) & (columns["tn"] + columns["fp"] > 0)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        c = columns
+        return method.bounds((c["tp"], c["tp"] + c["fn"], c["tn"], c["tn"] + c["fp"]), delta, side, **params)
+
+
+ESTIMANDS = {(e.data, e.name): e for e in (
+    Accuracy("accuracy", "count", ("proportion",)),
+    *(Ratio(m, "confusion", ("proportion",)) for m in RATIO_CELLS if m != "f1"),
+    BalancedAccuracy("balanced_accuracy", "confusion", ("two_class",)),
+    Ratio("f1", "confusion", ("proportion", "confusion")),
+)}
+
+
+def get_estimand(data: str, name: str) -> Estimand:
+    """The estimand ``name`` on outcomes of kind ``data``; ValueError listing the valid names."""
+    if (data, name) not in ESTIMANDS:
+        valid = [n for d, n in ESTIMANDS if d == data]
+        if data == "confusion":
+            valid = [m for m in METRICS if m in valid]
+        raise ValueError(f"metric must be one of {', '.join(valid)}, got {name!r}")
+    return ESTIMANDS[data, name]
+
+
+def ratio_counts(metric: str, cells: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(k, l) of a ratio metric (or f1, through the Jaccard index) from cell counts or probabilities."""
+    k_cells, l_cells = RATIO_CELLS[metric]
+    return sum(np.asarray(cells[c]) for c in k_cells), sum(np.asarray(cells[c]) for c in l_cells)
+
+
+def f1_from_jaccard(j):
+    """F1 = 2J/(1 + J), increasing on [0, 1] with 0 -> 0 and 1 -> 1."""
+    j = np.asarray(j, dtype=float)
+    return 2 * j / (1 + j)
+
+
+def check_metric(metric) -> str:
+    get_estimand("confusion", metric)
+    return metric
+
+
+def truth(metric: str, prevalence, tpr, tnr):
+    """The true value of ``metric`` at (prevalence, tpr, tnr) (module docstring).
+
+    Precision is undefined when π_TP + π_FP = 0 (tpr = 0 and tnr = 1) and npv when
+    π_TN + π_FN = 0 (tnr = 0 and tpr = 1); those raise ValueError.
+    """
+    check_metric(metric)
+    if metric == "balanced_accuracy":
+        return (np.asarray(tpr, dtype=float) + np.asarray(tnr, dtype=float)) / 2
+    k, l = ratio_counts(metric, cell_probabilities(prevalence, tpr, tnr))
+    if np.any(k + l <= 0):
+        raise ValueError(f"tpr, tnr: {metric} is undefined at tpr={tpr!r}, tnr={tnr!r} "
+                         f"(its denominator has probability 0)")
+    ratio = k / (k + l)
+    return f1_from_jaccard(ratio) if metric == "f1" else ratio
+
+
+def ratio_bounds(metric: str, method: Method, k, l, delta, side: str = "two-sided", **params):
+    """Proportion method ``method`` on (k, k + l); [0, 1] where k + l = 0; mapped to F1 for f1.
+
+    Arguments already validated (``params`` complete).
+    """
+    k, m = np.asarray(k), np.asarray(k) + np.asarray(l)
+    empty = m == 0
+    lower, upper = method.bounds((k, np.where(empty, 1, m)), delta, side, **params)  # k = 0, n = 1: a stand-in
+    lower, upper = np.where(empty, 0.0, lower), np.where(empty, 1.0, upper)
+    if metric == "f1":
+        lower, upper = f1_from_jaccard(lower), f1_from_jaccard(upper)
+    return lower, upper
+
+
+def confusion_counts(tp, fn, fp, tn) -> tuple[np.ndarray, ...]:
+    """Validated cell counts: whole numbers >= 0 broadcasting together, each test set non-empty."""
+    arrays = {name: validate.counts(name, value) for name, value in zip(CELLS, (tp, fn, fp, tn))}
+    try:
+        out = np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        shapes = ", ".join(f"{name} {a.shape}" for name, a in arrays.items())
+        raise ValueError(f"tp, fn, fp and tn must broadcast together, got shapes {shapes}") from None
+    if np.any(sum(out) == 0):
+        raise ValueError("tp + fn + fp + tn must be >= 1 (a test set has at least one example), got 0")
+    return tuple(out)
+
+
+def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: str = "two-sided",
+                    seed: int | None = None, **params) -> tuple[np.ndarray, np.ndarray]:
+    """The ``1 - delta`` interval ``(lower, upper)`` for ``metric`` from a confusion matrix.
+
+    ``metric`` is one of METRICS. Ratio metrics (and f1) take any proportion method and
+    ``side``; a zero denominator gives [0, 1]. ``balanced_accuracy`` takes the methods of
+    ``balanced_methods()``, f1 also those of ``f1_methods()`` (two-sided only). ``seed``
+    makes the posterior / bootstrap draws of f1_bayes and f1_bootstrap reproducible
+    (fresh entropy if None). Counts broadcast; e.g.
+    ``metric_interval("precision", "wilson", tp=40, fn=10, fp=5, tn=45)``.
+    """
+    est = get_estimand("confusion", metric)
+    m = est.method(method)
+    m.check_side(side)
+    full = m.validate_params(params)
+    columns = dict(zip(CELLS, confusion_counts(tp, fn, fp, tn)))
+    d = validate.delta(delta)
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
+    lower, upper = est.bounds(m, columns, d, side, rng=rng, **full)
+    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)

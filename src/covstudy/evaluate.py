@@ -1,0 +1,151 @@
+"""The one evaluation core: Generate → Analyse → Summarise, for the library, the runner and the planner.
+
+* Generate: the design's outcome distribution at a batch of points (``Design.exact`` or
+  ``Design.simulate``), computed once and shared by every method at those points (common
+  random numbers).
+* Analyse: each method's interval for every outcome, through the estimand
+  (``Estimand.bounds``). Where the design places outcomes in tables (``Outcomes.tables``), the
+  intervals of a whole table are computed once per (method, delta, side, table) and looked up.
+* Summarise: ``measures.measures`` against the estimand's true value, and ``n_valid``.
+
+Methods that draw random numbers (``Input.per_test_set``) get one interval per simulated
+test set, drawn from a stream keyed by the point and the method, and have no exact engine.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from .designs import Design, Outcomes
+from .estimands import Estimand
+from .measures import measures
+from .methods import Method
+from .seeds import stream
+
+_BATCH_ELEMENTS = 4_000_000  # (points × outcomes) generated at once: bounds memory
+_CACHE_CELLS = 20_000_000  # the interval-table cache keeps at most this many cells (~320 MB)
+_TABLES: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One method entry, estimand, delta, side and engine: what to compute at every point."""
+
+    method: Method
+    params: tuple[tuple[str, object], ...]  # validated, complete
+    estimand: Estimand
+    delta: float
+    side: str
+    reps: int | None  # None: exact
+    seed: int | None
+
+    @property
+    def merge(self):
+        return self.estimand.merge(self.method) if self.reps is None else None
+
+
+def infeasible(design: Design, point: dict, analysis: Analysis) -> str | None:
+    """Why ``analysis`` cannot run at ``point`` ("<key>: ..."), or None; cheap, before any work."""
+    if analysis.reps is None and analysis.method.input.per_test_set:
+        return f"reps: {analysis.method.name} draws random numbers per test set, so it has Monte Carlo " \
+               f"coverage only; give reps (e.g. reps=2000)"
+    return design.check(point, analysis.reps is None, analysis.merge)
+
+
+class Evaluator:
+    """Scores analyses at points of one design, generating each batch's outcomes once for all of them."""
+
+    def __init__(self, design: Design):
+        self.design = design
+
+    def batches(self, points: list[dict]) -> list[list[int]]:
+        """Indices of ``points`` grouped by the design's batch key, each group small enough to generate at once."""
+        groups: dict = {}
+        for i, pt in enumerate(points):
+            groups.setdefault(self.design.batch_key(pt), []).append(i)
+        out = []
+        for idx in groups.values():
+            size = max(1, _BATCH_ELEMENTS // self.design.outcome_count(points[idx[0]]))
+            out += [idx[s:s + size] for s in range(0, len(idx), size)]
+        return out
+
+    def score(self, points: list[dict], jobs: list[tuple[Analysis, list[int]]]) -> list[dict[str, np.ndarray]]:
+        """For each job (an analysis and the indices of the points it runs at): its measures,
+        ``truth`` and ``n_valid`` as arrays over those points. Batch by batch, so that each
+        batch's outcomes are generated once per engine and kept no longer than needed."""
+        where = [{i: k for k, i in enumerate(idx)} for _, idx in jobs]
+        out: list[dict[str, np.ndarray]] = [{} for _ in jobs]
+        for batch in self.batches(points):
+            generated: dict[tuple, Outcomes] = {}
+            for j, (a, idx) in enumerate(jobs):
+                rows = [r for r, i in enumerate(batch) if i in where[j]]
+                if not rows:
+                    continue
+                key = (a.reps, a.seed, a.merge)
+                if key not in generated:
+                    pts = [points[i] for i in batch]
+                    generated[key] = (self.design.exact(pts, a.merge) if a.reps is None
+                                      else self.design.simulate(pts, a.reps, a.seed))
+                outcomes = generated[key]
+                if len(rows) < len(batch):
+                    outcomes = Outcomes(outcomes.columns, outcomes.weight[rows], outcomes.tables)
+                result = self._score_batch([points[batch[r]] for r in rows], outcomes, a)
+                at = [where[j][batch[r]] for r in rows]
+                for name, values in result.items():
+                    if name not in out[j]:
+                        out[j][name] = np.empty(len(idx), dtype=values.dtype)
+                    out[j][name][at] = values
+        return out
+
+    def _score_batch(self, batch: list[dict], outcomes: Outcomes, a: Analysis) -> dict[str, np.ndarray]:
+        params = dict(a.params)
+        rng = None
+        if a.method.input.per_test_set:
+            [pt] = batch
+            outcomes = outcomes.per_test_set()
+            rng = stream(a.seed, **self.design.stream_identity(pt), purpose="f1 draws", method=a.method.name,
+                         **params)
+        lower, upper = self.intervals(outcomes, a, rng, params)
+        truth = np.array([a.estimand.truth(self.design.truth_inputs(pt)) for pt in batch])
+        weight = outcomes.weight if a.reps is None else outcomes.weight / a.reps
+        result = measures(weight, lower, upper, truth, a.reps)
+        result["truth"] = truth
+        if a.reps is None:
+            result["n_valid"] = np.full(len(batch), None, dtype=object)
+        else:
+            valid = a.estimand.valid(outcomes.columns)
+            result["n_valid"] = np.array([int(np.sum(w[valid])) for w in outcomes.weight], dtype=object)
+        return result
+
+    def intervals(self, outcomes: Outcomes, a: Analysis, rng, params: dict) -> tuple[np.ndarray, np.ndarray]:
+        """Every outcome's interval: from the shared tables where the outcomes sit in them."""
+        if not outcomes.tables or rng is not None:
+            return a.estimand.bounds(a.method, outcomes.columns, a.delta, a.side, rng=rng, **params)
+        if len(outcomes.tables) == 1 and outcomes.tables[0].index is None:
+            return self.table(outcomes.tables[0].key, a, params)
+        size = outcomes.weight.shape[-1]
+        lower, upper = np.empty(size), np.empty(size)
+        for seg in outcomes.tables:
+            table_lower, table_upper = self.table(seg.key, a, params)
+            pick = slice(None) if seg.index is None else seg.index
+            lower[seg.rows], upper[seg.rows] = table_lower[pick], table_upper[pick]
+        return lower, upper
+
+    def table(self, key: tuple, a: Analysis, params: dict) -> tuple[np.ndarray, np.ndarray]:
+        """Intervals of every outcome of table ``key`` (read-only; cached, least recently used dropped)."""
+        cache_key = (self.design.data, key, a.estimand.name, a.method.name, a.params, a.delta, a.side)
+        if cache_key in _TABLES:
+            _TABLES.move_to_end(cache_key)
+            return _TABLES[cache_key]
+        columns = self.design.table_columns(key)
+        lower, upper = (np.array(np.broadcast_to(v, np.shape(next(iter(columns.values())))), dtype=float)
+                        for v in a.estimand.bounds(a.method, columns, a.delta, a.side, **params))
+        lower.setflags(write=False)
+        upper.setflags(write=False)
+        _TABLES[cache_key] = (lower, upper)
+        while sum(t[0].size for t in _TABLES.values()) > _CACHE_CELLS and len(_TABLES) > 1:
+            _TABLES.popitem(last=False)
+        return lower, upper
