@@ -8,24 +8,31 @@ outcome j (the pmf for the exact engine, the simulated frequency for Monte Carlo
     miss_low   = Σ_j w_j · 1[t < lower_j]        miss_high = Σ_j w_j · 1[t > upper_j]
     mean_width = Σ_j w_j · (upper_j - lower_j)   sd_width  = sqrt(Σ_j w_j·width_j² - mean_width²)
     mcse       = sqrt(coverage·(1 - coverage)/reps)  (0 for the exact engine)
+    prob_width = Σ_j w_j · 1[width_j <= max_width]     (only when ``max_width`` is given)
+
+``width`` defaults to upper - lower; the planner passes the margin of a one-sided bound.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-def measures(weights, lower, upper, truth, reps: int | None = None) -> dict[str, np.ndarray]:
+def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
+             max_width: float | None = None) -> dict[str, np.ndarray]:
     """The measures above for each row of ``weights`` (shape (..., J)) against ``truth`` (shape (...))."""
     w = np.asarray(weights, dtype=float)
     t = np.asarray(truth, dtype=float)[..., None]
     miss_low = np.sum(w * (t < lower), axis=-1)
     miss_high = np.sum(w * (t > upper), axis=-1)
     coverage = np.sum(w * ((lower <= t) & (t <= upper)), axis=-1)
-    width = np.asarray(upper, dtype=float) - lower
+    width = np.asarray(upper, dtype=float) - lower if width is None else np.asarray(width, dtype=float)
     # Row-wise sums, not BLAS matmul: a row's result must not depend on which other rows
     # share its array (chunking) or on the BLAS thread count.
     mean_width = np.sum(w * width, axis=-1)
     sd_width = np.sqrt(np.maximum(np.sum(w * (width * width), axis=-1) - mean_width**2, 0.0))
     mcse = np.zeros_like(coverage) if reps is None else np.sqrt(coverage * (1 - coverage) / reps)
-    return {"coverage": coverage, "mcse": mcse, "miss_low": miss_low, "miss_high": miss_high,
-            "mean_width": mean_width, "sd_width": sd_width}
+    out = {"coverage": coverage, "mcse": mcse, "miss_low": miss_low, "miss_high": miss_high,
+           "mean_width": mean_width, "sd_width": sd_width}
+    if max_width is not None:
+        out["prob_width"] = np.sum(w * (width <= max_width), axis=-1)
+    return out

@@ -35,6 +35,7 @@ import numpy as np
 
 from . import validate
 from .designs import _supported_pmf
+from .measures import measures
 from .methods import SIDES, get, side_message
 
 _TOL = 1e-12  # slack in the comparisons, so rounding cannot flip a target that holds with equality
@@ -73,22 +74,26 @@ class PlanResult:
 
 def performance(method: str, n: int, p: np.ndarray, delta: float, side: str = "two-sided",
                 width: float | None = None, **params) -> dict[str, np.ndarray]:
-    """Exact coverage, mean width and (if ``width``) P(width <= width) at each p; params validated."""
-    m = get(method)
+    """Exact coverage, mean width and (if ``width``) P(width <= width) at each p; params validated.
+
+    The binomial pmf is taken on its support only (binomial._supported_pmf), which keeps a
+    search up to n = 10⁶ cheap; the measures are those of measures.py.
+    """
+    m = get(method, "proportion")
     supports = _supported_pmf(n, np.asarray(p, dtype=float))
     k_lo = min(lo for lo, _ in supports)
     k_hi = max(lo + len(pmf) for lo, pmf in supports)
     k = np.arange(k_lo, k_hi)
-    lower, upper = m.bounds(k, n, delta, side, **params)
+    lower, upper = m.bounds((k, n), delta, side, **params)
     lower, upper = np.broadcast_to(lower, k.shape), np.broadcast_to(upper, k.shape)
     size = {"two-sided": upper - lower, "lower": k / n - lower, "upper": upper - k / n}[side]
     out = {"coverage": [], "mean_width": [], "prob_width": []}
     for pi, (lo, pmf) in zip(np.asarray(p, dtype=float), supports):
         s = slice(lo - k_lo, lo - k_lo + len(pmf))
-        out["coverage"].append(np.sum(pmf * ((lower[s] <= pi) & (pi <= upper[s]))))
-        out["mean_width"].append(np.sum(pmf * size[s]))
-        if width is not None:
-            out["prob_width"].append(np.sum(pmf * (size[s] <= width + _TOL)))
+        r = measures(pmf, lower[s], upper[s], pi, width=size[s], max_width=None if width is None else width + _TOL)
+        for name in out:
+            if name in r:
+                out[name].append(r[name])
     return {name: np.array(v) for name, v in out.items() if v}
 
 
@@ -102,9 +107,8 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     and at least one of ``width`` (with optional ``width_prob`` = 1 - γ) and ``coverage_tol``.
     ``params`` are the method's parameters. Raises ValueError if no n <= n_max qualifies.
     """
-    m = get(method)
-    if side not in SIDES:
-        raise ValueError(side_message(side))
+    m = get(method, "proportion")
+    m.check_side(side)
     params = m.validate_params(params)
     d = float(validate.delta(validate.scalar("delta", delta)))
     p_grid, where = _p_grid(p, p_range, p_points)
