@@ -6,6 +6,7 @@ from .estimands import METRICS, metric_interval
 from .methods import balanced_methods, f1_methods, interval, methods
 from .methods.balanced import balanced_interval
 from .plan import PlanResult, plan
+from . import study  # noqa: F401  (study.ConfigError)
 
 # The earlier result classes are the one result type now.
 BalancedCoverageResult = MetricCoverageResult = CoverageResult
@@ -18,11 +19,10 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
     ``out`` is the study folder (default ``results/<name>``). Invalid configs raise
     ``covstudy.study.ConfigError`` (a ValueError) before any work.
     """
-    from .study import compose_study
+    from .cli import load_study
     from .runner import run_study as run
 
-    study_obj = compose_study(study, list(overrides), out)
-    return run(study_obj, overrides=list(overrides), progress=progress)
+    return run(load_study(study, list(overrides), out), overrides=list(overrides), progress=progress)
 
 
 __all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "CoverageResult", "MetricCoverageResult", "PlanResult",

@@ -8,6 +8,7 @@ studies; ``load_study`` composes a study for the library's ``run_study``.
 
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 
@@ -91,6 +92,13 @@ def main() -> None:
     if any(a in ("--help", "-h") for a in sys.argv[1:]):
         print(help_text())
         return
+    for arg in sys.argv[1:]:  # a misspelt design or study: one line, not Hydra's search-path dump
+        group, _, option = arg.partition("=")
+        options = sorted(p.stem for p in (Path(_conf_dir()) / group).glob("*.yaml"))
+        if group in ("design", "study") and option not in options and "," not in option:
+            close = difflib.get_close_matches(option, options, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            _fail(f"{group}: must be one of {', '.join(options)}, got {option!r}{hint}")
     sys.argv = ["--help" if a == "--hydra-help" else a for a in sys.argv]
     _app()
 

@@ -127,7 +127,8 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
     for pt in points:
         problem = infeasible(d, pt, analysis)
         if problem:
-            raise ValueError(problem + ("; use Monte Carlo (reps=...)" if reps is None else ""))
+            mc_ok = reps is None and d.check(pt, False) is None
+            raise ValueError(problem + ("; use Monte Carlo (reps=...)" if mc_ok else ""))
         est.truth(d.truth_inputs(pt))  # raises where the estimand is undefined
     [result] = Evaluator(d).score(points, [(analysis, list(range(len(points))))])
     out = {k: (v[0] if scalar else v) for k, v in result.items()}

@@ -145,7 +145,12 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
     given = {k for k in grid if k != "design" and grid[k] is not None}
     # the axis sets every design of the study accepts, the given one first
     shared = [o for o in designs[0].parametrisations if all(o in d.parametrisations for d in designs)]
-    need = set(next((o for o in shared if set(o) <= given), shared[0]))
+    complete = [o for o in shared if set(o) <= given]
+    if len(complete) > 1:
+        a, b = (sorted(set(o) - set(complete[1 - i])) for i, o in enumerate(complete[:2]))
+        raise ConfigError(f"grid.{b[0]}: design {'/'.join(design)} takes {', '.join(a)} or {', '.join(b)}, "
+                          f"not both; set the others to null (e.g. {' '.join(f'grid.{k}=null' for k in a)})")
+    need = set(complete[0] if complete else shared[0])
     what = f"design {'/'.join(design)} needs {' or '.join(', '.join(sorted({*o, 'delta'})) for o in shared)}"
     for key in sorted(need | {"delta"}):
         if key not in given:
@@ -337,7 +342,8 @@ def check_feasible(study: Study) -> None:
                         seen.add(key)
                         problem = infeasible(design, point, a)
                         if problem:
-                            raise ConfigError(f"grid.{problem}" + ("; use engine mc" if a.reps is None else ""))
+                            mc_ok = a.reps is None and design.check(point, False) is None
+                            raise ConfigError(f"grid.{problem}" + ("; use engine mc" if mc_ok else ""))
                         try:
                             est.truth(design.truth_inputs(point))
                         except ValueError as err:

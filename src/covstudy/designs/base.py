@@ -92,6 +92,7 @@ class Design:
     parametrisations: tuple[tuple[str, ...], ...]  # the axis sets a study may give (the first by default)
     estimand: str  # the default estimand
     summary: str  # one line for --help and the docs
+    example: dict  # a small point (the contract tests and the docs use it)
 
     @property
     def int_columns(self) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ class Binomial(Design):
     parametrisations = (("n", "p"),)
     estimand = "accuracy"
     summary = "k ~ Binomial(n, p): n examples, each correct with probability p"
+    example = {"n": 12, "p": 0.3}
 
     def points(self, grid: dict) -> list[dict]:
         return [{"n": n, "p": p} for n in grid["n"] for p in grid["p"]]

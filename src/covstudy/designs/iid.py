@@ -45,6 +45,7 @@ class IID(ConfusionDesign):
     axes = (Axis("n", True, 1, doc="test-set size"), PREVALENCE, *RATES)
     parametrisations = (("n", "prevalence", "tpr", "tnr"),)
     summary = "n examples, n_pos ~ Bin(n, prevalence) (a class can be empty); tp, tn as stratified"
+    example = {"n": 10, "prevalence": 0.3, "tpr": 0.8, "tnr": 0.7}
 
     def points(self, grid: dict) -> list[dict]:
         return [{"n": n, "prevalence": q, "tpr": t1, "tnr": t0}

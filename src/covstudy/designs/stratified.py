@@ -29,6 +29,7 @@ class Stratified(ConfusionDesign):
             Axis("n_pos", True, 1, doc="positives"), Axis("n_neg", True, 1, doc="negatives"), *RATES)
     parametrisations = (("n", "prevalence", "tpr", "tnr"), ("n_pos", "n_neg", "tpr", "tnr"))
     summary = "fixed class sizes (n_pos, n_neg), or n_pos = round(n·prevalence); tp ~ Bin(n_pos, tpr), tn ~ Bin(n_neg, tnr)"
+    example = {"n_pos": 6, "n_neg": 9, "tpr": 0.8, "tnr": 0.6}
 
     def derive(self, point: dict) -> dict:
         """Class sizes from (n, prevalence); every point in column order."""

@@ -1,0 +1,105 @@
+"""Contract tests over every registered design (as benchopt's tests run over every dataset):
+exact weights sum to 1, simulated counts to reps, Monte Carlo agrees with exact within 4 MCSE,
+a point's stream does not depend on the other points, and infeasible points are refused
+before any work."""
+
+import numpy as np
+import pytest
+
+from covstudy import coverage
+from covstudy.designs import DESIGNS
+from covstudy.estimands import ESTIMANDS
+from covstudy.evaluate import Analysis, Evaluator
+from covstudy.methods import methods
+
+NAMES = sorted(DESIGNS)
+
+
+def example(design, **changes):
+    return design.derive({**design.example, **changes})
+
+
+def one_method_per_kind(design):
+    """(estimand, method) pairs: for every estimand of the design, the first method of each kind it takes."""
+    return [(est, next(iter(methods(t).values())))
+            for (data, _), est in ESTIMANDS.items() if data == design.data for t in est.takes]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_exact_weights_sum_to_one_and_counts_to_reps(name):
+    d = DESIGNS[name]
+    pt = example(d)
+    exact = d.exact([pt])
+    assert exact.weight.shape == (1, len(next(iter(exact.columns.values()))))
+    assert exact.weight.sum() == pytest.approx(1, abs=1e-12)
+    assert np.all(exact.weight >= 0)
+    sim = d.simulate([pt], 3000, 7)
+    assert sim.weight.sum() == 3000 and sim.weight.dtype.kind == "i"
+    assert d.check(pt, exact=True) is None and d.check(pt, exact=False) is None
+    assert {a.name for a in d.axes} >= set(pt)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_monte_carlo_agrees_with_exact_within_4_mcse(name):
+    d = DESIGNS[name]
+    pt = example(d)
+    checked = 0
+    for est, m in one_method_per_kind(d):
+        if m.input.per_test_set:
+            continue  # no exact engine: its intervals are themselves simulated
+        reps = 20_000
+        exact, mc = Evaluator(d).score([pt], [(Analysis(m, tuple(m.defaults.items()), est, 0.05, "two-sided", r, s),
+                                               [0]) for r, s in ((None, None), (reps, 11))])
+        c = exact["coverage"][0]
+        assert abs(mc["coverage"][0] - c) <= 4 * np.sqrt(c * (1 - c) / reps) + 1e-12, (name, est.name, m.name)
+        assert mc["mean_width"][0] == pytest.approx(exact["mean_width"][0], rel=0.02, abs=1e-3)
+        checked += 1
+    assert checked
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_points_stream_does_not_depend_on_the_other_points(name):
+    d = DESIGNS[name]
+    pt = example(d)
+    other = example(d, **{a.name: d.example[a.name] / 2 for a in d.axes if not a.integer and a.name in d.example})
+    alone = d.simulate([pt], 2000, 5)
+    ev = Evaluator(d)
+    est = next(e for (data, n), e in ESTIMANDS.items() if data == d.data and n == d.estimand)
+    m = next(iter(methods(est.takes[0]).values()))
+    a = Analysis(m, (), est, 0.05, "two-sided", 2000, 5)
+    together = ev.score([other, pt], [(a, [0, 1])])[0]
+    by_itself = ev.score([pt], [(a, [0])])[0]
+    assert together["coverage"][1] == by_itself["coverage"][0]
+    assert together["n_valid"][1] == by_itself["n_valid"][0] <= alone.weight.sum() == 2000
+    if d.batch_key(other) == d.batch_key(pt):  # generated in one batch: the same histogram row
+        assert np.array_equal(d.simulate([other, pt], 2000, 5).weight[1], alone.weight[0])
+    assert not np.array_equal(d.simulate([pt], 2000, 6).weight, alone.weight)  # the seed matters
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_infeasible_points_are_refused_before_any_work(name, monkeypatch):
+    d = DESIGNS[name]
+    big = dict(d.example)
+    for _ in range(12):  # scale the integer axes until the exact engine refuses the point
+        if d.check(d.derive(big), exact=True):
+            break
+        big = {k: (v * 10 if d.axis(k).integer else v) for k, v in big.items()}
+    message = d.check(d.derive(big), exact=True)
+    assert message and message.split(":")[0].split(", ")[0] in {a.name for a in d.axes}
+    monkeypatch.setattr(type(d), "exact", lambda *a, **k: pytest.fail("generated outcomes of a refused point"))
+    est = next(e for (data, n), e in ESTIMANDS.items() if data == d.data and n == d.estimand)
+    m = next(iter(methods(est.takes[0])))
+    with pytest.raises(ValueError) as err:
+        coverage(m, design=name, **big)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_every_design_has_its_config_and_int_columns():
+    from pathlib import Path
+
+    from covstudy import cli
+
+    for name, d in DESIGNS.items():
+        assert (Path(cli._conf_dir()) / "design" / f"{name}.yaml").is_file()
+        assert set(d.int_columns) <= {a.name for a in d.axes}
+        assert d.parametrisations[0] and all(set(o) <= {a.name for a in d.axes} for o in d.parametrisations)
