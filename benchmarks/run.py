@@ -6,7 +6,7 @@
 Headline grid (one run, same machine): methods x n x p at delta = 0.05, reps = 100 000.
   A   covstudy Monte Carlo engine through the public API, coverage(method, n, p, delta, reps, seed)
       per (method, n); every method simulates its own histograms.
-  A'  the study runner's path: outcome_weights once per n (common random numbers), then
+  A'  the study runner's path: binomial_counts once per n (common random numbers), then
       the interval kernel and measures() per method.
   B   the competent-user baseline: per cell, numpy draws reps binomial counts and
       statsmodels' proportion_confint(k_array, n, ...) computes every replicate's interval.
@@ -56,12 +56,12 @@ def engine_mc(ns, ps, reps):
 
 
 def engine_shared(ns, ps, reps):
-    from covstudy.coverage import outcome_weights
+    from covstudy.designs import binomial_counts
     from covstudy.measures import measures
     from covstudy.methods import get
     out = {}
     for n in ns:
-        w = outcome_weights(n, ps, reps, SEED)
+        w = binomial_counts(n, ps, reps, SEED) / reps
         k = np.arange(n + 1)
         for m in METHODS:
             lower, upper = get(m).kernel(k, n, DELTA)
@@ -94,13 +94,13 @@ def floor_numpy(cells, reps):
 # --------------------------------------------------------------------------- scaling
 def cell_cost_mc(n, ps, reps, sampler="auto", method="wilson"):
     """Seconds per cell of one method's Monte Carlo coverage (simulate + interval + measures)."""
-    from covstudy.coverage import outcome_weights
+    from covstudy.designs import binomial_counts
     from covstudy.measures import measures
     from covstudy.methods import get
 
     def run():
         lower, upper = get(method).kernel(np.arange(n + 1), n, DELTA)
-        measures(outcome_weights(n, ps, reps, SEED, sampler), lower, upper, ps, reps)
+        measures(binomial_counts(n, ps, reps, SEED, sampler) / reps, lower, upper, ps, reps)
     return best_of(run, 2) / len(ps)
 
 
@@ -143,10 +143,10 @@ def makespan(chunk_seconds, n_jobs):
 def peak_memory_mb(n, reps, sampler):
     """Peak resident memory (MB) of a fresh process computing MC and exact coverage at n, 99 p."""
     code = ("import resource, numpy as np; from covstudy import coverage; "
-            "from covstudy.coverage import outcome_weights; from covstudy.measures import measures; "
+            "from covstudy.designs import binomial_counts; from covstudy.measures import measures; "
             "from covstudy.methods import get; "
             f"n, ps = {n}, np.round(np.arange(1, 100) / 100, 2); "
-            f"w = outcome_weights(n, ps, {reps}, 1, '{sampler}'); "
+            f"w = binomial_counts(n, ps, {reps}, 1, '{sampler}') / {reps}; "
             "lo, hi = get('clopper_pearson').kernel(np.arange(n + 1), n, 0.05); "
             f"measures(w, lo, hi, ps, {reps}); del w; coverage('clopper_pearson', n, ps); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
