@@ -34,7 +34,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from . import report
+from . import report, summary
 
 DPI = 150
 MAX_FIXED = 3  # at most this many fixed n (or p) values per figure kind and combination
@@ -74,7 +74,7 @@ _RC = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsiz
 def method_order(table: pd.DataFrame) -> list[str]:
     """Display labels in registry order (binomial methods, then balanced ones, then the rest by name)."""
     pairs = table[["method", "label"]].drop_duplicates()
-    pairs = sorted(pairs.itertuples(index=False), key=lambda r: (report.method_rank(r.method), r.method, r.label))
+    pairs = sorted(pairs.itertuples(index=False), key=lambda r: (summary.method_rank(r.method), r.method, r.label))
     return list(dict.fromkeys(r.label for r in pairs))
 
 
@@ -104,7 +104,7 @@ def method_colors(table: pd.DataFrame) -> dict[str, str]:
 
 def load_results(folder) -> pd.DataFrame:
     """<folder>/results.csv as ``report.read_results`` reads it (defaults filled, exact joined onto mc rows)."""
-    return report.read_results(folder)
+    return summary.read_results(folder)
 
 
 def is_balanced(df: pd.DataFrame) -> bool:
@@ -419,7 +419,7 @@ def standardised_differences(sub, combo, title):
     The denominator is the true standard error of the MC estimate (from the exact coverage),
     not the estimated MCSE, which is 0 whenever an estimate is 0 or 1.
     """
-    z_all = report.standardised_difference(sub)
+    z_all = summary.standardised_difference(sub)
     ok = np.isfinite(z_all)
     z = z_all[ok]
     fig = Figure(figsize=(6.8, 3.8), dpi=DPI, layout="constrained")
