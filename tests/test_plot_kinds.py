@@ -47,7 +47,7 @@ def pngs(paths):
 def test_every_registered_kind_is_covered_and_named_once():
     names = [kind.name for kind in PLOTS]
     assert sorted(names) == sorted(CASES) and len(set(names)) == len(names)
-    assert [kind.order for kind in PLOTS] == sorted(kind.order for kind in PLOTS)
+    assert [kind.position for kind in PLOTS] == sorted(kind.position for kind in PLOTS)
 
 
 @pytest.mark.parametrize("kind", PLOTS, ids=lambda kind: kind.name)
@@ -100,7 +100,7 @@ def test_table_without_p_gets_no_binomial_figures(drawn):
 
 def test_a_new_kind_is_one_class(tmp_path, monkeypatch):
     class ClusterCount(Plot):
-        name, axes, order = "cluster_count", ("n", "p", "clusters"), 99
+        name, axes, position = "cluster_count", ("n", "p", "clusters"), 99
 
         def selections(self, sub, combo):
             return [{}]

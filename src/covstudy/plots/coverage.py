@@ -92,7 +92,9 @@ def coverage_panels(sub, x, combo, colors, order, title, style="auto"):
 
 @register_plot
 class CoverageVsP(Plot):
-    name, axes, order = "coverage_vs_p", ("n", "p"), 10
+    """Coverage against p at up to three fixed n, one panel per method."""
+
+    name, axes, position = "coverage_vs_p", ("n", "p"), 10
 
     def selections(self, sub, combo):
         return [] if has_exact(sub, combo) else [{"n": n} for n in fixed_n(sub)]  # then mc_vs_exact instead
@@ -107,7 +109,9 @@ class CoverageVsP(Plot):
 
 @register_plot
 class CoverageVsN(Plot):
-    name, axes, order = "coverage_vs_n", ("n", "p"), 20
+    """Coverage against n at up to three fixed p (the oscillation of Brown, Cai & DasGupta 2001, Fig. 1)."""
+
+    name, axes, position = "coverage_vs_n", ("n", "p"), 20
 
     def selections(self, sub, combo):
         return [{"p": p} for p in fixed_p(sub)]
@@ -122,7 +126,9 @@ class CoverageVsN(Plot):
 
 @register_plot
 class CoverageVsPrevalence(Plot):
-    name, axes, order = "coverage_vs_prevalence", ("n", "prevalence", "tpr", "tnr"), 10
+    """Coverage of a confusion-matrix metric against prevalence at fixed n, tpr and tnr."""
+
+    name, axes, position = "coverage_vs_prevalence", ("n", "prevalence", "tpr", "tnr"), 10
 
     def selections(self, sub, combo):
         """Per n (up to three), the operating point (tpr, tnr) with the most prevalences: the longest curve."""

@@ -55,7 +55,9 @@ def _filled(sub, x, y) -> float:
 
 @register_plot
 class Heatmap(Plot):
-    name, axes, order = "heatmap", ("n", "p"), 50
+    """Coverage over the (p, n) grid, one panel per method."""
+
+    name, axes, position = "heatmap", ("n", "p"), 50
 
     def selections(self, sub, combo):
         """One heatmap when (p, n) is a grid at least half filled (a sparse cross is better drawn as curves)."""
@@ -71,7 +73,9 @@ class Heatmap(Plot):
 
 @register_plot
 class RateHeatmap(Plot):
-    name, axes, order = "rate_heatmap", ("n", "prevalence", "tpr", "tnr"), 50
+    """Coverage of a confusion-matrix metric over (tpr, tnr) at a fixed n and prevalence."""
+
+    name, axes, position = "rate_heatmap", ("n", "prevalence", "tpr", "tnr"), 50
 
     def selections(self, sub, combo):
         """The (n, prevalence) with the most operating points, if they span a (tpr, tnr) grid."""

@@ -22,12 +22,12 @@ MAX_FIXED = 3  # at most this many fixed n (or p) values per figure kind and com
 
 class Plot:
     """A figure kind. ``name`` starts its file names; ``axes`` are the grid columns it needs;
-    ``order`` is its place among the figures of one combination (kinds that never apply to the
-    same table may share a place)."""
+    ``position`` is its place among the figures of one combination (kinds that never draw for
+    the same rows may share one)."""
 
     name: ClassVar[str]
     axes: ClassVar[tuple[str, ...]]
-    order: ClassVar[int]
+    position: ClassVar[int]
 
     def applies(self, sub: pd.DataFrame) -> bool:
         """Whether every row of the combination has a value in each of the kind's axes."""
@@ -38,9 +38,11 @@ class Plot:
         raise NotImplementedError
 
     def draw(self, sub: pd.DataFrame, combo: dict, sel: dict, colors: dict, order: list) -> Figure:
+        """The figure of one selection; ``colors`` and ``order`` are the methods' colours and display order."""
         raise NotImplementedError
 
     def caption(self, sub: pd.DataFrame, combo: dict, sel: dict) -> str:
+        """The sentence under the figure in report.md (and in figures/index.csv)."""
         raise NotImplementedError
 
     def stem(self, combo: dict, sel: dict) -> str:
@@ -54,7 +56,7 @@ PLOTS: list[Plot] = []  # in drawing order
 def register_plot(cls: type[Plot]) -> type[Plot]:
     """Class decorator: add an instance of the figure kind to ``PLOTS``."""
     PLOTS.append(cls())
-    PLOTS.sort(key=lambda kind: kind.order)  # stable: registration order breaks ties
+    PLOTS.sort(key=lambda kind: kind.position)  # stable: registration order breaks ties
     return cls
 
 

@@ -48,10 +48,11 @@ def standardised_differences(sub, combo, title):
     return fig
 
 
-
 @register_plot
 class McVsExact(Plot):
-    name, axes, order = "mc_vs_exact", ("n", "p"), 10  # in place of coverage_vs_p
+    """Monte Carlo coverage (±2·MCSE) against exact coverage vs p at fixed n; replaces coverage_vs_p."""
+
+    name, axes, position = "mc_vs_exact", ("n", "p"), 10  # in place of coverage_vs_p
 
     def selections(self, sub, combo):
         return [{"n": n} for n in fixed_n(sub)] if has_exact(sub, combo) else []
@@ -67,7 +68,9 @@ class McVsExact(Plot):
 
 @register_plot
 class StandardisedDifference(Plot):
-    name, axes, order = "standardised_difference", ("n", "p"), 70
+    """Histogram of (MC − exact)/SE over all cells against N(0, 1)."""
+
+    name, axes, position = "standardised_difference", ("n", "p"), 70
 
     def selections(self, sub, combo):
         return [{}] if has_exact(sub, combo) and sub["reps"].notna().all() else []

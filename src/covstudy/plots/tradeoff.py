@@ -44,7 +44,6 @@ def tradeoff(sub, combo, colors, order, title, unit="p"):
     return fig
 
 
-
 def _several_methods(sub) -> bool:
     """At least two methods, one of them over more than one cell: else there is nothing to trade off."""
     return sub["label"].nunique() >= 2 and len(sub) > sub["label"].nunique()
@@ -52,7 +51,9 @@ def _several_methods(sub) -> bool:
 
 @register_plot
 class Tradeoff(Plot):
-    name, axes, order = "tradeoff", ("n", "p"), 60
+    """Mean and minimum coverage against mean width over the (n, p) cells."""
+
+    name, axes, position = "tradeoff", ("n", "p"), 60
 
     def selections(self, sub, combo):
         return [{}] if _several_methods(sub) else []
@@ -67,7 +68,9 @@ class Tradeoff(Plot):
 
 @register_plot
 class MetricTradeoff(Plot):
-    name, axes, order = "metric_tradeoff", ("n", "prevalence", "tpr", "tnr"), 60
+    """Mean and minimum coverage of a confusion-matrix metric against mean width over its cells."""
+
+    name, axes, position = "metric_tradeoff", ("n", "prevalence", "tpr", "tnr"), 60
 
     def selections(self, sub, combo):
         return [{}] if _several_methods(sub) else []

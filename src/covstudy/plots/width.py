@@ -79,9 +79,13 @@ class _WidthVs(Plot):
 
 @register_plot
 class WidthVsP(_WidthVs):
-    name, axes, order, x, fixed = "width_vs_p", ("n", "p"), 30, "p", "n"
+    """Expected width against p, one panel per fixed n."""
+
+    name, axes, position, x, fixed = "width_vs_p", ("n", "p"), 30, "p", "n"
 
 
 @register_plot
 class WidthVsN(_WidthVs):
-    name, axes, order, x, fixed = "width_vs_n", ("n", "p"), 40, "n", "p"
+    """Expected width against n (log-log), one panel per fixed p."""
+
+    name, axes, position, x, fixed = "width_vs_n", ("n", "p"), 40, "n", "p"
