@@ -59,7 +59,7 @@ def test_run_study_from_a_notebook(tmp_path):
                                                    "grid.tpr=[0.9]", "engine=exact", "methods=[ba_wald]"],
                                out=tmp_path / "i", progress=False)
     assert set(table["design"]) == {"iid"} and len(table) == 1
-    with pytest.raises(covstudy.study.ConfigError, match="grid.p: must be in"):
+    with pytest.raises(covstudy.ConfigError, match="grid.p: must be in"):
         covstudy.run_study("quick", overrides=["grid.p=[2]"], out=tmp_path / "bad")
     assert not (tmp_path / "bad").exists()
 

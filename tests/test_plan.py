@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from covstudy import coverage, interval, plan
-from covstudy.plan import main
+from covstudy.cli import plan_main as main
 
 
 def brute_force(method, delta, p_grid, horizon, width=None, width_prob=None, coverage_tol=None, **params):

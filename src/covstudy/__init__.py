@@ -6,7 +6,7 @@ from .estimands import METRICS, metric_interval
 from .methods import balanced_methods, f1_methods, interval, methods
 from .methods.balanced import balanced_interval
 from .plan import PlanResult, plan
-from . import study  # noqa: F401  (study.ConfigError)
+from .study import ConfigError
 
 # The earlier result classes are the one result type now.
 BalancedCoverageResult = MetricCoverageResult = CoverageResult
@@ -17,7 +17,7 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
     (``"grid.n=[20,50]"``, ``"design=stratified"``) and return its results table (a DataFrame).
 
     ``out`` is the study folder (default ``results/<name>``). Invalid configs raise
-    ``covstudy.study.ConfigError`` (a ValueError) before any work.
+    ``ConfigError`` (a ValueError) before any work.
     """
     from .cli import load_study
     from .runner import run_study as run
@@ -25,7 +25,7 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
     return run(load_study(study, list(overrides), out), overrides=list(overrides), progress=progress)
 
 
-__all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "CoverageResult", "MetricCoverageResult", "PlanResult",
+__all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
            "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "f1_methods", "interval",
            "methods", "metric_coverage", "metric_interval", "plan", "run_study"]
 __version__ = "0.1.0"

@@ -1,13 +1,17 @@
-"""Command-line entry points (the only module importing Hydra).
+"""Command-line entry points (the only module importing Hydra, which only ``covstudy`` uses).
 
 ``covstudy`` composes conf/config.yaml with a design (conf/design/*.yaml), a study overlay
 (conf/study/*.yaml) and any command-line overrides, validates the result, runs it and
-prints the per-method summary. ``covstudy --help`` lists the designs, their methods and the
-studies; ``load_study`` composes a study for the library's ``run_study``.
+prints the per-method summary; ``covstudy --help`` lists the designs, their methods and
+the studies. ``covstudy-plot`` (``plot_main``) draws a results folder's figures and report;
+``covstudy-plan`` (``plan_main``) prints the smallest test-set size for a target.
+``load_study`` composes a study for the library's ``run_study``. Errors are one line on
+stderr and exit code 2.
 """
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import sys
 from pathlib import Path
@@ -136,3 +140,83 @@ def _app(cfg: DictConfig) -> None:
         figures = plot_results(study.out)
         md, _ = write_report(study.out)
         print(f"{len(figures)} figure files in {study.out / 'figures'}; report: {md}")
+
+
+# --------------------------------------------------------------------------- covstudy-plot
+
+def plot_main(argv=None) -> int:
+    """``covstudy-plot <results folder>``: write the figures and report.md/report.tex, print their paths."""
+    from .plots import plot_results
+    from .report import write_report
+
+    parser = argparse.ArgumentParser(prog="covstudy-plot",
+                                     description="Draw the figures and write the report of a covstudy results folder.")
+    parser.add_argument("folder", type=Path, help="folder holding results.csv (and study.yaml)")
+    parser.add_argument("--no-report", action="store_true", help="only draw the figures")
+    args = parser.parse_args(argv)
+    if not (args.folder / "results.csv").is_file():
+        parser.exit(2, f"covstudy-plot: error: no results.csv in {args.folder}\n")
+    try:
+        paths = plot_results(args.folder)
+        if not args.no_report:
+            paths += list(write_report(args.folder))
+    except ValueError as exc:
+        parser.exit(2, f"covstudy-plot: error: {exc}\n")
+    for path in paths:
+        print(path)
+    return 0
+
+
+# --------------------------------------------------------------------------- covstudy-plan
+
+def _plan_param(text: str) -> tuple[str, float]:
+    """``--param NAME=NUMBER`` as (name, value)."""
+    name, sep, value = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--param must be NAME=NUMBER, got {text!r}") from None
+
+
+class _PlanParser(argparse.ArgumentParser):
+    def error(self, message):  # one line, no usage dump
+        self.exit(2, f"covstudy-plan: error: {message}\n")
+
+
+def _plan_parser() -> argparse.ArgumentParser:
+    from .methods import SIDES
+
+    ap = _PlanParser(prog="covstudy-plan", description="Smallest test-set size n for an interval target "
+                     "(exact binomial computation).")
+    ap.add_argument("--method", required=True, help="binomial interval method, e.g. wilson")
+    ap.add_argument("--delta", type=float, default=0.05, help="miss rate (default 0.05)")
+    ap.add_argument("--p", type=float, help="assumed accuracy")
+    ap.add_argument("--p-range", type=float, nargs=2, metavar=("LO", "HI"), help="range of accuracies")
+    ap.add_argument("--width", type=float, help="target interval width")
+    ap.add_argument("--width-prob", type=float, help="require P(width <= WIDTH) >= WIDTH_PROB (1 - gamma)")
+    ap.add_argument("--coverage-tol", type=float, help="require coverage >= 1 - delta - COVERAGE_TOL")
+    ap.add_argument("--side", default="two-sided", choices=SIDES)
+    ap.add_argument("--n-max", type=int, default=10**6)
+    ap.add_argument("--horizon", type=int, default=20, help="n must keep meeting the target for this many more")
+    ap.add_argument("--p-points", type=int, default=51, help="grid points of --p-range")
+    ap.add_argument("--param", type=_plan_param, action="append", default=[], metavar="NAME=VALUE",
+                    help="method parameter, e.g. --param a=2 (repeatable)")
+    return ap
+
+
+def plan_main(argv=None) -> int:
+    """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table."""
+    from .plan import plan
+
+    args = _plan_parser().parse_args(argv)
+    try:
+        result = plan(args.method, delta=args.delta, p=args.p, width=args.width, width_prob=args.width_prob,
+                      coverage_tol=args.coverage_tol, p_range=args.p_range, side=args.side, n_max=args.n_max,
+                      horizon=args.horizon, p_points=args.p_points, **dict(args.param))
+    except ValueError as err:
+        print(f"covstudy-plan: error: {err}", file=sys.stderr)
+        return 2
+    print(result)
+    return 0

@@ -68,7 +68,6 @@ class Estimand:
 
     def merge(self, method: Method):
         """The cell groups (k cells, l cells) whose sums are all ``method`` needs, or None."""
-        return None
 
     def valid(self, columns: dict) -> np.ndarray:
         """Outcomes that carry information about the estimand (all, by default)."""

@@ -26,9 +26,7 @@ the tests compare with a brute-force scan of every n.
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +34,7 @@ import numpy as np
 from . import validate
 from .designs import _supported_pmf
 from .measures import measures
-from .methods import SIDES, get, side_message
+from .methods import get
 
 _TOL = 1e-12  # slack in the comparisons, so rounding cannot flip a target that holds with equality
 
@@ -213,56 +211,3 @@ def _positive(name, value) -> float:
     if not (math.isfinite(x) and 0 < x <= 1):
         raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
     return x
-
-
-
-# ---------------------------------------------------------------------------------------------
-# Command line: covstudy-plan.
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, no usage dump
-        self.exit(2, f"covstudy-plan: error: {message}\n")
-
-
-def _param(text: str) -> tuple[str, float]:
-    name, sep, value = text.partition("=")
-    try:
-        if not sep or not name:
-            raise ValueError
-        return name, float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--param must be NAME=NUMBER, got {text!r}") from None
-
-
-def main(argv=None) -> int:
-    """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table."""
-    ap = _Parser(prog="covstudy-plan", description="Smallest test-set size n for an interval target "
-                 "(exact binomial computation).")
-    ap.add_argument("--method", required=True, help="binomial interval method, e.g. wilson")
-    ap.add_argument("--delta", type=float, default=0.05, help="miss rate (default 0.05)")
-    ap.add_argument("--p", type=float, help="assumed accuracy")
-    ap.add_argument("--p-range", type=float, nargs=2, metavar=("LO", "HI"), help="range of accuracies")
-    ap.add_argument("--width", type=float, help="target interval width")
-    ap.add_argument("--width-prob", type=float, help="require P(width <= WIDTH) >= WIDTH_PROB (1 - gamma)")
-    ap.add_argument("--coverage-tol", type=float, help="require coverage >= 1 - delta - COVERAGE_TOL")
-    ap.add_argument("--side", default="two-sided", choices=SIDES)
-    ap.add_argument("--n-max", type=int, default=10**6)
-    ap.add_argument("--horizon", type=int, default=20, help="n must keep meeting the target for this many more")
-    ap.add_argument("--p-points", type=int, default=51, help="grid points of --p-range")
-    ap.add_argument("--param", type=_param, action="append", default=[], metavar="NAME=VALUE",
-                    help="method parameter, e.g. --param a=2 (repeatable)")
-    args = ap.parse_args(argv)
-    try:
-        result = plan(args.method, delta=args.delta, p=args.p, width=args.width, width_prob=args.width_prob,
-                      coverage_tol=args.coverage_tol, p_range=args.p_range, side=args.side, n_max=args.n_max,
-                      horizon=args.horizon, p_points=args.p_points, **dict(args.param))
-    except ValueError as err:
-        print(f"covstudy-plan: error: {err}", file=sys.stderr)
-        return 2
-    print(result)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

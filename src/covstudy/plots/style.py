@@ -1,0 +1,162 @@
+"""The look shared by every figure: palette and method order, rc settings, panel grids, legends,
+and the writer that saves each figure as PNG and PDF.
+
+Each method keeps one colour in every figure (Okabe & Ito's colour-blind-safe palette, in
+registry order). Figures use matplotlib's object-oriented API (``Figure`` + Agg), never
+pyplot, so drawing never touches pyplot's global state or the user's backend.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..summary import method_rank
+
+DPI = 150
+MAX_PANELS = 16  # at most this many method panels per figure (the first in registry order)
+
+# Okabe & Ito (2008), "Color Universal Design"; yellow dropped (invisible as a thin line on white).
+OKABE_ITO = {"blue": "#0072B2", "vermillion": "#D55E00", "green": "#009E73", "purple": "#CC79A7",
+             "orange": "#E69F00", "sky": "#56B4E9", "black": "#000000"}
+# A union-bound balanced-accuracy method wears the colour of the binomial interval it is built on.
+_FIXED_COLOURS = {
+    "wald": "vermillion", "wilson": "blue", "clopper_pearson": "green", "jeffreys": "purple",
+    "agresti_coull": "orange",
+    "ba_wald": "vermillion", "ba_wilson_union": "blue", "ba_cp_union": "green",
+    "ba_jeffreys_union": "purple", "ba_posterior": "sky", "ba_posterior_jeffreys": "black",
+}
+# Paul Tol's "muted" scheme (colour-blind safe) for methods without a fixed colour.
+FALLBACK = ("#332288", "#117733", "#882255", "#44AA99", "#999933", "#AA4499", "#88CCEE",
+            "#CC6677", "#DDCC77")
+LINESTYLES = ("-", (0, (5, 1.5)), (0, (1.5, 1)), (0, (5, 1.5, 1.5, 1.5)))
+
+LABELS = {
+    "p": "true proportion p",
+    "n": "sample size n (test examples)",
+    "coverage": "coverage probability",
+    "mean_width": "expected interval width (units of p)",
+    "prevalence": "prevalence (fraction of positives)",
+    "tpr": "true positive rate (tpr)",
+    "tnr": "true negative rate (tnr)",
+}
+_RC = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
+       "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.titlesize": 10}
+
+
+# --------------------------------------------------------------------------- colours and order
+
+def method_order(table: pd.DataFrame) -> list[str]:
+    """Display labels in registry order (binomial methods, then balanced ones, then the rest by name)."""
+    pairs = table[["method", "label"]].drop_duplicates()
+    pairs = sorted(pairs.itertuples(index=False), key=lambda r: (method_rank(r.method), r.method, r.label))
+    return list(dict.fromkeys(r.label for r in pairs))
+
+
+def method_colors(table: pd.DataFrame) -> dict[str, str]:
+    """Colour of each display label: the method's fixed colour, else the next unused fallback.
+
+    The first label of a known method gets the method's colour; further labels of the same
+    method and unknown methods take Tol's muted colours in registry-then-name order, so the
+    mapping depends only on the set of (method, label) pairs in the table.
+    """
+    colors: dict[str, str] = {}
+    taken: set[str] = set()
+    pairs = table[["method", "label"]].drop_duplicates()
+    first_label = pairs.groupby("method", sort=False)["label"].agg("min")
+    for label in method_order(table):
+        method = pairs.loc[pairs["label"] == label, "method"].iloc[0]
+        if method in _FIXED_COLOURS and first_label[method] == label:
+            colors[label] = OKABE_ITO[_FIXED_COLOURS[method]]
+            taken.add(colors[label])
+    free = [c for c in FALLBACK if c not in taken] or list(FALLBACK)
+    for i, label in enumerate(lab for lab in method_order(table) if lab not in colors):
+        colors[label] = free[i % len(free)]
+    return colors
+
+
+# --------------------------------------------------------------------------- small helpers
+
+def _fmt(x) -> str:
+    return f"{float(x):g}"
+
+
+def _new_figure(n_panels: int, panel=(3.0, 2.3), ncols_max: int = 3, extra_h: float = 0.6, sharey=True):
+    """A grid of panels; returns (figure, used axes, ncols, spare axes turned off: room for a legend)."""
+    ncols = min(n_panels, ncols_max if n_panels <= 9 else ncols_max + 1)  # 4 columns beyond 9 panels
+    nrows = math.ceil(n_panels / ncols)
+    fig = Figure(figsize=(panel[0] * ncols + 0.4, panel[1] * nrows + extra_h), dpi=DPI, layout="constrained")
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=sharey, squeeze=False).ravel()
+    for ax in axes[n_panels:]:
+        ax.set_axis_off()
+    return fig, axes[:n_panels], ncols, axes[n_panels:]
+
+
+def _label_outer(axes, ncols: int, xlabel: str, ylabel: str):
+    n = len(axes)
+    for i, ax in enumerate(axes):
+        if i % ncols == 0:
+            ax.set_ylabel(ylabel)
+        if i + ncols >= n:  # bottom panel in its column
+            ax.set_xlabel(xlabel)
+            ax.xaxis.set_tick_params(labelbottom=True)
+
+
+def _coverage_ylim(values, delta) -> tuple[float, float]:
+    """From the lowest value shown (but not below 1 - 4·delta, so the region near nominal stays legible) to 1."""
+    lo = max(np.nanmin(values), 1 - 4 * delta)
+    lo = min(lo, 1 - 1.5 * delta)
+    return lo - 0.02 * (1 - lo), 1 + 0.02 * (1 - lo)
+
+
+def _nominal(ax, delta):
+    ax.axhline(1 - delta, color="black", lw=0.9, ls=(0, (4, 2.5)), zorder=1)
+
+
+def _note_off_scale(ax, x, y, ylo, xname):
+    """Say where a curve leaves the axis at the bottom, rather than squash the interesting part."""
+    below = y < ylo
+    if below.any():
+        i = int(np.nanargmin(y))
+        ax.text(0.5, 0.03, f"min {y[i]:.3f} at {xname} = {_fmt(x[i])} (below axis)", transform=ax.transAxes,
+                ha="center", va="bottom", fontsize=7, color="0.25",
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
+
+
+class _Output:
+    """Where the figures go: saves each in every format and remembers (paths, caption) in order."""
+
+    def __init__(self, folder: Path, formats):
+        self.folder = folder
+        self.formats = ("png", *(f for f in formats if f != "png"))  # the report embeds the PNG
+        self.written: list[tuple[list[Path], str]] = []
+
+    def save(self, fig: Figure, stem: str, caption: str) -> None:
+        paths = [self.folder / f"{stem}.{ext}" for ext in self.formats]
+        for path in paths:
+            # No creation date in the PDF: the same table gives byte-identical figures.
+            metadata = {"CreationDate": None} if path.suffix == ".pdf" else None
+            fig.savefig(path, dpi=DPI, metadata=metadata)
+        self.written.append((paths, caption))
+
+
+def _legend(fig, handles, spare, title=None):
+    """In an empty panel when there is one (it covers no data there), else below the panels."""
+    if len(spare):
+        spare[0].legend(handles=handles, loc="center", frameon=False, title=title)
+    else:
+        fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4), frameon=False,
+                   title=title)
+
+
+def _panel_labels(sub, order):
+    """The labels to draw as panels: all, or the first MAX_PANELS in registry order (and a note saying so)."""
+    present = [lab for lab in order if lab in set(sub["label"])]
+    note = f" (first {MAX_PANELS} of {len(present)} methods)" if len(present) > MAX_PANELS else ""
+    return present[:MAX_PANELS], note
+
+

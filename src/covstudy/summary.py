@@ -1,0 +1,166 @@
+"""The numbers of a coverage study's report, computed from its tidy results table (no rendering).
+
+For each method (display label) and each delta, side and engine, over the cells of the grid:
+
+    mean coverage, min coverage, mean |coverage - (1 - delta)|, mean expected width, and the
+    fraction of cells below nominal, where a cell counts as below nominal when
+        exact engine:        coverage < 1 - delta                (up to 1e-12 of rounding)
+        Monte Carlo engine:  coverage + 2·mcse < 1 - delta       (below by more than 2 MCSE)
+    so a Monte Carlo cell is flagged only when the shortfall is larger than its simulation noise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROUNDING = 1e-12  # exact coverages are sums of pmf terms; ignore shortfalls this small
+GROUP = ("method", "label", "delta", "side", "engine")
+# Columns that hold a cell's results or how it was computed; every other column identifies the cell.
+NOT_IDENTITY = frozenset({"cell_id", "engine", "reps", "seed", "coverage", "mcse", "miss_low", "miss_high",
+                          "mean_width", "sd_width", "n_valid", "truth", "exact_coverage", "exact_mean_width",
+                          "seconds"})
+
+
+def read_results(folder) -> pd.DataFrame:
+    """<folder>/results.csv with ``label``, ``side``, ``engine`` and ``mcse`` filled in where empty, and
+    the exact coverage/width of each cell joined onto its mc rows when the table holds both engines."""
+    path = Path(folder) / "results.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"no results.csv in {Path(folder)}")
+    df = pd.read_csv(path)
+    if df.empty:
+        raise ValueError(f"{path} has no rows")
+    return join_exact(tidy(df))
+
+
+def tidy(df: pd.DataFrame) -> pd.DataFrame:
+    """Defaults for optional columns: label = method, side two-sided, engine exact, mcse 0."""
+    df = df.copy()
+    if "label" not in df:
+        df["label"] = df["method"]
+    df["label"] = df["label"].fillna(df["method"]).astype(str)
+    for col, default in (("side", "two-sided"), ("engine", "exact")):
+        if col not in df:
+            df[col] = default
+        df[col] = df[col].fillna(default).astype(str)
+    for col in ("mcse", "exact_coverage", "exact_mean_width", "reps", "sd_width"):
+        if col not in df:
+            df[col] = np.nan
+    df["mcse"] = df["mcse"].fillna(0.0)
+    return df
+
+
+def identity_columns(df: pd.DataFrame) -> list[str]:
+    """The columns that identify a cell apart from its engine: every used column but the results."""
+    return [c for c in df if c not in NOT_IDENTITY and df[c].notna().any()]
+
+
+def join_exact(df: pd.DataFrame) -> pd.DataFrame:
+    """Give mc rows the coverage and width of the exact rows for the same cell, where they lack them."""
+    exact = df[df["engine"] == "exact"]
+    if exact.empty or not (df["engine"] == "mc").any():
+        return df
+    keys = identity_columns(df)
+    ref = exact[keys + ["coverage", "mean_width"]].rename(
+        columns={"coverage": "_exact_cov", "mean_width": "_exact_w"}).drop_duplicates(keys)
+    out = df.merge(ref, on=keys, how="left")
+    mc = out["engine"] == "mc"
+    out.loc[mc, "exact_coverage"] = out.loc[mc, "exact_coverage"].fillna(out.loc[mc, "_exact_cov"])
+    out.loc[mc, "exact_mean_width"] = out.loc[mc, "exact_mean_width"].fillna(out.loc[mc, "_exact_w"])
+    return out.drop(columns=["_exact_cov", "_exact_w"])
+
+
+def split_columns(df: pd.DataFrame) -> list[str]:
+    """The columns beside delta, side and engine whose values are summarised (and drawn) apart:
+    ``design`` when it has more than one value or is not binomial, ``metric`` when every row has one.
+
+    A binomial-only table is not split by design, so its summary and figure names stay those of
+    the tables written before designs existed.
+    """
+    out = []
+    if "design" in df:
+        designs = set(df["design"].dropna())
+        if len(designs) > 1 or designs - {"binomial"}:
+            out.append("design")
+    if "metric" in df and df["metric"].notna().all():
+        out.append("metric")
+    return out
+
+
+def summary_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per label × delta × side × engine (× design, × metric; see ``split_columns``): cells, mean/min
+    coverage, fraction below nominal (rule in the module docstring), mean |coverage − (1 − delta)|
+    and mean width.
+
+    Monte Carlo rows that carry exact values (engine=both) are summarised twice, as "mc"
+    and as "exact", so the two engines can be compared line by line.
+    """
+    df = tidy(df)
+    if not (df["engine"] == "exact").any() and df["exact_coverage"].notna().any():
+        exact = df[df["exact_coverage"].notna()].assign(
+            engine="exact", coverage=lambda t: t["exact_coverage"], mean_width=lambda t: t["exact_mean_width"],
+            mcse=0.0)
+        df = pd.concat([df, exact], ignore_index=True)
+    nominal = 1 - df["delta"]
+    exact = df["engine"] == "exact"
+    below = np.where(exact, df["coverage"] < nominal - ROUNDING, df["coverage"] + 2 * df["mcse"] < nominal)
+    df = df.assign(_below=below.astype(float), _abs=(df["coverage"] - nominal).abs())
+    keys = list(GROUP) + split_columns(df)
+    if "design" in keys:
+        df["design"] = df["design"].fillna("").astype(str)
+    out = df.groupby(keys, sort=False).agg(
+        cells=("coverage", "size"), mean_coverage=("coverage", "mean"), min_coverage=("coverage", "min"),
+        below_nominal=("_below", "mean"), mean_abs_error=("_abs", "mean"), mean_width=("mean_width", "mean"),
+    ).reset_index()
+    return out.iloc[_registry_order(out)].reset_index(drop=True)
+
+
+def method_rank(method: str) -> int:
+    """Position of ``method`` in registry order (proportion, balanced-accuracy, F1 methods); unknown last."""
+    from .methods import methods
+
+    names = list(methods(None))
+    return names.index(method) if method in names else len(names)
+
+
+def ranking(summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary ranked within each (delta, side, engine[, design]): closeness_rank by mean
+    |coverage − nominal| (1 = closest) and width_rank by mean width (1 = narrowest)."""
+    keys = [k for k in ("delta", "side", "engine", "design") if k in summary]
+    out = summary.copy()
+    groups = out.groupby(keys, sort=False)
+    out["closeness_rank"] = groups["mean_abs_error"].rank(method="min").astype(int)
+    out["width_rank"] = groups["mean_width"].rank(method="min").astype(int)
+    return out.sort_values([*keys, "closeness_rank", "width_rank"], kind="stable").reset_index(drop=True)
+
+
+def standardised_difference(df: pd.DataFrame) -> np.ndarray:
+    """z = (MC coverage − exact coverage) / sqrt(C(1 − C)/reps), C the exact coverage; NaN where
+    C is 0 or 1 or there is no exact reference. Approximately N(0, 1) when the MC engine is right."""
+    e = df["exact_coverage"].to_numpy(float)
+    se = np.sqrt(np.clip(e * (1 - e), 0, None) / df["reps"].to_numpy(float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(se > 0, (df["coverage"].to_numpy(float) - e) / np.where(se > 0, se, 1), np.nan)
+
+
+def mc_agreement(df: pd.DataFrame) -> pd.DataFrame:
+    """Per label × delta × side, over the mc cells with an exact reference: the standardised
+    differences' count, mean, sd, share beyond ±2 (4.6% for N(0, 1)) and largest |z|."""
+    df = tidy(df)
+    mc = df[(df["engine"] == "mc") & df["exact_coverage"].notna() & df["reps"].notna()]
+    mc = mc.assign(z=standardised_difference(mc)).dropna(subset=["z"])
+    if mc.empty:
+        return pd.DataFrame()
+    out = mc.groupby(["method", "label", "delta", "side"], sort=False)["z"].agg(
+        cells="size", mean_z="mean", sd_z="std", beyond_2=lambda z: np.mean(np.abs(z) > 2),
+        max_abs_z=lambda z: np.max(np.abs(z))).reset_index()
+    return out.iloc[_registry_order(out)].reset_index(drop=True)
+
+
+def _registry_order(out: pd.DataFrame) -> np.ndarray:
+    key = pd.DataFrame({"r": out["method"].map(method_rank), "m": out["method"],
+                        "l": out["label"], "d": out["delta"], "s": out["side"]})
+    return key.sort_values(list(key.columns), kind="stable").index.to_numpy()

@@ -1,0 +1,130 @@
+"""Figure kinds: each is drawn exactly when the table has the grid columns it needs."""
+
+import inspect
+import pkgutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from tidy_tables import balanced_table, binomial_table, write_folder
+
+from covstudy import plots
+from covstudy.plots import PLOTS, Plot, plot_results
+from covstudy.plots.kind import describe
+
+PNG = ("png",)
+PS = np.round(np.arange(0.1, 1.0, 0.2), 2)
+
+
+def exact_table():
+    return binomial_table(["wald", "wilson"], ns=[10, 20, 30], ps=PS)
+
+
+def mc_table():
+    return binomial_table(["wald", "wilson"], ns=[10, 20, 30], ps=PS, reps=300, seed=2, with_exact=True)
+
+
+# kind name -> (a table it applies to, the file-name prefix of its figures)
+CASES = {
+    "coverage_vs_p": (exact_table, "coverage_vs_p_n"),
+    "coverage_vs_n": (exact_table, "coverage_vs_n_p"),
+    "width_vs_p": (exact_table, "width_vs_p_"),
+    "width_vs_n": (exact_table, "width_vs_n_"),
+    "heatmap": (exact_table, "heatmap_"),
+    "tradeoff": (exact_table, "tradeoff_"),
+    "mc_vs_exact": (mc_table, "mc_vs_exact_n"),
+    "standardised_difference": (mc_table, "standardised_difference_"),
+    "coverage_vs_prevalence": (balanced_table, "ba_coverage_vs_prevalence_"),
+    "rate_heatmap": (balanced_table, "ba_heatmap_"),
+    "metric_tradeoff": (balanced_table, "ba_tradeoff_"),
+}
+
+
+def pngs(paths):
+    return sorted(p.name for p in paths if p.suffix == ".png")
+
+
+def test_every_registered_kind_is_covered_and_named_once():
+    names = [kind.name for kind in PLOTS]
+    assert sorted(names) == sorted(CASES) and len(set(names)) == len(names)
+    assert [kind.position for kind in PLOTS] == sorted(kind.position for kind in PLOTS)
+
+
+@pytest.mark.parametrize("kind", PLOTS, ids=lambda kind: kind.name)
+def test_kind_applies_exactly_when_its_axes_have_values(kind):
+    table = CASES[kind.name][0]()
+    assert kind.applies(table)
+    for axis in kind.axes:
+        assert not kind.applies(table.drop(columns=axis)), axis
+        assert not kind.applies(table.assign(**{axis: np.nan})), axis
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory):
+    """Each kind's table drawn once: factory -> (figure names, index.csv)."""
+    out = {}
+    for factory in (exact_table, mc_table, balanced_table):
+        folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
+        out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
+    return out
+
+
+@pytest.mark.parametrize("kind", PLOTS, ids=lambda kind: kind.name)
+def test_kind_is_drawn_with_its_stem_and_caption(kind, drawn):
+    factory, prefix = CASES[kind.name]
+    names, index = drawn[factory]
+    mine = [name for name in names if name.startswith(prefix)]
+    assert mine, names
+    captions = index.loc[index["file"].isin([f"figures/{name}" for name in mine]), "caption"]
+    assert len(captions) == len(mine) and all("nominal 1 − δ = 0.95" in c for c in captions)
+
+
+def test_unknown_design_with_n_and_p_axes_gets_the_binomial_figures(tmp_path):
+    table = exact_table().assign(design="paired")  # a design plots/ has never heard of
+    names = pngs(plot_results(write_folder(tmp_path, table), formats=PNG))
+    assert "coverage_vs_p_n10_delta0.05_two-sided_exact_paired.png" in names
+    for kind, (factory, prefix) in CASES.items():
+        assert any(name.startswith(prefix) for name in names) == (factory is exact_table), kind
+    assert all(name.endswith("_paired.png") for name in names)
+
+
+def test_table_without_prevalence_gets_no_balanced_figures(drawn):
+    names = drawn[exact_table][0] + drawn[mc_table][0]
+    assert names and not any(name.startswith("ba_") for name in names)
+
+
+def test_table_without_p_gets_no_binomial_figures(drawn):
+    names = drawn[balanced_table][0]
+    assert names and all(name.startswith("ba_") for name in names)
+
+
+def test_a_new_kind_is_one_class(tmp_path, monkeypatch):
+    class ClusterCount(Plot):
+        name, axes, position = "cluster_count", ("n", "p", "clusters"), 99
+
+        def selections(self, sub, combo):
+            return [{}]
+
+        def draw(self, sub, combo, sel, colors, order):
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(4, 3), dpi=150)
+            fig.subplots().plot(sub["clusters"], sub["coverage"], "o")
+            return fig
+
+        def caption(self, sub, combo, sel):
+            return f"Coverage against clusters, {describe(combo)}."
+
+    monkeypatch.setattr(plots, "PLOTS", [*PLOTS, ClusterCount()])
+    table = binomial_table(["wald"], [10], [0.2, 0.4])
+    without = pngs(plot_results(write_folder(tmp_path / "a", table), formats=PNG))
+    assert not any(name.startswith("cluster_count") for name in without)
+    with_axis = pngs(plot_results(write_folder(tmp_path / "b", table.assign(clusters=3)), formats=PNG))
+    assert "cluster_count_delta0.05_two-sided_exact.png" in with_axis
+    assert len(with_axis) == len(without) + 1
+
+
+def test_no_plots_module_uses_pyplot():
+    for info in pkgutil.iter_modules(plots.__path__):
+        source = inspect.getsource(__import__(f"covstudy.plots.{info.name}", fromlist=["_"]))
+        assert "import matplotlib.pyplot" not in source and "from matplotlib import pyplot" not in source
