@@ -20,16 +20,17 @@ from . import validate
 from .designs import DESIGNS, get_design
 from .estimands import get_estimand
 from .evaluate import Analysis, Evaluator, infeasible
-
-MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width", "n_valid")
+from .measures import MEASURES
 
 
 @dataclass(frozen=True)
 class CoverageResult:
     """Performance of one method at one or more design points.
 
-    Fields are numbers, or arrays over the points when an axis was given as an array; the
-    point's axes are attributes too (``result.n``, ``result.p``, ``result.tpr``, ...).
+    The measures (``result.coverage``, ``mcse``, ``miss_low``, ``miss_high``, ``mean_width``,
+    ``sd_width``, ``n_valid``) and the point's axes (``result.n``, ``result.p``, ``result.tpr``,
+    ...) are attributes; they are numbers, or arrays over the points when an axis was given as
+    an array.
     ``miss_low`` = P(truth < lower), ``miss_high`` = P(truth > upper); ``n_valid`` counts the
     simulated test sets that carry information (None for exact).
     """
@@ -45,18 +46,13 @@ class CoverageResult:
     reps: int | None  # simulated test sets (None for exact)
     seed: int | None  # study seed of the Monte Carlo streams (None for exact)
     params: dict = field(default_factory=dict)  # the method's parameters, defaults filled in
-    coverage: float | np.ndarray = np.nan
-    mcse: float | np.ndarray = np.nan
-    miss_low: float | np.ndarray = np.nan
-    miss_high: float | np.ndarray = np.nan
-    mean_width: float | np.ndarray = np.nan
-    sd_width: float | np.ndarray = np.nan
-    n_valid: int | np.ndarray | None = None
+    measures: dict = field(default_factory=dict)  # measures.MEASURES and n_valid
 
     def __getattr__(self, name):
-        point = self.__dict__.get("point", {})
-        if name in point:
-            return point[name]
+        for where in ("measures", "point"):
+            values = self.__dict__.get(where, {})
+            if name in values:
+                return values[name]
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def to_frame(self):
@@ -68,8 +64,8 @@ class CoverageResult:
                 **{k: np.broadcast_to(v, size) for k, v in self.point.items()},
                 "delta": self.delta, "side": self.side, "engine": self.engine, "reps": self.reps,
                 "seed": self.seed, "truth": np.broadcast_to(self.truth, size)}
-        data.update({m: np.broadcast_to(np.asarray(getattr(self, m), dtype=object if m == "n_valid" else float), size)
-                     for m in MEASURES})
+        data.update({m: np.broadcast_to(np.asarray(getattr(self, m), dtype=float), size) for m in MEASURES})
+        data["n_valid"] = np.broadcast_to(np.asarray(self.n_valid, dtype=object), size)
         return pd.DataFrame(data, index=range(size))
 
     def __repr__(self) -> str:
@@ -110,7 +106,7 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
     d = get_design(design)
     est = get_estimand(d.data, d.estimand if metric is None else metric)
     m = est.method(method)
-    m.check_side(side)
+    m.check_side(side)  # before the axes, whose names are told apart from the parameters next
     given = {**({"n": n} if n is not None else {}), **({"p": p} if p is not None else {}), **point_and_params}
     axes = {k: v for k, v in given.items() if k in {a.name for a in d.axes}}
     params = {k: v for k, v in given.items() if k not in axes}
@@ -136,7 +132,7 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
     point = {k: (np.array(v) if k in arrays or (k not in axes and len(set(v)) > 1) else v[0])
              for k, v in _columns(points).items()}
     return CoverageResult(m.name, d.name, est.name, point, out.pop("truth"), delta, side,
-                          "exact" if reps is None else "mc", reps, seed, params, **out)
+                          "exact" if reps is None else "mc", reps, seed, params, out)
 
 
 def design_points(d, axes: dict) -> tuple[list[dict], list[str]]:

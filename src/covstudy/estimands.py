@@ -217,8 +217,7 @@ def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: 
     """
     est = get_estimand("confusion", metric)
     m = est.method(method)
-    m.check_side(side)
-    full = m.validate_params(params)
+    full = m.prepare(side, params)
     columns = dict(zip(CELLS, confusion_counts(tp, fn, fp, tn)))
     d = validate.delta(delta)
     rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width")  # what every result carries
+
 def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
              max_width: float | None = None) -> dict[str, np.ndarray]:
     """The measures above for each row of ``weights`` (shape (..., J)) against ``truth`` (shape (...))."""

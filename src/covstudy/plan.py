@@ -106,8 +106,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     ``params`` are the method's parameters. Raises ValueError if no n <= n_max qualifies.
     """
     m = get(method, "proportion")
-    m.check_side(side)
-    params = m.validate_params(params)
+    params = m.prepare(side, params)
     d = float(validate.delta(validate.scalar("delta", delta)))
     p_grid, where = _p_grid(p, p_range, p_points)
     if width is None and coverage_tol is None:

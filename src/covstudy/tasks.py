@@ -14,9 +14,8 @@ from .designs import get_design
 from .estimands import get_estimand
 from .evaluate import Evaluator
 from .grid import Cell, Task
+from .measures import MEASURES
 from .study import analyses_of
-
-MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width", "n_valid")
 
 
 def evaluate(task: Task) -> list[dict]:
@@ -42,7 +41,8 @@ def evaluate(task: Task) -> list[dict]:
             row = rows.setdefault(cell, _identity(cell))
             if kind == "main":
                 row["truth"] = float(result["truth"][j])
-                row.update({m: (result[m][j] if m == "n_valid" else float(result[m][j])) for m in MEASURES})
+                row.update({m: float(result[m][j]) for m in MEASURES})
+                row["n_valid"] = result["n_valid"][j]
             else:
                 row["exact_coverage"] = float(result["coverage"][j])
                 row["exact_mean_width"] = float(result["mean_width"][j])

@@ -32,8 +32,7 @@ def interval(method: str, k, n, delta=0.05, side: str = "two-sided", **params) -
     of float arrays in [0, 1].
     """
     m = get(method, "proportion")
-    m.check_side(side)
-    full = m.validate_params(params)
+    full = m.prepare(side, params)
     k, n = validate.k_and_n(k, n)
     d = validate.delta(delta)
     lower, upper = m.bounds((k, n), d, side, **full)

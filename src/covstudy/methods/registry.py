@@ -118,6 +118,11 @@ class Method:
                 raise ValueError(f"{self.name}: unknown parameter {key!r}; valid parameters: {valid}")
         return {name: p.check(self.name, params.get(name, p.default)) for name, p in known.items()}
 
+    def prepare(self, side, params: dict | None = None) -> dict[str, float]:
+        """The public API's prelude: ``side`` checked, then ``params`` checked and completed."""
+        self.check_side(side)
+        return self.validate_params(params)
+
     def check_side(self, side) -> str:
         if side not in SIDES:
             raise ValueError(side_message(side))
