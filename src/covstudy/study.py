@@ -63,7 +63,7 @@ class Study:
     question: str
     methods: tuple[MethodSpec, ...]
     side: str
-    design: tuple[str, ...]  # "binomial", or balanced-accuracy designs "stratified"/"iid"
+    design: tuple[str, ...]  # registered design names (several only if they share their axes)
     axes: dict  # grid axis -> sorted tuple of values (delta included)
     reps: int
     seed: int
