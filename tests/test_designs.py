@@ -99,7 +99,11 @@ def test_every_design_has_its_config_and_int_columns():
 
     from covstudy import cli
 
+    import yaml
+
+    listed = yaml.safe_load((Path(cli._conf_dir()) / "config.yaml").read_text())["grid"]
     for name, d in DESIGNS.items():
         assert (Path(cli._conf_dir()) / "design" / f"{name}.yaml").is_file()
+        assert {a.name for a in d.axes} <= set(listed)  # settable on the command line without "+"
         assert set(d.int_columns) <= {a.name for a in d.axes}
         assert d.parametrisations[0] and all(set(o) <= {a.name for a in d.axes} for o in d.parametrisations)
