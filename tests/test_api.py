@@ -108,8 +108,8 @@ def test_cli_help_lists_designs_methods_and_studies(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_exact_intervals_are_shared_not_recomputed():
-    # the runner and coverage() meet in one core: the same numbers, bit for bit, at every n_pos
+def test_array_axes_give_the_numbers_of_single_points():
+    # points evaluated together (shared interval tables, one call) equal points evaluated alone, bit for bit
     a = coverage("ba_posterior", design="iid", n=14, prevalence=0.4, tpr=[0.7, 0.9], tnr=0.8)
     b = [coverage("ba_posterior", design="iid", n=14, prevalence=0.4, tpr=t, tnr=0.8).coverage for t in (0.7, 0.9)]
     assert np.array_equal(a.coverage, b)

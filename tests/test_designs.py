@@ -8,7 +8,7 @@ import pytest
 
 from covstudy import coverage
 from covstudy.designs import DESIGNS
-from covstudy.estimands import ESTIMANDS
+from covstudy.estimands import estimands_for, get_estimand
 from covstudy.evaluate import Analysis, Evaluator
 from covstudy.methods import methods
 
@@ -22,7 +22,7 @@ def example(design, **changes):
 def one_method_per_kind(design):
     """(estimand, method) pairs: for every estimand of the design, the first method of each kind it takes."""
     return [(est, next(iter(methods(t).values())))
-            for (data, _), est in ESTIMANDS.items() if data == design.data for t in est.takes]
+            for est in estimands_for(design.data) for t in est.takes]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -64,7 +64,7 @@ def test_a_points_stream_does_not_depend_on_the_other_points(name):
     other = example(d, **{a.name: d.example[a.name] / 2 for a in d.axes if not a.integer and a.name in d.example})
     alone = d.simulate([pt], 2000, 5)
     ev = Evaluator(d)
-    est = next(e for (data, n), e in ESTIMANDS.items() if data == d.data and n == d.estimand)
+    est = get_estimand(d.data, d.estimand)
     m = next(iter(methods(est.takes[0]).values()))
     a = Analysis(m, (), est, 0.05, "two-sided", 2000, 5)
     together = ev.score([other, pt], [(a, [0, 1])])[0]
@@ -87,14 +87,14 @@ def test_infeasible_points_are_refused_before_any_work(name, monkeypatch):
     message = d.check(d.derive(big), exact=True)
     assert message and message.split(":")[0].split(", ")[0] in {a.name for a in d.axes}
     monkeypatch.setattr(type(d), "exact", lambda *a, **k: pytest.fail("generated outcomes of a refused point"))
-    est = next(e for (data, n), e in ESTIMANDS.items() if data == d.data and n == d.estimand)
+    est = get_estimand(d.data, d.estimand)
     m = next(iter(methods(est.takes[0])))
     with pytest.raises(ValueError) as err:
         coverage(m, design=name, **big)
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
 
 
-def test_every_design_has_its_config_and_int_columns():
+def test_every_design_has_its_config_and_its_axes_on_the_command_line():
     from pathlib import Path
 
     from covstudy import cli
@@ -105,5 +105,4 @@ def test_every_design_has_its_config_and_int_columns():
     for name, d in DESIGNS.items():
         assert (Path(cli._conf_dir()) / "design" / f"{name}.yaml").is_file()
         assert {a.name for a in d.axes} <= set(listed)  # settable on the command line without "+"
-        assert set(d.int_columns) <= {a.name for a in d.axes}
         assert d.parametrisations[0] and all(set(o) <= {a.name for a in d.axes} for o in d.parametrisations)

@@ -61,7 +61,7 @@ def load_study(name: str = "quick", overrides: list[str] = (), out=None) -> Stud
 def help_text() -> str:
     """What ``covstudy --help`` prints: usage, the designs with their axes and estimands, the methods, the studies."""
     from .designs import DESIGNS
-    from .estimands import ESTIMANDS
+    from .estimands import estimands_for
     from .methods import INPUTS, methods
 
     lines = ["covstudy: coverage studies of confidence and credible intervals for classifier metrics.", "",
@@ -69,15 +69,13 @@ def help_text() -> str:
              "       covstudy-plot FOLDER                        figures and report of a results folder",
              "       covstudy-plan --method M --p P --width W    smallest test-set size for a target",
              "       covstudy --hydra-help                       Hydra's own options", "", "designs (design=NAME):"]
-    kinds = {"proportion": "proportion methods", "two_class": "balanced-accuracy methods",
-             "confusion": "F1 methods"}
+    kinds = {t: f"{i.label or t} methods" for t, i in INPUTS.items()}
     for d in DESIGNS.values():
         lines.append(f"  {d.name:<11} {d.summary}")
         lines.append(f"  {'':<11} axes: {' | '.join(', '.join(o) for o in d.parametrisations)}")
         by_takes: dict[tuple, list[str]] = {}
-        for (data, name), est in ESTIMANDS.items():
-            if data == d.data:
-                by_takes.setdefault(est.takes, []).append(name + (" (default)" if name == d.estimand else ""))
+        for est in estimands_for(d.data):
+            by_takes.setdefault(est.takes, []).append(est.name + (" (default)" if est.name == d.estimand else ""))
         what = "; ".join(f"{', '.join(names)} with the {' or '.join(kinds[t] for t in takes)}"
                          for takes, names in by_takes.items())
         lines.append(f"  {'':<11} {'metric' if len(by_takes) > 1 else 'estimand'}: {what}")

@@ -125,10 +125,9 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
         if problem:
             mc_ok = reps is None and d.check(pt, False) is None
             raise ValueError(problem + ("; use Monte Carlo (reps=...)" if mc_ok else ""))
-        est.truth(d.truth_inputs(pt))  # raises where the estimand is undefined
-    [result] = Evaluator(d).score(points, [(analysis, list(range(len(points))))])
-    out = {k: (v[0] if scalar else v) for k, v in result.items()}
-    out = {k: (v if k == "n_valid" or not scalar else float(v)) for k, v in out.items()}
+    [out] = Evaluator(d).score(points, [(analysis, list(range(len(points))))])
+    if scalar:
+        out = {k: (v[0] if k == "n_valid" else float(v[0])) for k, v in out.items()}
     point = {k: (np.array(v) if k in arrays or (k not in axes and len(set(v)) > 1) else v[0])
              for k, v in _columns(points).items()}
     return CoverageResult(m.name, d.name, est.name, point, out.pop("truth"), delta, side,

@@ -133,13 +133,17 @@ ESTIMANDS = {(e.data, e.name): e for e in (
 )}
 
 
+def estimands_for(data: str) -> list[Estimand]:
+    """The estimands defined on outcomes of kind ``data`` (confusion: in the order of METRICS)."""
+    found = [e for (d, _), e in ESTIMANDS.items() if d == data]
+    return sorted(found, key=lambda e: METRICS.index(e.name)) if data == "confusion" else found
+
+
 def get_estimand(data: str, name: str) -> Estimand:
     """The estimand ``name`` on outcomes of kind ``data``; ValueError listing the valid names."""
     if (data, name) not in ESTIMANDS:
-        valid = [n for d, n in ESTIMANDS if d == data]
-        if data == "confusion":
-            valid = [m for m in METRICS if m in valid]
-        raise ValueError(f"metric must be one of {', '.join(valid)}, got {name!r}")
+        valid = ", ".join(e.name for e in estimands_for(data))
+        raise ValueError(f"metric must be one of {valid}, got {name!r}")
     return ESTIMANDS[data, name]
 
 

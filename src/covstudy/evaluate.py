@@ -48,11 +48,18 @@ class Analysis:
 
 
 def infeasible(design: Design, point: dict, analysis: Analysis) -> str | None:
-    """Why ``analysis`` cannot run at ``point`` ("<key>: ..."), or None; cheap, before any work."""
+    """Why ``analysis`` cannot run at ``point`` ("<key>: ..."), or None; cheap, before any work:
+    no exact engine for methods drawing random numbers, the design's limits, an undefined truth."""
     if analysis.reps is None and analysis.method.input.per_test_set:
         return f"reps: {analysis.method.name} draws random numbers per test set, so it has Monte Carlo " \
                f"coverage only; give reps (e.g. reps=2000)"
-    return design.check(point, analysis.reps is None, analysis.merge)
+    problem = design.check(point, analysis.reps is None, analysis.merge)
+    if problem is None:
+        try:
+            analysis.estimand.truth(design.truth_inputs(point))
+        except ValueError as err:
+            return str(err)
+    return problem
 
 
 class Evaluator:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .designs import DESIGNS, get_design
-from .estimands import ESTIMANDS, get_estimand
+from .estimands import estimands_for, get_estimand
 from .evaluate import Analysis, infeasible
 from .methods import SIDES, get
 
@@ -139,8 +139,8 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
     grid = dict(grid)
     metric = grid.pop("metric", None)
     data = designs[0].data
-    if metric is not None and sum(d == data for d, _ in ESTIMANDS) < 2:
-        several = [d.name for d in DESIGNS.values() if sum(e == d.data for e, _ in ESTIMANDS) > 1]
+    if metric is not None and len(estimands_for(data)) < 2:
+        several = [d.name for d in DESIGNS.values() if len(estimands_for(d.data)) > 1]
         raise ConfigError(f"grid.metric: only for the confusion-matrix designs {', '.join(several)}")
     given = {k for k in grid if k != "design" and grid[k] is not None}
     # the axis sets every design of the study accepts, the given one first
@@ -156,8 +156,7 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
         if key not in given:
             raise ConfigError(f"grid.{key}: missing; {what}")
     for key in sorted(given - need - {"delta"}):
-        raise ConfigError(f"grid.{key}: not an axis of design {'/'.join(design)} with {', '.join(sorted(need))}; "
-                          f"{what} (set the other axes to null)")
+        raise ConfigError(f"grid.{key}: not an axis of design {'/'.join(design)}; {what}")
     axes = {}
     for key in [k for k in keys if k in need]:
         for d in designs:
@@ -166,7 +165,7 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
                              low_open=a.low_open, high_open=a.high_open)
     axes["delta"] = axis("grid.delta", grid["delta"], **DELTA)
     if metric is not None:
-        valid = tuple(m for d, m in ESTIMANDS if d == data)
+        valid = tuple(e.name for e in estimands_for(data))
         axes = {"metric": tuple(one_or_more("grid.metric", metric, valid)), **axes}
     return design, axes
 
@@ -325,8 +324,10 @@ def check_feasible(study: Study) -> None:
     seen = set()
     for spec in study.methods:
         method = get(spec.name)
-        if study.side not in method.sides:
-            raise ConfigError(f"side: method {spec.name} has two-sided intervals only, got {study.side!r}")
+        try:
+            method.check_side(study.side)
+        except ValueError as err:
+            raise ConfigError(str(err)) from None
         if study.engine == "exact" and method.input.per_test_set:
             raise ConfigError(f"engine: {method.input.label} method {spec.name} has Monte Carlo coverage only; "
                               f"use engine mc or both")
@@ -344,7 +345,3 @@ def check_feasible(study: Study) -> None:
                         if problem:
                             mc_ok = a.reps is None and design.check(point, False) is None
                             raise ConfigError(f"grid.{problem}" + ("; use engine mc" if mc_ok else ""))
-                        try:
-                            est.truth(design.truth_inputs(point))
-                        except ValueError as err:
-                            raise ConfigError(f"grid.{err}") from None

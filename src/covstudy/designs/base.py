@@ -37,12 +37,6 @@ class Axis:
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
-    doc: str = ""
-
-    @property
-    def range(self) -> str:
-        lo, hi = "(" if self.low_open else "[", ")" if self.high_open else "]"
-        return f"{lo}{self.low}, {'inf' if self.high is None else self.high}{hi}"
 
     def values(self, value) -> np.ndarray:
         """``value`` (a number or 1-d array) checked against the axis: one-line ValueError otherwise."""

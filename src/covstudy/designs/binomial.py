@@ -36,7 +36,7 @@ N_LIMIT = 10_000_000  # largest n: every method's interval table has n + 1 entri
 class Binomial(Design):
     name = "binomial"
     data = "count"
-    axes = (Axis("n", True, 1, doc="test-set size"), Axis("p", False, 0.0, 1.0, doc="true accuracy"))
+    axes = (Axis("n", True, 1), Axis("p", False, 0.0, 1.0))
     parametrisations = (("n", "p"),)
     estimand = "accuracy"
     summary = "k ~ Binomial(n, p): n examples, each correct with probability p"

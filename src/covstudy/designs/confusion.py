@@ -20,9 +20,9 @@ from scipy import stats
 from .base import Axis, Design
 
 TABLE_LIMIT = 1_000_000  # outcomes (n_pos + 1)(n_neg + 1) of one exact table, e.g. 999 x 999
-RATES = (Axis("tpr", False, 0.0, 1.0, doc="accuracy on positives"),
-         Axis("tnr", False, 0.0, 1.0, doc="accuracy on negatives"))
-PREVALENCE = Axis("prevalence", False, 0.0, 1.0, low_open=True, high_open=True, doc="fraction of positives")
+RATES = (Axis("tpr", False, 0.0, 1.0),
+         Axis("tnr", False, 0.0, 1.0))
+PREVALENCE = Axis("prevalence", False, 0.0, 1.0, low_open=True, high_open=True)
 
 
 def class_sizes(n: int, prevalence: float) -> tuple[int, int]:

@@ -42,7 +42,7 @@ class ClassOutcomes(NamedTuple):
 @register
 class IID(ConfusionDesign):
     name = "iid"
-    axes = (Axis("n", True, 1, doc="test-set size"), PREVALENCE, *RATES)
+    axes = (Axis("n", True, 1), PREVALENCE, *RATES)
     parametrisations = (("n", "prevalence", "tpr", "tnr"),)
     summary = "n examples, n_pos ~ Bin(n, prevalence) (a class can be empty); tp, tn as stratified"
     example = {"n": 10, "prevalence": 0.3, "tpr": 0.8, "tnr": 0.7}

@@ -25,8 +25,8 @@ _KEY_LIMIT = 1 << 62  # Monte Carlo outcomes are keyed tp·(n_neg + 1) + tn in i
 @register
 class Stratified(ConfusionDesign):
     name = "stratified"
-    axes = (Axis("n", True, 2, doc="test-set size (both classes non-empty)"), PREVALENCE,
-            Axis("n_pos", True, 1, doc="positives"), Axis("n_neg", True, 1, doc="negatives"), *RATES)
+    axes = (Axis("n", True, 2), PREVALENCE,
+            Axis("n_pos", True, 1), Axis("n_neg", True, 1), *RATES)
     parametrisations = (("n", "prevalence", "tpr", "tnr"), ("n_pos", "n_neg", "tpr", "tnr"))
     summary = "fixed class sizes (n_pos, n_neg), or n_pos = round(n·prevalence); tp ~ Bin(n_pos, tpr), tn ~ Bin(n_neg, tnr)"
     example = {"n_pos": 6, "n_neg": 9, "tpr": 0.8, "tnr": 0.6}
