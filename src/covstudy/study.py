@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import validate
 from .designs import DESIGNS, get_design
 from .estimands import estimands_for, get_estimand
 from .evaluate import Analysis, infeasible
@@ -35,7 +36,6 @@ ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
             "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out")
-DELTA = dict(integer=False, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 def grid_keys() -> tuple[str, ...]:
@@ -163,7 +163,10 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
             a = d.axis(key)
             axes[key] = axis(f"grid.{key}", grid[key], integer=a.integer, low=a.low, high=a.high,
                              low_open=a.low_open, high_open=a.high_open)
-    axes["delta"] = axis("grid.delta", grid["delta"], **DELTA)
+    try:
+        axes["delta"] = axis("grid.delta", grid["delta"], low=validate.DELTA_MIN, high=validate.DELTA_MAX)
+    except ConfigError as err:
+        raise ConfigError(f"{err} ({validate.DELTA_HINT})") from None
     if metric is not None:
         valid = tuple(e.name for e in estimands_for(data))
         axes = {"metric": tuple(one_or_more("grid.metric", metric, valid)), **axes}

@@ -38,7 +38,9 @@ def beta_interval(a, b, delta):
     """Equal-tailed quantiles (delta/2, 1 - delta/2) of Beta(a, b), elementwise (a, b > 0)."""
     q = np.asarray(delta, dtype=float) / 2
     # 1 - I⁻¹(1 - q) via the reflected Beta keeps full precision for upper ends near 1.
-    return special.betaincinv(a, b, q), 1 - special.betaincinv(b, a, q)
+    lower, upper = special.betaincinv(a, b, q), 1 - special.betaincinv(b, a, q)
+    # With a tiny shape both ends underflow to 0, the lower one to 2.2e-308: keep lower <= upper.
+    return np.minimum(lower, upper), upper
 
 
 @register("wald", aliases=("normal",), family="approximate", guaranteed=False,
@@ -60,7 +62,7 @@ def wilson(k, n, delta):
     """Wilson score interval: (p̂ + z²/2n ± z·sqrt(p̂(1-p̂)/n + z²/4n²)) / (1 + z²/n).
 
     Inverts the score test |p̂ - p| <= z·sqrt(p(1-p)/n); always inside [0, 1]
-    (clipped only against rounding).
+    (clipped only against rounding); lower = 0 at k = 0 and upper = 1 at k = n.
     """
     k, n = _floats(k, n)
     p_hat = k / n
@@ -68,7 +70,11 @@ def wilson(k, n, delta):
     z2 = z * z
     centre = (p_hat + z2 / (2 * n)) / (1 + z2 / n)
     half = z * np.sqrt(p_hat * (1 - p_hat) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return _clip(centre - half, centre + half)
+    # At k = 0 (k = n) the formula is exactly 0 (1) for z >= 0, but rounds to ±1e-17 off it,
+    # which would make p = 0 (1) uncovered.
+    lower = np.where((k == 0) & (z >= 0), 0.0, centre - half)
+    upper = np.where((k == n) & (z >= 0), 1.0, centre + half)
+    return _clip(lower, upper)
 
 
 @register("clopper_pearson", aliases=("exact",), family="exact", guaranteed=True,
@@ -155,8 +161,8 @@ def wilson_cc(k, n, delta):
 
 @register("bayes", family="bayesian", guaranteed=False,
           reference="BCD (2001) §4.1.2 (conjugate Beta prior)",
-          params=(Param("a", 0.5, above=0.0, doc="prior successes, Beta(a, b) prior"),
-                  Param("b", 0.5, above=0.0, doc="prior failures, Beta(a, b) prior")))
+          params=(Param("a", 0.5, above=0.0, doc="prior successes, Beta(a, b) prior", at_most=1e10),
+                  Param("b", 0.5, above=0.0, doc="prior failures, Beta(a, b) prior", at_most=1e10)))
 def bayes(k, n, delta, a=0.5, b=0.5):
     """Equal-tailed credible interval under a Beta(a, b) prior: Beta(k + a, n - k + b) quantiles.
 

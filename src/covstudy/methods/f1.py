@@ -87,8 +87,8 @@ def f1_delta(tp, fn, fp, tn, delta, rng=None):
 
 @register("f1_bayes", takes="confusion", family="bayesian", guaranteed=False,
           reference="Goutte & Gaussier (2005), ECIR, LNCS 3408, 345-359",
-          params=(Param("draws", 2000, above=0.0, doc="posterior samples", integer=True),
-                  Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
+          params=(Param("draws", 2000, above=0.0, doc="posterior samples", integer=True, at_most=10**7),
+                  Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell", at_most=1e10)))
 def f1_bayes(tp, fn, fp, tn, delta, rng=None, draws=2000, alpha=1.0):
     """Equal-tailed credible interval of F1 from ``draws`` Dirichlet(TP+α, FN+α, FP+α, TN+α) posterior samples.
 
@@ -117,7 +117,7 @@ def f1_bayes(tp, fn, fp, tn, delta, rng=None, draws=2000, alpha=1.0):
 
 @register("f1_bootstrap", takes="confusion", family="approximate", guaranteed=False,
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
-          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
+          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True, at_most=10**7),))
 def f1_bootstrap(tp, fn, fp, tn, delta, rng=None, draws=2000):
     """Percentile bootstrap: (delta/2, 1 - delta/2) quantiles of F1 over ``draws`` resamples of the n examples.
 

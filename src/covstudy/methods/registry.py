@@ -56,13 +56,15 @@ INPUTS = {
 @dataclass(frozen=True)
 class Param:
     """A numeric method parameter: its default, the open lower bound ``above`` it must exceed,
-    and whether it must be a whole number (then it is passed on as an int)."""
+    the largest value ``at_most`` it may take, and whether it must be a whole number (then it
+    is passed on as an int)."""
 
     name: str
     default: float
     above: float = -math.inf
     doc: str = ""
     integer: bool = False
+    at_most: float = math.inf
 
     def check(self, method: str, value):
         try:
@@ -70,9 +72,11 @@ class Param:
         except (TypeError, ValueError):
             x = math.nan
         kind = "whole number" if self.integer else "finite number"
-        if (isinstance(value, bool) or not (math.isfinite(x) and x > self.above)
+        if (isinstance(value, bool) or not (math.isfinite(x) and self.above < x <= self.at_most)
                 or (self.integer and x != int(x))):
-            raise ValueError(f"{method}: parameter {self.name} must be a {kind} > {self.above:g}, got {value!r}")
+            most = f" and <= {self.at_most:g}" if self.at_most < math.inf else ""
+            raise ValueError(f"{method}: parameter {self.name} must be a {kind} > {self.above:g}{most}, "
+                             f"got {value!r}")
         return int(x) if self.integer else x
 
 
