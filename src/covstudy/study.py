@@ -35,7 +35,10 @@ from .methods import SIDES, get
 ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
-            "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out")
+            "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out", "max_cells")
+RUN_KEYS = ("n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "max_cells")  # how,
+# not what: kept out of study.yaml (provenance.json records them), so a rerun rewrites it byte for byte
+MAX_CELLS = 1_000_000
 
 
 def grid_keys() -> tuple[str, ...]:
@@ -76,6 +79,7 @@ class Study:
     force: bool
     plot: bool
     out: Path
+    max_cells: int = MAX_CELLS  # larger studies are refused before any work (a typo in a range, usually)
 
     @classmethod
     def from_config(cls, cfg: dict) -> "Study":
@@ -105,7 +109,9 @@ class Study:
             force=boolean("force", cfg.get("force", False)),
             plot=boolean("plot", cfg.get("plot", False)),
             out=Path(text("out", cfg.get("out", f"results/{name}"))),
+            max_cells=integer("max_cells", cfg.get("max_cells", MAX_CELLS), low=1),
         )
+        check_size(study)
         check_feasible(study)
         return study
 
@@ -119,8 +125,12 @@ class Study:
             "reps": self.reps, "seed": self.seed, "engine": self.engine, "n_jobs": self.n_jobs,
             "backend": self.backend, "scheduler": self.scheduler, "workers": self.workers,
             "threads_per_worker": self.threads_per_worker,
-            "force": self.force, "plot": self.plot, "out": str(self.out),
+            "force": self.force, "plot": self.plot, "out": str(self.out), "max_cells": self.max_cells,
         }
+
+    def record(self) -> dict:
+        """What study.yaml records: the configuration without the run-time keys (RUN_KEYS)."""
+        return {k: v for k, v in self.config().items() if k not in RUN_KEYS}
 
 
 def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
@@ -317,6 +327,21 @@ def analyses_of(spec: MethodSpec, estimand, delta: float, side: str, engine: str
     if engine == "both" and not method.input.per_test_set:
         out.append(("exact", Analysis(method, spec.params, estimand, delta, side, None, None)))
     return out
+
+
+def check_size(study: Study) -> None:
+    """Refuse a study of more than ``max_cells`` cells, counted from the axes (never enumerated:
+    an accidental ``${seq:1,100000,1}`` must fail at once, not after filling the memory)."""
+    axes = {k: v for k, v in study.axes.items() if k not in ("delta", "metric")}
+    points = sum(math.prod(len(axes[a]) for a in next((o for o in get_design(d).parametrisations if set(o) <= set(axes)),
+                                                       ())) for d in study.design)
+    factors = [(len(study.methods), "method"), (len(study.axes["delta"]), "delta"),
+               (len(study.axes.get("metric", ())) or 1, "metric"), (points, "design point")]
+    count = math.prod(n for n, _ in factors)
+    if count > study.max_cells:
+        what = " × ".join(f"{n:,} {name}{'s' * (n > 1)}" for n, name in factors if name != "metric" or n > 1)
+        raise ConfigError(f"grid: {count:,} cells ({what}) exceed max_cells={study.max_cells:,}; "
+                          f"set max_cells={count} to run them")
 
 
 def check_feasible(study: Study) -> None:
