@@ -112,3 +112,43 @@ def test_extreme_prior_parameters_keep_lower_below_upper():
             lower, upper = interval("bayes", k, 10, delta, a=a, b=a)
             assert np.all(np.isfinite(lower) & np.isfinite(upper) & (lower <= upper)), (a, delta)
     assert get("bayes").params[0].at_most == 1e10
+
+
+# --- 17. floats for scalars, fixed seeds, exact f1_bayes ------------------------------------------
+
+def test_scalar_in_float_out_array_in_array_out():
+    for lower, upper in (interval("wilson", 3, 10), balanced_interval("ba_wald", 3, 5, 4, 5),
+                         metric_interval("precision", "wilson", 40, 10, 5, 45),
+                         metric_interval("f1", "f1_bayes", 40, 10, 5, 45)):
+        assert type(lower) is float and type(upper) is float
+    lower, upper = interval("wilson", [3], 10)
+    assert isinstance(lower, np.ndarray) and lower.shape == (1,)
+
+
+def test_sampling_metric_intervals_default_to_a_fixed_seed():
+    assert metric_interval("f1", "f1_bootstrap", 40, 10, 5, 45) == metric_interval("f1", "f1_bootstrap", 40, 10, 5, 45)
+
+
+def test_f1_bayes_is_deterministic_and_exact_capable():
+    from covstudy import metric_coverage
+
+    assert metric_interval("f1", "f1_bayes", 40, 10, 5, 45, seed=1) == metric_interval("f1", "f1_bayes", 40, 10, 5, 45,
+                                                                                         seed=2)
+    assert metric_coverage("f1", "f1_bayes", 30, 0.3, 0.8, 0.9).engine == "exact"
+    cfg = {"name": "t", "methods": ["f1_bayes"], "engine": "exact", "out": "x",
+           "grid": {"design": "iid", "metric": ["f1"], "n": [20], "prevalence": [0.3], "tpr": [0.8], "tnr": [0.9],
+                    "delta": [0.05]}}
+    Study.from_config(cfg)  # no "Monte Carlo only" refusal
+
+
+# --- 18. sources cited by title ---------------------------------------------------------------------
+
+def test_docs_cite_sources_by_title_not_by_seed_number():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [*root.glob("*.md"), *root.glob("docs/*.md"), *root.glob("experiments/**/*.md"),
+             *root.glob("conf/**/*.yaml"), *root.glob("src/**/*.py")]
+    bad = [f.relative_to(root) for f in files if re.search(r"seeds?[ /_]0\d\d", f.read_text())]
+    assert bad == []

@@ -208,15 +208,19 @@ def confusion_counts(tp, fn, fp, tn) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
+METRIC_SEED = 0  # metric_interval's default seed for sampling methods: the same call, the same interval
+
+
 def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: str = "two-sided",
-                    seed: int | None = None, **params) -> tuple[np.ndarray, np.ndarray]:
+                    seed: int | None = METRIC_SEED, **params) -> tuple[np.ndarray, np.ndarray]:
     """The ``1 - delta`` interval ``(lower, upper)`` for ``metric`` from a confusion matrix.
 
     ``metric`` is one of METRICS. Ratio metrics (and f1) take any proportion method and
     ``side``; a zero denominator gives [0, 1]. ``balanced_accuracy`` takes the methods of
     ``balanced_methods()``, f1 also those of ``f1_methods()`` (two-sided only). ``seed``
-    makes the posterior / bootstrap draws of f1_bayes and f1_bootstrap reproducible
-    (fresh entropy if None). Counts broadcast; e.g.
+    seeds the bootstrap draws of f1_bootstrap: a fixed default (``METRIC_SEED`` = 0), so the
+    same call gives the same interval; ``seed=None`` draws fresh entropy. Counts broadcast
+    (scalar counts give floats); e.g.
     ``metric_interval("precision", "wilson", tp=40, fn=10, fp=5, tn=45)``.
     """
     est = get_estimand("confusion", metric)
@@ -224,6 +228,6 @@ def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: 
     full = m.prepare(side, params)
     columns = dict(zip(CELLS, confusion_counts(tp, fn, fp, tn)))
     d = validate.delta(delta)
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
     lower, upper = est.bounds(m, columns, d, side, rng=rng, **full)
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(lower, upper)

@@ -324,7 +324,7 @@ def analyses_of(spec: MethodSpec, estimand, delta: float, side: str, engine: str
     method = get(spec.name)
     mc = engine in ("mc", "both")
     out = [("main", Analysis(method, spec.params, estimand, delta, side, reps if mc else None, seed if mc else None))]
-    if engine == "both" and not method.input.per_test_set:
+    if engine == "both" and not method.per_test_set:
         out.append(("exact", Analysis(method, spec.params, estimand, delta, side, None, None)))
     return out
 
@@ -356,7 +356,7 @@ def check_feasible(study: Study) -> None:
             method.check_side(study.side)
         except ValueError as err:
             raise ConfigError(str(err)) from None
-        if study.engine == "exact" and method.input.per_test_set:
+        if study.engine == "exact" and method.per_test_set:
             raise ConfigError(f"engine: {method.input.label} method {spec.name} has Monte Carlo coverage only; "
                               f"use engine mc or both")
         for est in (e for e in estimands if method.takes in e.takes):

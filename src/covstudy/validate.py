@@ -135,3 +135,11 @@ def class_counts(k_pos, n_pos, k_neg, n_neg) -> tuple[np.ndarray, ...]:
     if np.any(n_pos + n_neg == 0):
         raise ValueError("n_pos + n_neg must be >= 1 (at most one class may be empty), got n_pos = n_neg = 0")
     return k_pos, n_pos, k_neg, n_neg
+
+
+def bounds_out(lower, upper):
+    """``(lower, upper)`` as Python floats for scalar input, float arrays otherwise."""
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    if lower.ndim == 0 and upper.ndim == 0:
+        return float(lower), float(upper)
+    return lower, upper

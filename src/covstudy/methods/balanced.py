@@ -35,7 +35,7 @@ def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tu
     k_pos, n_pos, k_neg, n_neg = validate.class_counts(k_pos, n_pos, k_neg, n_neg)
     d = validate.delta(delta)
     lower, upper = m.kernel(k_pos, n_pos, k_neg, n_neg, d)
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(lower, upper)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -60,7 +60,8 @@ def _union(binomial, k_pos, n_pos, k_neg, n_neg, delta):
 
 
 @register("ba_cp_union", takes="two_class", family="exact", guaranteed=True,
-          reference="Langford (2005), JMLR 6, 273-306; Sandler & Dirac (2024), Groundlight blog")
+          reference="Langford (2005), JMLR 6, 273-306; Sandler & Dirac (2024), \"Tales from the Binomial "
+                    "Tail: Confidence intervals for balanced accuracy\", Groundlight blog")
 def ba_cp_union(k_pos, n_pos, k_neg, n_neg, delta):
     """Union bound of Clopper-Pearson class bounds: ((L⁺ + L⁻)/2, (U⁺ + U⁻)/2), each one-sided at delta/4.
 

@@ -94,9 +94,16 @@ class Method:
     aliases: tuple[str, ...] = ()
     params: tuple[Param, ...] = ()
     one_sided: Kernel | None = field(default=None, repr=False)  # None: equal-tailed (see module doc)
+    random: bool | None = None  # draws random numbers (None: as its kind of input, INPUTS)
 
     def __str__(self) -> str:
         return self.description
+
+    @property
+    def per_test_set(self) -> bool:
+        """Whether the kernel draws random numbers, so it is called once per simulated test set
+        and has no exact engine."""
+        return self.input.per_test_set if self.random is None else self.random
 
     @property
     def input(self) -> Input:
@@ -169,12 +176,13 @@ class Registry:
 
     def register(self, name: str, *, family: str, guaranteed: bool, reference: str, takes: str = "proportion",
                  aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
-                 one_sided: Kernel | None = None) -> Callable[[Kernel], Kernel]:
+                 one_sided: Kernel | None = None, random: bool | None = None) -> Callable[[Kernel], Kernel]:
         """Decorator registering ``kernel`` under ``name``; the description is its docstring's first line.
 
         ``takes`` is what the kernel's counts are (a key of INPUTS); ``params`` declares the
         keyword parameters it takes; ``one_sided`` is the one-sided kernel of a proportion
-        method that is not equal-tailed (module docstring).
+        method that is not equal-tailed (module docstring); ``random=False`` marks a kernel of a
+        sampling kind of input (``Input.per_test_set``) that is deterministic, so it has an exact engine.
         """
         if family not in FAMILIES:
             raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
@@ -188,7 +196,7 @@ class Registry:
                 self._names[key] = name
             description = (kernel.__doc__ or name).strip().splitlines()[0]
             self._methods[name] = Method(name, kernel, description, family, guaranteed, reference, takes,
-                                         tuple(aliases), tuple(params), one_sided)
+                                         tuple(aliases), tuple(params), one_sided, random)
             return kernel
 
         return decorate
