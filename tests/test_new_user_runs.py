@@ -207,3 +207,16 @@ def test_rerun_command_in_the_report_reproduces_the_table(tmp_path):
     assert words[0] == "covstudy"
     assert covstudy(tmp_path, *words[1:]).returncode == 0
     pd.testing.assert_frame_equal(numbers(pd.read_csv(tmp_path / "made" / "results.csv")), numbers(first))
+
+
+# --- 16. dask shows warnings only ------------------------------------------------------------------
+
+def test_dask_run_logs_warnings_only(tmp_path, caplog):
+    pytest.importorskip("dask.distributed")
+    import logging
+
+    caplog.set_level(logging.INFO)
+    run_study(study(tmp_path / "d", backend="dask", workers=1, grid={"n": [10], "p": [0.5], "delta": [0.05]}),
+              progress=False)
+    chatter = [r for r in caplog.records if r.name.startswith("distributed") and r.levelno < logging.WARNING]
+    assert chatter == []

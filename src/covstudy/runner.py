@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 import os
 import platform
 import signal
@@ -63,6 +64,7 @@ def backend(study: Study, workers: int):
     except ImportError:
         raise BackendError("backend: dask needs the dask extra: pip install 'covstudy[dask]'") from None
     with contextlib.ExitStack() as stack:
+        stack.enter_context(_quiet("distributed"))
         if study.scheduler:
             try:
                 client = stack.enter_context(Client(study.scheduler, timeout="20s"))
@@ -83,6 +85,19 @@ class Interrupted(RuntimeError):
 
 class OutError(RuntimeError):
     """The study folder cannot be written (not a folder, read-only, disk full)."""
+
+
+@contextlib.contextmanager
+def _quiet(name: str):
+    """Only warnings and errors of logger ``name`` (dask's scheduler and nannies log every
+    connection at INFO, ~90 lines a run, through the root logger Hydra sets up)."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def run_study(study: Study, overrides: list[str] | None = None, progress: bool | None = None,
