@@ -152,3 +152,53 @@ def test_docs_cite_sources_by_title_not_by_seed_number():
              *root.glob("conf/**/*.yaml"), *root.glob("src/**/*.py")]
     bad = [f.relative_to(root) for f in files if re.search(r"seeds?[ /_]0\d\d", f.read_text())]
     assert bad == []
+
+
+# --- 14. figures that do not mislead -------------------------------------------------------------------
+
+def test_heatmap_rows_are_the_computed_n_and_its_colourbar_label_fits():
+    from tidy_tables import binomial_table
+
+    from covstudy.plots.heatmap import Heatmap
+    from covstudy.plots.style import method_colors, method_order
+    from covstudy.summary import tidy
+
+    table = tidy(binomial_table(["clopper_pearson", "wald"], [20, 100, 1000], np.linspace(0.05, 0.95, 19)))
+    combo = {"delta": 0.05, "side": "two-sided", "engine": "exact"}
+    fig = Heatmap().draw(table, combo, {}, method_colors(table), method_order(table))
+    fig.canvas.draw()
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["Clopper–Pearson", "Wald"]  # display names, config order
+    ax = axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["20", "100", "1000"]
+    assert ax.get_ylim() == (-0.5, 2.5)  # one row per computed n, nothing in between
+    colourbar = next(a for a in fig.axes if a not in axes and a.get_ylabel())
+    label = colourbar.yaxis.label.get_window_extent()
+    box = fig.bbox
+    assert box.y0 <= label.y0 and label.y1 <= box.y1  # not clipped
+
+
+def test_tradeoff_keeps_a_low_mean_on_the_axis():
+    from tidy_tables import binomial_table
+
+    from covstudy.plots.style import method_colors, method_order
+    from covstudy.plots.tradeoff import tradeoff
+    from covstudy.summary import tidy
+
+    table = tidy(binomial_table(["wald", "wilson"], [10, 20], [0.005, 0.01, 0.02]))  # Wald's mean coverage is tiny
+    assert table.groupby("method")["coverage"].mean()["wald"] < 0.3
+    fig = tradeoff(table, {"delta": 0.05}, method_colors(table), method_order(table), title="t")
+    ax = fig.axes[0]
+    lowest = table.groupby("label")["coverage"].mean().min()
+    assert ax.get_ylim()[0] < lowest
+
+
+def test_every_method_has_a_display_name():
+    for name, m in methods(None).items():
+        assert m.display and "_" not in m.display, name
+    assert get("clopper_pearson").display == "Clopper–Pearson"
+    from covstudy.methods.registry import Registry
+
+    r = Registry()
+    r.register("paired_wald", family="approximate", guaranteed=False, reference="x")(lambda k, n, delta: (k, n))
+    assert r.get("paired_wald").display == "paired wald"  # methods registered elsewhere need nothing

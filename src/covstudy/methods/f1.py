@@ -61,7 +61,7 @@ def _equal_tailed(sampler, n_rows: int, draws: int, delta: np.ndarray):
     return lower, upper
 
 
-@register("f1_delta", takes="confusion", family="approximate", guaranteed=False, random=False,
+@register("f1_delta", display="F1 delta method", takes="confusion", family="approximate", guaranteed=False, random=False,
           reference="delta method under the multinomial; cf. Takahashi, Yamamoto, Kuchiba & Koyama (2022), "
                     "Applied Intelligence 52, 4961-4972")
 def f1_delta(tp, fn, fp, tn, delta, rng=None):
@@ -86,7 +86,7 @@ def f1_delta(tp, fn, fp, tn, delta, rng=None):
     return lower, upper
 
 
-@register("f1_bayes", takes="confusion", family="bayesian", guaranteed=False, random=False,
+@register("f1_bayes", display="F1 Bayes", takes="confusion", family="bayesian", guaranteed=False, random=False,
           reference="Goutte & Gaussier (2005), ECIR, LNCS 3408, 345-359",
           params=(Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell", at_most=1e10),))
 def f1_bayes(tp, fn, fp, tn, delta, rng=None, alpha=1.0):
@@ -104,7 +104,7 @@ def f1_bayes(tp, fn, fp, tn, delta, rng=None, alpha=1.0):
     return 2 * lower / (1 + lower), 2 * upper / (1 + upper)
 
 
-@register("f1_bootstrap", takes="confusion", family="approximate", guaranteed=False,
+@register("f1_bootstrap", display="F1 bootstrap", takes="confusion", family="approximate", guaranteed=False,
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
           params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True, at_most=10**7),))
 def f1_bootstrap(tp, fn, fp, tn, delta, rng=None, draws=2000):

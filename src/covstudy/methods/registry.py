@@ -95,6 +95,11 @@ class Method:
     params: tuple[Param, ...] = ()
     one_sided: Kernel | None = field(default=None, repr=False)  # None: equal-tailed (see module doc)
     random: bool | None = None  # draws random numbers (None: as its kind of input, INPUTS)
+    display: str = ""  # its name in figures and reports, e.g. "Clopper–Pearson" ("": from the name)
+
+    def __post_init__(self):
+        if not self.display:
+            object.__setattr__(self, "display", default_display(self.name))
 
     def __str__(self) -> str:
         return self.description
@@ -163,6 +168,11 @@ class Method:
         return np.zeros(shape), np.array(np.broadcast_to(upper, shape), dtype=float)
 
 
+def default_display(name: str) -> str:
+    """A method's display name when it declares none: its registry name in words ("paired_wald" -> "paired wald")."""
+    return name.replace("_", " ")
+
+
 def side_message(side: object) -> str:
     return f"side must be one of {', '.join(SIDES)}, got {side!r}"
 
@@ -176,13 +186,15 @@ class Registry:
 
     def register(self, name: str, *, family: str, guaranteed: bool, reference: str, takes: str = "proportion",
                  aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
-                 one_sided: Kernel | None = None, random: bool | None = None) -> Callable[[Kernel], Kernel]:
+                 one_sided: Kernel | None = None, random: bool | None = None,
+                 display: str = "") -> Callable[[Kernel], Kernel]:
         """Decorator registering ``kernel`` under ``name``; the description is its docstring's first line.
 
         ``takes`` is what the kernel's counts are (a key of INPUTS); ``params`` declares the
         keyword parameters it takes; ``one_sided`` is the one-sided kernel of a proportion
         method that is not equal-tailed (module docstring); ``random=False`` marks a kernel of a
-        sampling kind of input (``Input.per_test_set``) that is deterministic, so it has an exact engine.
+        sampling kind of input (``Input.per_test_set``) that is deterministic, so it has an exact engine;
+        ``display`` is its name in figures and reports (default: the name in words).
         """
         if family not in FAMILIES:
             raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
@@ -196,7 +208,7 @@ class Registry:
                 self._names[key] = name
             description = (kernel.__doc__ or name).strip().splitlines()[0]
             self._methods[name] = Method(name, kernel, description, family, guaranteed, reference, takes,
-                                         tuple(aliases), tuple(params), one_sided, random)
+                                         tuple(aliases), tuple(params), one_sided, random, display)
             return kernel
 
         return decorate

@@ -21,30 +21,28 @@ def heatmap_panels(sub, x, y, combo, colors, order, title):
     vmin = min(vmin, 1 - 1.5 * delta)
     norm = TwoSlopeNorm(vcenter=1 - delta, vmin=vmin, vmax=1.0)
     ys_all = np.sort(sub[y].unique())
-    log_y = y == "n" and ys_all[-1] / ys_all[0] >= 10 and not _even(ys_all)
+    # n is drawn as one row per computed value (evenly spaced, labelled), so that no band
+    # suggests an n in between was computed.
+    rows = np.arange(len(ys_all)) if y == "n" else ys_all.astype(float)
     mesh = None
     for ax, label in zip(axes, labels):
         grid = sub[sub["label"] == label].pivot_table(index=y, columns=x, values="coverage", aggfunc="mean")
         grid = grid.reindex(index=ys_all, columns=np.sort(sub[x].unique()))
-        mesh = ax.pcolormesh(grid.columns.to_numpy(float), grid.index.to_numpy(float),
-                             np.ma.masked_invalid(grid.to_numpy(float)), cmap="RdBu", norm=norm,
-                             shading="nearest", rasterized=True)
-        if log_y:
-            ax.set_yscale("log")
+        mesh = ax.pcolormesh(grid.columns.to_numpy(float), rows, np.ma.masked_invalid(grid.to_numpy(float)),
+                             cmap="RdBu", norm=norm, shading="nearest", rasterized=True)
+        if y == "n":
+            ticks = np.unique(np.round(np.linspace(0, len(ys_all) - 1, min(len(ys_all), 8))).astype(int))
+            ax.set_yticks(ticks, [_fmt(ys_all[i]) for i in ticks])
+            ax.tick_params(axis="y", length=0)
         if square:
             ax.set_aspect("equal")
         ax.set_title(label, fontweight="bold")
     _label_outer(axes, ncols, LABELS.get(x, x), LABELS.get(y, y))
     extend = "min" if np.nanmin(cov) < vmin else "neither"
     cb = fig.colorbar(mesh, ax=list(axes), shrink=0.9, extend=extend, pad=0.02)
-    cb.set_label(f"coverage probability (centred on 1 − δ = {_fmt(1 - delta)})")
+    cb.set_label(f"coverage (centre: 1 − δ = {_fmt(1 - delta)})")  # short: it must fit one panel's height
     fig.suptitle(title + note)
     return fig
-
-
-def _even(values) -> bool:
-    steps = np.diff(values)
-    return len(steps) == 0 or np.allclose(steps, steps[0], rtol=1e-6)
 
 
 def _filled(sub, x, y) -> float:
