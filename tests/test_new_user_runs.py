@@ -155,6 +155,8 @@ def test_plan_line_before_work_and_nothing_to_do_said(tmp_path):
     assert lines == ["t: 8 of 8 cells to compute in 4 tasks on 1 worker"]
     run_study(s, say=lines.append, progress=False)
     assert lines[-1] == f"t: 0 of 8 cells to compute (all found in {s.out})"
+    run_study(study(tmp_path / "s", methods=["wald", "wilson", "jeffreys"]), say=lines.append, progress=False)
+    assert lines[-1] == f"t: 4 of 12 cells to compute (8 found in {s.out}) in 4 tasks on 1 worker"
 
 
 def test_heartbeat_line_without_a_terminal(monkeypatch, capsys):

@@ -123,9 +123,9 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             workers = n_workers(study.n_jobs)
             tasks = grid.tasks(todo, workers)
             found = len(all_cells) - len(todo)
+            where = f" ({found} found in {study.out})" if found else ""
             say(f"{study.name}: {len(todo)} of {len(all_cells)} cells to compute"
-                + (f" ({found} found in {study.out})" if found else "")
-                + (f" in {len(tasks)} tasks on {workers} worker{'s' * (workers > 1)}" if tasks else
+                + (f"{where} in {len(tasks)} tasks on {workers} worker{'s' * (workers > 1)}" if tasks else
                    f" (all found in {study.out})"))
             saved = found
             try:

@@ -20,20 +20,22 @@ def heatmap_panels(sub, x, y, combo, colors, order, title):
     vmin = max(np.nanmin(cov), 1 - 4 * delta)
     vmin = min(vmin, 1 - 1.5 * delta)
     norm = TwoSlopeNorm(vcenter=1 - delta, vmin=vmin, vmax=1.0)
-    ys_all = np.sort(sub[y].unique())
-    # n is drawn as one row per computed value (evenly spaced, labelled), so that no band
-    # suggests an n in between was computed.
-    rows = np.arange(len(ys_all)) if y == "n" else ys_all.astype(float)
+    ys_all, xs_all = np.sort(sub[y].unique()), np.sort(sub[x].unique())
+    # n, and any unevenly spaced axis, is drawn as one row (column) per computed value, evenly
+    # spaced and labelled, so that no band suggests a value in between was computed.
+    rows, cols = (np.arange(len(v)) if _discrete(name, v) else v.astype(float)
+                  for name, v in ((y, ys_all), (x, xs_all)))
     mesh = None
     for ax, label in zip(axes, labels):
         grid = sub[sub["label"] == label].pivot_table(index=y, columns=x, values="coverage", aggfunc="mean")
-        grid = grid.reindex(index=ys_all, columns=np.sort(sub[x].unique()))
-        mesh = ax.pcolormesh(grid.columns.to_numpy(float), rows, np.ma.masked_invalid(grid.to_numpy(float)),
+        grid = grid.reindex(index=ys_all, columns=xs_all)
+        mesh = ax.pcolormesh(cols, rows, np.ma.masked_invalid(grid.to_numpy(float)),
                              cmap="RdBu", norm=norm, shading="nearest", rasterized=True)
-        if y == "n":
-            ticks = np.unique(np.round(np.linspace(0, len(ys_all) - 1, min(len(ys_all), 8))).astype(int))
-            ax.set_yticks(ticks, [_fmt(ys_all[i]) for i in ticks])
-            ax.tick_params(axis="y", length=0)
+        for axis, name, values in ((ax.yaxis, y, ys_all), (ax.xaxis, x, xs_all)):
+            if _discrete(name, values):
+                ticks = np.unique(np.round(np.linspace(0, len(values) - 1, min(len(values), 8))).astype(int))
+                axis.set_ticks(ticks, [_fmt(values[i]) for i in ticks])
+                axis.set_tick_params(length=0)
         if square:
             ax.set_aspect("equal")
         ax.set_title(label, fontweight="bold")
@@ -43,6 +45,12 @@ def heatmap_panels(sub, x, y, combo, colors, order, title):
     cb.set_label(f"coverage (centre: 1 − δ = {_fmt(1 - delta)})")  # short: it must fit one panel's height
     fig.suptitle(title + note)
     return fig
+
+
+def _discrete(name: str, values) -> bool:
+    """Draw an axis as labelled rows/columns: always n (test-set sizes), and any unevenly spaced axis."""
+    steps = np.diff(values.astype(float))
+    return name == "n" or (len(steps) > 0 and not np.allclose(steps, steps[0], rtol=1e-6))
 
 
 def _filled(sub, x, y) -> float:
