@@ -292,3 +292,30 @@ def test_bad_input_is_one_line_before_any_work():
         multiclass_interval("macro_recall", "wald", [[1, 2], [3, 4]])
     with pytest.raises(ValueError, match=r"^metric must be one of macro_recall, macro_f1, accuracy, micro_f1, bea"):
         multiclass_interval("balanced_accuracy", "mr_wald", [[1, 2], [3, 4]])
+
+
+def test_full_matrices_give_the_axes_numbers_and_refuse_bad_ones():
+    from covstudy import multiclass_coverage
+
+    pi, R = class_model(3, 0.8, 2.0)
+    for design in ("multiclass", "multiclass_iid"):
+        full = multiclass_coverage("macro_recall", "mr_wald", 12, pi, R, design=design)
+        axes = coverage("mr_wald", design=design, K=3, n=12, recall=0.8, imbalance=2.0)
+        assert full.coverage == axes.coverage and full.truth == axes.truth
+    with pytest.raises(ValueError, match=r"^prevalence must be K >= 2 numbers in \(0, 1\] summing to 1"):
+        multiclass_coverage("macro_f1", "mf1_takahashi", 50, [0.5, 0.3, 0.3], R)
+    with pytest.raises(ValueError, match=r"^rates must be a 3×3 matrix"):
+        multiclass_coverage("macro_f1", "mf1_takahashi", 50, pi, R[:2])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 5), st.data())
+def test_takahashi_interval_is_ordered_and_narrows_with_delta(K, data):
+    c = np.array(data.draw(st.lists(st.integers(0, 20), min_size=K * K, max_size=K * K))).reshape(K, K)
+    if c.sum() == 0:
+        c[0, 0] = 1
+    wide = multiclass_interval("macro_f1", "mf1_takahashi", c, delta=0.01)
+    narrow = multiclass_interval("macro_f1", "mf1_takahashi", c, delta=0.2)
+    assert 0 <= wide[0] <= narrow[0] <= narrow[1] <= wide[1] <= 1
+    f = macro_f1(c)
+    assert np.isnan(f) or narrow[0] - 1e-12 <= f <= narrow[1] + 1e-12

@@ -193,8 +193,12 @@ class _Multiclass(Design):
                 for K, n, r, g in itertools.product(grid["K"], grid["n"], grid["recall"], grid["imbalance"])]
 
     def model(self, point: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """(π, R, class sizes or None) of a point."""
-        pi, R = class_model(point["K"], point["recall"], point["imbalance"])
+        """(π, R, class sizes or None) of a point: from its axes, or its full ``prevalence`` and
+        ``rates`` where given (``covstudy.multiclass_coverage``)."""
+        if "rates" in point:
+            pi, R = np.asarray(point["prevalence"], dtype=float), np.asarray(point["rates"], dtype=float)
+        else:
+            pi, R = class_model(point["K"], point["recall"], point["imbalance"])
         return pi, R, class_sizes(point["n"], pi) if self.fixed_sizes else None
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:

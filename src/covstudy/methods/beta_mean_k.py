@@ -62,9 +62,7 @@ def _lattice_quantiles(a, b, q, lo, hi, h) -> np.ndarray:
     cells = np.maximum(np.ceil((hi - lo) / h).astype(np.int64), 1)
     length = int(cells.sum()) + 1
     size = fft.next_fast_len(length, real=True)
-    spectrum = np.ones(size // 2 + 1, dtype=complex)
-    for i in range(k):
-        spectrum *= fft.rfft(_knot_masses(a[i], b[i], lo[i], h, cells[i]), size)
+    spectrum = np.prod(fft.rfft(_knot_masses(a, b, lo, h, cells), size, axis=1), axis=0)
     pmf = np.maximum(fft.irfft(spectrum, size)[:length], 0.0)
     cdf_j = np.cumsum(pmf)
     cdf_j /= cdf_j[-1]
@@ -74,14 +72,22 @@ def _lattice_quantiles(a, b, q, lo, hi, h) -> np.ndarray:
 
 
 def _knot_masses(a, b, lo, h, cells) -> np.ndarray:
-    """X's mass on the knots lo + c·h, c = 0..cells: each cell's mass split between its two ends so
-    that its mean is kept (the cell's partial mean from E[X·1(X <= x)] = a/(a + b)·I_x(a + 1, b));
-    the tails beyond [lo, lo + cells·h] go to the end cells."""
-    knots = lo + h * np.arange(1, cells)
-    mass = np.diff(np.r_[0.0, special.betainc(a, b, knots), 1.0])
-    partial = np.diff(np.r_[0.0, special.betainc(a + 1, b, knots), 1.0]) * (a / (a + b))
-    right = np.clip((partial - mass * (lo + h * np.arange(cells))) / h, 0.0, mass)  # to the cell's right end
-    return np.r_[mass - right, 0.0] + np.r_[0.0, right]
+    """Each X_i's mass on its knots lo_i + c·h, c = 0..cells_i (rows, zero-padded to the longest): each
+    cell's mass split between its two ends so that its mean is kept (the cell's partial mean from
+    E[X·1(X <= x)] = a/(a + b)·I_x(a + 1, b)); the tails beyond the knots go to the end cells."""
+    m = int(cells.max())
+    inside = np.arange(1, m)[None, :] < cells[:, None]  # inner knots of each X_i
+    x = np.where(inside, lo[:, None] + h * np.arange(1, m)[None, :], 1.0)
+    edge = np.zeros((a.size, 1)), np.ones((a.size, 1))
+    cdf = np.concatenate([edge[0], np.where(inside, special.betainc(a[:, None], b[:, None], x), 1.0), edge[1]], 1)
+    part = np.concatenate([edge[0], np.where(inside, special.betainc(a[:, None] + 1, b[:, None], x), 1.0), edge[1]], 1)
+    mass = np.diff(cdf, axis=1)
+    partial = np.diff(part, axis=1) * (a / (a + b))[:, None]
+    right = np.clip((partial - mass * (lo[:, None] + h * np.arange(m)[None, :])) / h, 0.0, mass)  # to the right end
+    out = np.zeros((a.size, m + 1))
+    out[:, :m] += mass - right
+    out[:, 1:] += right
+    return out
 
 
 def _complete(cdf_j: np.ndarray, k: int) -> np.ndarray:
