@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import textwrap
 
 import numpy as np
 
@@ -17,6 +18,10 @@ LABELS.setdefault("K", "number of classes K")
 def _operating_points(sub) -> list[dict]:
     """Up to three recalls × three imbalances of the table (each figure is drawn at one of them)."""
     return [{"recall": r, "imbalance": g} for r, g in itertools.product(pick(sub["recall"]), pick(sub["imbalance"]))]
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, 80)  # the figures are narrow; a long description would be cut off
 
 
 def _at(sub, sel):
@@ -43,7 +48,7 @@ class CoverageVsK(Plot):
 
     def draw(self, sub, combo, sel, colors, order):
         return coverage_panels(_at(sub, sel), "K", combo, colors, order,
-                               title=f"Coverage vs number of classes K\n{describe(combo, **sel)}")
+                               title=f"Coverage vs number of classes K\n{_wrap(describe(combo, **sel))}")
 
     def caption(self, sub, combo, sel):
         return f"Coverage vs the number of classes K at {describe(combo, **sel)}."
@@ -66,7 +71,7 @@ class WidthVsK(Plot):
     def draw(self, sub, combo, sel, colors, order):
         at = {k: v for k, v in sel.items() if k != "n"}
         return width_panels(_at(sub, at), "K", "n", sel["n"], combo, colors, order,
-                            title=f"Expected width vs number of classes K\n{describe(combo, **at)}")
+                            title=f"Expected width vs number of classes K\n{_wrap(describe(combo, **at))}")
 
     def caption(self, sub, combo, sel):
         at = {k: v for k, v in sel.items() if k != "n"}
