@@ -319,3 +319,14 @@ def test_takahashi_interval_is_ordered_and_narrows_with_delta(K, data):
     assert 0 <= wide[0] <= narrow[0] <= narrow[1] <= wide[1] <= 1
     f = macro_f1(c)
     assert np.isnan(f) or narrow[0] - 1e-12 <= f <= narrow[1] + 1e-12
+
+
+@pytest.mark.parametrize("method, ba", list(zip(MR, BA))[:4])
+def test_k2_design_gives_the_stratified_designs_coverage(method, ba):
+    """Two classes of fixed sizes are the stratified design: the same exact coverage, enumerated independently."""
+    pi, _ = class_model(2, 0.7, 3.0)
+    n_pos, n_neg = (int(s) for s in class_sizes(40, pi))
+    mine = coverage(method, design="multiclass", K=2, n=40, recall=0.7, imbalance=3.0)
+    theirs = coverage(ba, design="stratified", n_pos=n_pos, n_neg=n_neg, tpr=0.7, tnr=0.7)
+    assert mine.coverage == pytest.approx(theirs.coverage, abs=1e-12)
+    assert mine.mean_width == pytest.approx(theirs.mean_width, abs=1e-12)
