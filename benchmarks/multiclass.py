@@ -29,7 +29,8 @@ def main():
                 print(f"{name:<24}{K:>4}{n_i:>6}{wall * 1000 / rows:>16.2f}{cpu * 1000 / rows:>16.2f}")
             c = np.stack([rng.multinomial(n_i, np.r_[0.8, np.full(K - 1, 0.2 / (K - 1))][np.argsort(np.arange(K) != i)],
                                           size=rows) for i in range(K)], axis=1)
-            for name, params in (("mf1_takahashi", {}), ("mf1_bayes", {"draws": 2000}), ("mf1_bootstrap", {"draws": 2000})):
+            sampled = {"draws": 2000}
+            for name, params in (("mf1_takahashi", {}), ("mf1_bayes", sampled), ("mf1_bootstrap", sampled)):
                 m = get(name)
                 call = (lambda: m.kernel(c, 0.05, rng=np.random.default_rng(1), **params)) if m.input.per_test_set \
                     else (lambda: m.kernel(c, 0.05))

@@ -169,7 +169,8 @@ def test_the_confidenceinterval_formula_misses_nominal_coverage_where_takahashi_
         truth = macro_f1(pi[:, None] * R)
         c = np.random.default_rng(K).multinomial(n, (pi[:, None] * R).ravel(), size=4000).reshape(-1, K, K)
         f = macro_f1(c)
-        for name, var in (("takahashi", macro_f1_variance(c)), ("package", [confidenceinterval_variance(x) for x in c])):
+        package = [confidenceinterval_variance(x) for x in c]
+        for name, var in (("takahashi", macro_f1_variance(c)), ("package", package)):
             out[K, name] = np.mean(np.abs(f - truth) <= 1.959964 * np.sqrt(var))
     mcse = np.sqrt(0.95 * 0.05 / 4000)
     assert abs(out[3, "takahashi"] - 0.95) < 4 * mcse and abs(out[10, "takahashi"] - 0.95) < 4 * mcse
@@ -280,7 +281,8 @@ def test_union_cp_keeps_its_guarantee_exactly():
 
 
 def test_bad_input_is_one_line_before_any_work():
-    with pytest.raises(ValueError, match=r"^n: exact multiclass_iid coverage at K = 3, n = 60 enumerates more than 2,000,000 outcomes; use Monte"):
+    refused = r"^n: exact multiclass_iid coverage at K = 3, n = 60 enumerates more than 2,000,000 outcomes; use Monte"
+    with pytest.raises(ValueError, match=refused):
         coverage("mf1_takahashi", design="multiclass_iid", metric="macro_f1", K=3, n=60, recall=0.8, imbalance=1)
     with pytest.raises(ValueError, match=r"^n: design multiclass gives every class at least one example"):
         coverage("mr_wald", design="multiclass", K=5, n=3, recall=0.8, imbalance=1)
@@ -330,3 +332,13 @@ def test_k2_design_gives_the_stratified_designs_coverage(method, ba):
     theirs = coverage(ba, design="stratified", n_pos=n_pos, n_neg=n_neg, tpr=0.7, tnr=0.7)
     assert mine.coverage == pytest.approx(theirs.coverage, abs=1e-12)
     assert mine.mean_width == pytest.approx(theirs.mean_width, abs=1e-12)
+
+
+def test_arrays_of_matrices_give_the_intervals_of_each():
+    rng = np.random.default_rng(8)
+    c = rng.integers(0, 15, (4, 3, 3, 3)) + 2 * np.eye(3, dtype=np.int64)
+    for metric, method in (("macro_recall", "mr_posterior"), ("macro_f1", "mf1_takahashi"), ("bea", "wilson")):
+        lower, upper = multiclass_interval(metric, method, c)
+        assert lower.shape == (4, 3)
+        one = [multiclass_interval(metric, method, c[i, j]) for i in range(4) for j in range(3)]
+        np.testing.assert_array_equal(np.c_[lower.ravel(), upper.ravel()], np.array(one, dtype=float))

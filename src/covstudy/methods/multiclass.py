@@ -61,14 +61,20 @@ def mr_union_cp(k, n, delta):
 @register("mr_union_wilson", takes="classes", family="approximate", guaranteed=False,
           reference="Wilson (1927); union construction of Langford (2005)")
 def mr_union_wilson(k, n, delta):
-    """Union bound of Wilson class bounds: (mean L_i, mean U_i), each one-sided at delta/(2K). K = 2: ``ba_wilson_union``."""
+    """Union bound of Wilson class bounds: (mean L_i, mean U_i), each one-sided at delta/(2K).
+
+    K = 2: ``ba_wilson_union``. Empty class: [0, 1].
+    """
     return _union("wilson", k, n, delta)
 
 
 @register("mr_union_jeffreys", takes="classes", family="bayesian", guaranteed=False,
           reference="BCD (2001) §4.1.2; union construction of Langford (2005)")
 def mr_union_jeffreys(k, n, delta):
-    """Union bound of Jeffreys class bounds (BCD's boundary rule), each one-sided at delta/(2K). K = 2: ``ba_jeffreys_union``."""
+    """Union bound of Jeffreys class bounds (BCD's boundary rule), each one-sided at delta/(2K).
+
+    K = 2: ``ba_jeffreys_union``. Empty class: [0, 1].
+    """
     return _union("jeffreys", k, n, delta)
 
 
@@ -128,12 +134,14 @@ def macro_f1(confusion) -> np.ndarray:
 
 
 def macro_f1_variance(confusion) -> np.ndarray:
-    """Delta-method variance of macro-F1 under Multinomial(n, p) (Takahashi et al. 2022, §3.2):
+    """Delta-method variance of macro-F1 under Multinomial(n, p), the construction of Takahashi
+    et al. (2022) (closed form derived here; the tests check it against a numerical gradient):
 
         Var = 2/(n·K²)·[Σ_i F_i(1 - F_i)(1 - F_i/2)/d_i + Σ_{i≠j} p_ij·F_i·F_j/(d_i·d_j)]
 
     with p = C/n, d_i = p_i· + p_·i and F_i = 2p_ii/d_i: the gradient of mean_i F_i over the
-    cells is G_ii = 2(1 - F_i)/(K·d_i), G_ij = -(F_i/d_i + F_j/d_j)/K (i ≠ j), and Var = Σ G_ij²·p_ij/n (Σ G_ij·p_ij = 0: macro-F1 is scale-free). NaN where
+    cells is G_ii = 2(1 - F_i)/(K·d_i), G_ij = -(F_i/d_i + F_j/d_j)/K (i ≠ j), and
+    Var = Σ G_ij²·p_ij/n (Σ G_ij·p_ij = 0: macro-F1 is scale-free). NaN where
     some d_i = 0.
     """
     c = np.asarray(confusion, dtype=float)
