@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..summary import read_results, split_columns
-from . import coverage, heatmap, mc_vs_exact, tradeoff, width  # noqa: F401  (they register the kinds)
+from . import coverage, heatmap, mc_vs_exact, multiclass, tradeoff, width  # noqa: F401  (they register the kinds)
 from .kind import PLOTS, Plot, register_plot
 from .style import _RC, OKABE_ITO, _Output, method_colors, method_order
 
