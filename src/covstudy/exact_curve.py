@@ -165,18 +165,21 @@ def _range(p_range) -> tuple[float, float]:
     return lo, hi
 
 
-def infimum(lower: np.ndarray, upper: np.ndarray, n: int, lo: float = 0.0, hi: float = 1.0):
-    """``(value, at, side, endpoints, irregular)``: inf of C over [lo, hi] from the ends of k = 0..n.
+def infimum(lower: np.ndarray, upper: np.ndarray, n: int, lo: float = 0.0, hi: float = 1.0, k0: int = 0):
+    """``(value, at, side, endpoints, irregular)``: inf of C over [lo, hi] from the ends of
+    k = k0, k0 + 1, ..., k0 + len(lower) - 1 (the other k count as never covering: the planner
+    passes only the k with non-negligible probability somewhere in [lo, hi]).
 
     The work behind :func:`confidence_coefficient` (module docstring), for ends already computed.
     """
     if lo == hi:  # one point: C itself
-        return float(np.sum(stats.binom.pmf(np.arange(n + 1), n, lo) * ((lower <= lo) & (lo <= upper)))), lo, "at", 0, 0
+        pmf = stats.binom.pmf(np.arange(k0, k0 + len(lower)), n, lo)
+        return float(np.sum(pmf * ((lower <= lo) & (lo <= upper)))), lo, "at", 0, 0
     inner = np.concatenate([lower, upper])
     inner = np.unique(inner[(inner > lo) & (inner < hi)])
     e = np.concatenate([[lo], inner, [hi]])
     left, right = e[:-1], e[1:]  # piece i is (left[i], right[i])
-    cover = _Cover(lower, upper, n, left, right)
+    cover = _Cover(lower, upper, n, left, right, k0)
     at_left, at_right = cover(np.arange(len(left)), left), cover(np.arange(len(left)), right)
     # Piece i's minimum: at an end if its covering set is contiguous (unimodality), else searched.
     best = np.minimum(at_left, at_right)
@@ -209,14 +212,14 @@ class _Cover:
     a_i = b_i + 1, and then C = 0).
     """
 
-    def __init__(self, lower, upper, n, left, right):
-        self.n = n
+    def __init__(self, lower, upper, n, left, right, k0=0):
+        self.n, self.k0 = n, k0
         low_min = np.minimum.accumulate(lower[::-1])[::-1]  # min_{j >= k} L(j), non-decreasing
         up_max = np.maximum.accumulate(upper)  # max_{j <= k} U(j), non-decreasing
         # p in (left, right): L(k) > p  <=>  L(k) >= right;  U(k) < p  <=>  U(k) <= left
         self.a = np.searchsorted(low_min, right, side="left")  # first k with low_min >= right
         self.b = np.searchsorted(up_max, left, side="right") - 1  # last k with up_max <= left
-        self.out_low = np.flatnonzero(lower > low_min)  # L out of order
+        self.out_low = np.flatnonzero(lower > low_min)  # L out of order (index into the ends)
         self.out_up = np.flatnonzero(upper < up_max)  # U out of order
         self.low_ends, self.up_ends = lower[self.out_low], upper[self.out_up]
         self.left, self.right = left, right
@@ -234,13 +237,13 @@ class _Cover:
 
     def __call__(self, rows: np.ndarray, p: np.ndarray) -> np.ndarray:
         """C at p[j] (an end of piece rows[j] or inside it), by the piece's covering set."""
-        n, p = self.n, np.asarray(p, dtype=float)
-        value = 1.0 - stats.binom.cdf(self.b[rows], n, p) - stats.binom.sf(self.a[rows] - 1, n, p)
+        n, k0, p = self.n, self.k0, np.asarray(p, dtype=float)
+        value = 1.0 - stats.binom.cdf(k0 + self.b[rows], n, p) - stats.binom.sf(k0 + self.a[rows] - 1, n, p)
         bad = np.flatnonzero(self.irregular[rows])
         if bad.size:
             low, up = self._extra(rows[bad])
-            extra = (low * stats.binom.pmf(self.out_low[None, :], n, p[bad, None])).sum(axis=1)
-            extra += (up * stats.binom.pmf(self.out_up[None, :], n, p[bad, None])).sum(axis=1)
+            extra = (low * stats.binom.pmf(k0 + self.out_low[None, :], n, p[bad, None])).sum(axis=1)
+            extra += (up * stats.binom.pmf(k0 + self.out_up[None, :], n, p[bad, None])).sum(axis=1)
             value[bad] -= extra
         return np.maximum(value, 0.0)
 
