@@ -175,11 +175,8 @@ def infimum(lower: np.ndarray, upper: np.ndarray, n: int, lo: float = 0.0, hi: f
     if lo == hi:  # one point: C itself
         pmf = stats.binom.pmf(np.arange(k0, k0 + len(lower)), n, lo)
         return float(np.sum(pmf * ((lower <= lo) & (lo <= upper)))), lo, "at", 0, 0
-    inner = np.concatenate([lower, upper])
-    inner = np.unique(inner[(inner > lo) & (inner < hi)])
-    e = np.concatenate([[lo], inner, [hi]])
-    left, right = e[:-1], e[1:]  # piece i is (left[i], right[i])
-    cover = _Cover(lower, upper, n, left, right, k0)
+    cover = _pieces(lower, upper, n, lo, hi, k0)
+    left, right = cover.left, cover.right
     at_left, at_right = cover(np.arange(len(left)), left), cover(np.arange(len(left)), right)
     # Piece i's minimum: at an end if its covering set is contiguous (unimodality), else searched.
     best = np.minimum(at_left, at_right)
@@ -197,7 +194,36 @@ def infimum(lower: np.ndarray, upper: np.ndarray, n: int, lo: float = 0.0, hi: f
         how = "at" if at > 0 and not np.any(upper == at) else "right"
     else:  # left limit at right[i]: attained iff no L(k) == right[i] enters there
         how = "at" if at < 1 and not np.any(lower == at) else "left"
-    return value, at, how, len(inner), int(np.sum(cover.irregular))
+    return value, at, how, len(left) - 1, int(np.sum(cover.irregular))
+
+
+def _pieces(lower, upper, n, lo, hi, k0=0) -> _Cover:
+    """The pieces (lo, e_1), (e_1, e_2), ..., (e_m, hi) between the distinct ends inside (lo, hi)."""
+    inner = np.concatenate([lower, upper])
+    inner = np.unique(inner[(inner > lo) & (inner < hi)])
+    e = np.concatenate([[lo], inner, [hi]])
+    return _Cover(lower, upper, n, e[:-1], e[1:], k0)
+
+
+def coverage_curve(method: str, n: int, delta: float = 0.05, side: str = "two-sided", p_range=(0.0, 1.0),
+                   points: int = 4, **params) -> tuple[np.ndarray, np.ndarray]:
+    """The exact coverage curve ``(p, coverage)`` over ``p_range``, drawn as it is: on each piece
+    between consecutive interval ends, its two one-sided limits at the ends and ``points``
+    equally spaced points inside. Every end therefore appears twice (the limit from the left,
+    then from the right), so a line through the points shows each jump as a vertical step.
+    """
+    _, n, _, _, lower, upper = ends(method, n, delta, side, **params)
+    lo, hi = _range(p_range)
+    if lo == hi:
+        raise ValueError(f"p_range must have lo < hi for a curve, got ({lo:g}, {hi:g})")
+    points = int(validate.counts("points", validate.scalar("points", points), minimum=0))
+    cover = _pieces(lower, upper, n, lo, hi)
+    frac = np.linspace(0.0, 1.0, points + 2)
+    p = cover.left[:, None] + (cover.right - cover.left)[:, None] * frac  # pieces × (points + 2)
+    p[:, -1] = cover.right  # the ends exactly
+    rows = np.repeat(np.arange(len(cover.left)), points + 2)
+    c = cover(rows, p.ravel())
+    return p.ravel(), c
 
 
 class _Cover:
@@ -259,3 +285,42 @@ class _Cover:
         if res.fun < values[j]:
             return float(res.fun), float(res.x)
         return float(values[j]), float(grid[j])
+
+
+CURVE_N = 3  # exact curves are tabulated for at most this many n of a study (spread out, ends included)
+
+
+def study_tables(methods, n_values, deltas, side: str, p_range, points: int = 4):
+    """The tables a study with ``exact_curve: true`` writes beside results.csv.
+
+    ``methods`` are (name, label, params) entries. Returns ``(summary, curves)``: one summary
+    row per (label, n, delta) with the confidence coefficient over ``p_range`` (the study's p
+    range), where and how it is reached, and the average coverage and width over it; and the
+    exact curves (:func:`coverage_curve`) at up to ``CURVE_N`` of the n, one row per point.
+    """
+    import pandas as pd
+
+    lo, hi = _range(p_range)
+    n_values = sorted(n_values)
+    idx = np.unique(np.round(np.linspace(0, len(n_values) - 1, min(CURVE_N, len(n_values)))).astype(int))
+    curve_n = {n_values[i] for i in idx}
+    rows, curves = [], []
+    for name, label, params in methods:
+        ident = {"method": name, "label": label, "params": ";".join(f"{k}={v}" for k, v in sorted(params.items())),
+                 "side": side}
+        for delta in deltas:
+            for n in n_values:
+                cc = confidence_coefficient(name, n, delta, side, (lo, hi), **params)
+                avg = average_coverage(name, n, delta, side, (lo, hi), **params) if hi > lo else None
+                rows.append({**ident, "n": n, "delta": delta, "p_lo": lo, "p_hi": hi,
+                             "confidence_coefficient": cc.value, "at": cc.at, "approach": cc.side,
+                             "endpoints": cc.endpoints, "irregular_pieces": cc.irregular,
+                             "average_coverage": avg.value if avg else cc.value,
+                             "average_width": avg.mean_width if avg else np.nan})
+                if n in curve_n and hi > lo:
+                    p, c = coverage_curve(name, n, delta, side, (lo, hi), points, **params)
+                    curves.append(pd.DataFrame({"method": name, "label": label, "side": side, "n": n,
+                                                "delta": delta, "p": p, "coverage": c}))
+    curves = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(
+        columns=["method", "label", "side", "n", "delta", "p", "coverage"])
+    return pd.DataFrame(rows), curves
