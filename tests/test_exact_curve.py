@@ -122,17 +122,17 @@ def test_non_contiguous_covering_sets_are_searched():
     # Random, non-monotone intervals: covering sets with holes, minima inside a piece.
     rng = np.random.default_rng(16)
     irregular = 0
-    for _ in range(30):
+    for _ in range(20):
         n = int(rng.integers(2, 9))
         a, b = rng.uniform(size=(2, n + 1))
         lower, upper = np.minimum(a, b), np.maximum(a, b)
         value, _, _, _, bad = infimum(lower, upper, n)
         irregular += bad
         e = np.unique(np.concatenate([lower, upper, [0, 1]]))
-        p = np.concatenate([e - EPS, e + EPS, np.linspace(0, 1, 200_001)])
+        p = np.concatenate([e - EPS, e + EPS, np.linspace(0, 1, 50_001)])
         p = p[(p > 0) & (p < 1)]
         c = coverage_at(lower, upper, n, p)["coverage"]
-        assert c.min() - 1e-8 <= value <= c.min() + 1e-9, (n, lower, upper, value, c.min())
+        assert c.min() - 1e-7 <= value <= c.min() + 1e-9, (n, lower, upper, value, c.min())
     assert irregular > 0
 
 
