@@ -6,7 +6,7 @@ names the offending key and its valid range. Keys mirror the code's parameters:
 
     name, question, methods, side, grid.{design, metric, <the design's axes>, delta},
     reps, seed, engine,
-    n_jobs, backend, scheduler, workers, threads_per_worker, force, plot, out
+    n_jobs, backend, scheduler, workers, threads_per_worker, force, plot, out, exact_curve
 
 The designs (``grid.design``: one or more registered designs, see designs/) decide the
 axes: each declares its axes with their ranges and the sets of axes a study may give
@@ -35,7 +35,8 @@ from .methods import SIDES, get
 ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
-            "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out", "max_cells")
+            "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out",
+            "exact_curve", "max_cells")
 RUN_KEYS = ("n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "max_cells")  # how,
 # not what: kept out of study.yaml (provenance.json records them), so a rerun rewrites it byte for byte
 MAX_CELLS = 1_000_000
@@ -79,6 +80,7 @@ class Study:
     force: bool
     plot: bool
     out: Path
+    exact_curve: bool = False  # also the exact confidence coefficient, average coverage and curves (exact_curve.py)
     max_cells: int = MAX_CELLS  # larger studies are refused before any work (a typo in a range, usually)
 
     @classmethod
@@ -109,8 +111,11 @@ class Study:
             force=boolean("force", cfg.get("force", False)),
             plot=boolean("plot", cfg.get("plot", False)),
             out=Path(text("out", cfg.get("out", f"results/{name}"))),
+            exact_curve=boolean("exact_curve", cfg.get("exact_curve", False)),
             max_cells=integer("max_cells", cfg.get("max_cells", MAX_CELLS), low=1),
         )
+        if study.exact_curve and design != ("binomial",):
+            raise ConfigError(f"exact_curve: only for the binomial design, got grid.design {'/'.join(design)}")
         check_size(study)
         check_feasible(study)
         return study
@@ -125,7 +130,9 @@ class Study:
             "reps": self.reps, "seed": self.seed, "engine": self.engine, "n_jobs": self.n_jobs,
             "backend": self.backend, "scheduler": self.scheduler, "workers": self.workers,
             "threads_per_worker": self.threads_per_worker,
-            "force": self.force, "plot": self.plot, "out": str(self.out), "max_cells": self.max_cells,
+            "force": self.force, "plot": self.plot, "out": str(self.out),
+            **({"exact_curve": True} if self.exact_curve else {}),  # absent when off: older study.yaml unchanged
+            "max_cells": self.max_cells,
         }
 
     def record(self) -> dict:
