@@ -140,7 +140,8 @@ def ba_posterior(k_pos, n_pos, k_neg, n_neg, delta):
     return beta_mean.interval(k_pos + 1, n_pos - k_pos + 1, k_neg + 1, n_neg - k_neg + 1, delta)
 
 
-@register("ba_posterior_jeffreys", display="Brodersen posterior (Jeffreys)", takes="two_class", family="bayesian", guaranteed=False,
+@register("ba_posterior_jeffreys", takes="two_class", family="bayesian", guaranteed=False,
+          display="Brodersen posterior (Jeffreys)",
           reference="Brodersen et al. (2010) with Jeffreys priors Beta(½, ½)")
 def ba_posterior_jeffreys(k_pos, n_pos, k_neg, n_neg, delta):
     """Equal-tailed credible interval of (X + Y)/2, X ~ Beta(k_pos+½, n_pos-k_pos+½), Y ~ Beta(k_neg+½, n_neg-k_neg+½).

@@ -61,7 +61,8 @@ def _equal_tailed(sampler, n_rows: int, draws: int, delta: np.ndarray):
     return lower, upper
 
 
-@register("f1_delta", display="F1 delta method", takes="confusion", family="approximate", guaranteed=False, random=False,
+@register("f1_delta", takes="confusion", family="approximate", guaranteed=False, random=False,
+          display="F1 delta method",
           reference="delta method under the multinomial; cf. Takahashi, Yamamoto, Kuchiba & Koyama (2022), "
                     "Applied Intelligence 52, 4961-4972")
 def f1_delta(tp, fn, fp, tn, delta, rng=None):
