@@ -34,7 +34,7 @@ def test_default_study_end_to_end(tmp_path):
     table = pd.read_csv(tmp_path / "results" / "quick" / "results.csv")
     assert all(col in table.columns for col in COLUMNS)
     assert len(table) == 5 * 3 * 99
-    assert "clopper_pearson" in run.stdout and "mean coverage" in run.stdout
+    assert "Clopper–Pearson" in run.stdout and "mean coverage" in run.stdout
     # Hydra leaves nothing in the working directory but the study folder.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
     assert not (tmp_path / "outputs").exists()

@@ -40,7 +40,7 @@ def test_rows_match_the_public_api(tmp_path):
             assert row.exact_coverage == exact.coverage
     summary = summary_table(table)
     assert {"metric", "design"} <= set(summary.columns)
-    assert len(summary[(summary["label"] == "wilson") & (summary["engine"] == "mc")]) == 4  # 2 metrics × 2 designs
+    assert len(summary[(summary["label"] == "Wilson") & (summary["engine"] == "mc")]) == 4  # 2 metrics × 2 designs
 
 
 def test_config_errors(tmp_path):

@@ -222,3 +222,19 @@ def test_dask_run_logs_warnings_only(tmp_path, caplog):
               progress=False)
     chatter = [r for r in caplog.records if r.name.startswith("distributed") and r.levelno < logging.WARNING]
     assert chatter == []
+
+
+# --- 13. what is committed regenerates byte for byte ----------------------------------------------------
+
+def test_rerun_with_other_run_time_keys_rewrites_study_yaml_and_report_byte_for_byte(tmp_path):
+    from covstudy.report import write_report
+
+    s = study(tmp_path / "s")
+    run_study(s, overrides=["study=t", "plot=true"], progress=False)
+    first = {name: (s.out / name).read_bytes() for name in ("study.yaml",)}
+    first["report.md"] = write_report(s.out)[0].read_bytes()
+    run_study(study(tmp_path / "s", force=True, n_jobs=-1, plot=True), overrides=["study=t", "force=true"],
+              progress=False)
+    assert (s.out / "study.yaml").read_bytes() == first["study.yaml"]
+    assert write_report(s.out)[0].read_bytes() == first["report.md"]
+    assert b"force" not in first["study.yaml"] and b"n_jobs" not in first["study.yaml"]
