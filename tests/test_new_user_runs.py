@@ -114,14 +114,22 @@ def test_full_disk_is_one_error_and_leaves_no_temporary_file(tmp_path, monkeypat
     assert [p.name for p in s.out.rglob("*") if p.name.endswith(".tmp")] == []
 
 
-def test_backend_that_cannot_start_leaves_no_fresh_folder(tmp_path):
-    pytest.importorskip("dask.distributed")
-    from covstudy.runner import BackendError
+def test_backend_that_cannot_start_leaves_no_fresh_folder(tmp_path, monkeypatch):
+    from covstudy import runner
 
-    s = study(tmp_path / "fresh", backend="dask", scheduler="tcp://127.0.0.1:1")
-    with pytest.raises(BackendError, match="cannot reach the dask scheduler"):
+    def unreachable(study, workers):
+        raise runner.BackendError("scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:1")
+
+    monkeypatch.setattr(runner, "backend", unreachable)  # what the dask backend raises, without its 20 s timeout
+    s = study(tmp_path / "fresh")
+    with pytest.raises(runner.BackendError, match="cannot reach the dask scheduler"):
         run_study(s, progress=False)
     assert not s.out.exists()
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "notes.txt").write_text("mine")
+    with pytest.raises(runner.BackendError):
+        run_study(study(tmp_path / "used"), progress=False)
+    assert (tmp_path / "used" / "notes.txt").exists()  # a folder that was not fresh is left alone
 
 
 def test_seq_with_two_numbers_names_the_resolver(tmp_path):
@@ -233,7 +241,7 @@ def test_rerun_with_other_run_time_keys_rewrites_study_yaml_and_report_byte_for_
     run_study(s, overrides=["study=t", "plot=true"], progress=False)
     first = {name: (s.out / name).read_bytes() for name in ("study.yaml",)}
     first["report.md"] = write_report(s.out)[0].read_bytes()
-    run_study(study(tmp_path / "s", force=True, n_jobs=-1, plot=True), overrides=["study=t", "force=true"],
+    run_study(study(tmp_path / "s", force=True, n_jobs=1, plot=True), overrides=["study=t", "force=true"],
               progress=False)
     assert (s.out / "study.yaml").read_bytes() == first["study.yaml"]
     assert write_report(s.out)[0].read_bytes() == first["report.md"]
