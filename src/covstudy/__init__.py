@@ -3,7 +3,8 @@
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage
 from .designs import DESIGNS
 from .estimands import METRICS, metric_interval
-from .methods import balanced_methods, f1_methods, interval, methods
+from .methods import auc_methods, balanced_methods, f1_methods, interval, methods
+from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
 from .plan import PlanResult, plan
 from .study import ConfigError
@@ -26,6 +27,6 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
 
 
 __all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
-           "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "f1_methods", "interval",
+           "auc_interval", "auc_methods", "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "f1_methods", "interval",
            "methods", "metric_coverage", "metric_interval", "plan", "run_study"]
 __version__ = "0.1.0"

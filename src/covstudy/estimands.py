@@ -27,6 +27,10 @@ An estimand is defined on one kind of outcome (a design's ``data``):
   ``balanced_accuracy`` (tpr + tnr)/2 takes the two-class methods (methods/balanced.py)
   with k_pos = TP, n_pos = TP + FN, k_neg = TN, n_neg = TN + FP.
 
+* ``scores`` (a test set's scores of n_pos positives and n_neg negatives; the binormal
+  design): ``auc``, θ = P(X > Y) + ½·P(X = Y) for a positive's score X and a negative's Y.
+  AUC methods (methods/auc.py) apply to the scores.
+
 ``Estimand.bounds`` turns a method and outcome columns into intervals; ``valid`` marks the
 outcomes that carry information (counted as ``n_valid`` by Monte Carlo).
 """
@@ -125,11 +129,26 @@ class BalancedAccuracy(Estimand):
         return method.bounds((c["tp"], c["tp"] + c["fn"], c["tn"], c["tn"] + c["fp"]), delta, side, **params)
 
 
+class AUC(Estimand):
+    """θ = P(X > Y) + ½·P(X = Y) of a design's score distributions (designs/binormal.py): AUC methods
+    on each test set's scores (columns ``pos``, ``neg``: one row per test set)."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["auc"])
+
+    def valid(self, columns):
+        return np.ones(np.shape(columns["pos"])[0], dtype=bool)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["pos"], columns["neg"]), delta, side, rng=rng, **params)
+
+
 ESTIMANDS = {(e.data, e.name): e for e in (
     Accuracy("accuracy", "count", ("proportion",)),
     *(Ratio(m, "confusion", ("proportion",)) for m in RATIO_CELLS if m != "f1"),
     BalancedAccuracy("balanced_accuracy", "confusion", ("two_class",)),
     Ratio("f1", "confusion", ("proportion", "confusion")),
+    AUC("auc", "scores", ("scores",)),
 )}
 
 

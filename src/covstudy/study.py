@@ -146,6 +146,8 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
     # the axis sets every design of the study accepts, the given one first
     shared = [o for o in designs[0].parametrisations if all(o in d.parametrisations for d in designs)]
     complete = [o for o in shared if set(o) <= given]
+    largest = [o for o in complete if all(set(c) <= set(o) for c in complete)]
+    complete = largest[:1] or complete  # optional axes: the parametrisation that takes all of those given
     if len(complete) > 1:
         a, b = (sorted(set(o) - set(complete[1 - i])) for i, o in enumerate(complete[:2]))
         raise ConfigError(f"grid.{b[0]}: design {'/'.join(design)} takes {', '.join(a)} or {', '.join(b)}, "

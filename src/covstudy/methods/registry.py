@@ -1,12 +1,12 @@
 """The method registry: one place that maps names (and aliases) to interval kernels.
 
 Every method declares what it *takes* (``INPUTS``): a proportion (k successes of n), two
-classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy) or a confusion
-matrix (tp, fn, fp, tn). Its kernel is a pure vectorised function
+classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy), a confusion
+matrix (tp, fn, fp, tn) or a test set's scores (positives', negatives'; for the AUC). Its kernel is a pure vectorised function
 ``kernel(*counts, delta, **params) -> (lower, upper)`` over those counts (broadcasting numpy
 arrays, already validated), ``delta`` the two-sided miss rate and ``params`` the method's
-parameters (validated, defaults filled in); confusion-matrix kernels also take ``rng``, the
-generator of their posterior or bootstrap draws. Kernels never validate; the public API does.
+parameters (validated, defaults filled in); confusion-matrix and scores kernels also take
+``rng``, the generator of their posterior or bootstrap draws. Kernels never validate; the public API does.
 
 Sides. ``Method.bounds`` is the one place where a side is turned into kernel calls:
 
@@ -44,12 +44,15 @@ class Input:
     counts: tuple[str, ...]
     label: str  # "unknown <label> method"
     per_test_set: bool = False  # kernels draw random numbers: called once per simulated test set
+    why_mc_only: str = "draws random numbers per test set"  # why per-test-set methods have no exact engine
 
 
 INPUTS = {
     "proportion": Input(("k", "n"), ""),
     "two_class": Input(("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy"),
     "confusion": Input(("tp", "fn", "fp", "tn"), "F1", per_test_set=True),
+    "scores": Input(("scores_pos", "scores_neg"), "AUC", per_test_set=True,
+                    why_mc_only="takes a test set's scores, which cannot be enumerated"),
 }
 
 
