@@ -37,7 +37,7 @@ def test_result_fields_frame_and_repr():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(design="paird", n=10, p=0.5), "design must be one of binomial, stratified, iid, got 'paird'"),
+    (dict(design="paird", n=10, p=0.5), "design must be one of binomial, stratified, iid, binormal, got 'paird'"),
     (dict(design="stratified", n_pos=3, n_neg=4, tpr=0.9, tnr=0.8, p=0.5), "p: not an axis of design stratified"),
     (dict(design="iid", n=10, tpr=0.9, tnr=0.8), "design iid needs the axes n, prevalence, tpr, tnr"),
     (dict(design="iid", n=2_000_000, prevalence=0.5, tpr=0.9, tnr=0.8, reps=10), "n: iid Monte Carlo needs n <= 1,000,000"),

@@ -7,6 +7,7 @@ the paper's formula; Newcombe's bounds as roots of the quartic polynomial); the 
 against a loop over resamples drawing the same indices.
 """
 
+import itertools
 import json
 from pathlib import Path
 
@@ -14,9 +15,22 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from covstudy import auc_interval, auc_methods, coverage
-from covstudy.designs.binormal import binormal_scores, cut_points, level_probabilities, location, true_auc
-from covstudy.methods.auc import auc_and_delong_variance, bootstrap, delong, hanley_mcneil, logit_delong, newcombe
+from covstudy import DESIGNS, auc_interval, auc_methods, coverage
+from covstudy.designs.binormal import (
+    binormal_scores,
+    cut_points,
+    level_probabilities,
+    location,
+    true_auc,
+)
+from covstudy.methods.auc import (
+    auc_and_delong_variance,
+    bootstrap,
+    delong,
+    hanley_mcneil,
+    logit_delong,
+    newcombe,
+)
 
 PROC = json.loads((Path(__file__).parent / "data" / "auc_proc_reference.json").read_text())
 SETS = PROC["sets"]
@@ -195,7 +209,7 @@ def test_swapping_the_classes_mirrors_the_interval(kernel):
 def test_intervals_are_nested_as_delta_shrinks(name):
     for pos, neg in random_sets(20):
         bounds = [auc_interval(name, pos, neg, delta=d) for d in (0.3, 0.1, 0.05, 0.01)]
-        for (l1, u1), (l2, u2) in zip(bounds, bounds[1:]):
+        for (l1, u1), (l2, u2) in itertools.pairwise(bounds):
             assert l2 <= l1 + 1e-12 and u1 <= u2 + 1e-12
 
 
@@ -262,3 +276,34 @@ def test_binormal_coverage_through_the_public_api():
         coverage("delong", design="binormal", n_pos=30, n_neg=40, auc=1.0, reps=10)
     with pytest.raises(ValueError, match="unknown AUC method 'wilson'"):
         coverage("wilson", design="binormal", n_pos=30, n_neg=40, auc=0.9, reps=10)
+
+
+def test_optional_axes_and_the_size_parametrisations():
+    base = {"auc": 0.8, "reps": 300, "seed": 4}
+    full = coverage("delong", design="binormal", n_pos=10, n_neg=30, sd_ratio=1.0, levels=0, **base)
+    assert coverage("delong", design="binormal", n_pos=10, n_neg=30, **base).coverage == full.coverage
+    assert coverage("delong", design="binormal", n_pos=10, n_neg=30, sd_ratio=1.0, **base).coverage == full.coverage
+    by_n = coverage("delong", design="binormal", n=40, prevalence=0.25, levels=0, **base)
+    assert (by_n.n_pos, by_n.n_neg, by_n.coverage) == (10, 30, full.coverage)  # same sizes: the same test sets
+    with pytest.raises(ValueError, match=r"^design binormal needs the axes n_pos, n_neg, auc or n, prevalence, auc "
+                                         r"\(optional: sd_ratio, levels\); got n_pos, auc"):
+        coverage("delong", design="binormal", n_pos=10, **base)
+    with pytest.raises(ValueError, match=r"^n, prevalence: the binormal design needs n_pos, n_neg >= 2"):
+        coverage("delong", design="binormal", n=40, prevalence=0.01, **base)
+
+
+def test_study_configs_take_the_optional_axes_or_leave_them_out():
+    from covstudy.study import ConfigError, Study
+
+    def config(**grid):
+        return {"name": "t", "methods": ["delong"], "engine": "mc", "reps": 10,
+                "grid": {"design": "binormal", "auc": [0.8], "delta": [0.05], **grid}}
+
+    s = Study.from_config(config(n_pos=[10], n_neg=[20], levels=[0, 5]))
+    assert set(s.axes) == {"n_pos", "n_neg", "auc", "levels", "delta"}
+    assert [pt["levels"] for pt in DESIGNS["binormal"].points(s.axes)] == [0, 5]
+    assert "sd_ratio" not in Study.from_config(config(n=[40], prevalence=[0.5])).axes
+    with pytest.raises(ConfigError, match="^grid.levels: must be 0"):
+        Study.from_config(config(n_pos=[10], n_neg=[20], levels=[1]))
+    with pytest.raises(ConfigError, match="^grid.n_neg: missing"):
+        Study.from_config(config(n_pos=[10], sd_ratio=[2.0]))

@@ -1,5 +1,9 @@
 """The binormal design: a classifier's scores on n_pos positives and n_neg negatives.
 
+A study gives the class sizes (``n_pos``, ``n_neg``) or a test-set size and a prevalence,
+n_pos = round(n·prevalence) (as the stratified design); ``sd_ratio`` (default 1) and
+``levels`` (default 0) are optional.
+
 Negatives score Y ~ N(0, 1), positives X ~ N(μ, σ²) (σ = ``sd_ratio``), with
 
     μ = Φ⁻¹(auc)·sqrt(1 + σ²),  so that the true AUC = P(X > Y) = Φ(μ/sqrt(1 + σ²)) = auc.
@@ -33,12 +37,14 @@ only for one block of at most ``BLOCK`` scores at a time.
 from __future__ import annotations
 
 import itertools
+from typing import ClassVar
 
 import numpy as np
 from scipy import optimize, special, stats
 
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
+from .confusion import PREVALENCE, class_sizes
 from .registry import register
 from .sampling import BLOCK
 
@@ -115,26 +121,31 @@ class Binormal(Design):
     data = "scores"
     estimand = "auc"
     exact_engine = False
-    axes = (Axis("n_pos", True, 2), Axis("n_neg", True, 2),
+    axes = (Axis("n", True, 4), PREVALENCE, Axis("n_pos", True, 2), Axis("n_neg", True, 2),
             Axis("auc", False, 0.0, 1.0, low_open=True, high_open=True),
             Axis("sd_ratio", False, 0.0, low_open=True),
             Axis("levels", True, 0))
-    parametrisations = (("n_pos", "n_neg", "auc", "sd_ratio", "levels"), ("n_pos", "n_neg", "auc", "sd_ratio"),
-                        ("n_pos", "n_neg", "auc", "levels"), ("n_pos", "n_neg", "auc"))
-    defaults = {"sd_ratio": 1.0, "levels": 0}
-    summary = "scores N(0, 1) (negatives) and N(μ, sd_ratio²) (positives) with true AUC auc; levels > 0: ordinal (ties)"
-    example = {"n_pos": 12, "n_neg": 18, "auc": 0.8, "sd_ratio": 1.5, "levels": 5}
+    parametrisations = (("n_pos", "n_neg", "auc"), ("n", "prevalence", "auc"))
+    optional: ClassVar[dict] = {"sd_ratio": 1.0, "levels": 0}
+    summary = "scores N(0, 1) (negatives), N(μ, sd_ratio²) (positives) with true AUC auc; levels >= 2: ordinal (ties)"
+    example: ClassVar[dict] = {"n_pos": 12, "n_neg": 18, "auc": 0.8, "sd_ratio": 1.5, "levels": 5}
 
     def derive(self, point: dict) -> dict:
-        """The point with sd_ratio = 1 and levels = 0 (continuous) where not given, in column order."""
-        return {a.name: point.get(a.name, self.defaults.get(a.name)) for a in self.axes}
+        """Class sizes from (n, prevalence) as the stratified design's; sd_ratio = 1 and levels = 0
+        (continuous) where not given; in column order."""
+        point = {**self.optional, **point}
+        if "n_pos" not in point:
+            point["n_pos"], point["n_neg"] = class_sizes(point["n"], point["prevalence"])
+        return {a.name: point[a.name] for a in self.axes if a.name in point}
 
     def points(self, grid: dict) -> list[dict]:
-        axes = [a.name for a in self.axes]
-        values = [grid[a] if grid.get(a) is not None else [self.defaults[a]] for a in axes]
-        return [self.derive(dict(zip(axes, combo))) for combo in itertools.product(*values)]
+        given = [a.name for a in self.axes if grid.get(a.name) is not None]
+        return [self.derive(dict(zip(given, combo))) for combo in itertools.product(*(grid[a] for a in given))]
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
+        if point["n_pos"] < 2 or point["n_neg"] < 2:
+            return f"n, prevalence: the binormal design needs n_pos, n_neg >= 2, got n_pos = {point['n_pos']}, " \
+                   f"n_neg = {point['n_neg']} from n = {point['n']}, prevalence = {point['prevalence']}"
         if point["levels"] == 1:
             return "levels: must be 0 (continuous scores) or >= 2 (an ordinal scale), got 1"
         if exact:
@@ -149,7 +160,7 @@ class Binormal(Design):
         return (point["n_pos"], point["n_neg"])
 
     def stream_identity(self, point: dict) -> dict:
-        return {"design": "binormal", **point}
+        return {"design": "binormal", **{k: point[k] for k in ("n_pos", "n_neg", "auc", "sd_ratio", "levels")}}
 
     def truth_inputs(self, point: dict) -> dict:
         return {"auc": true_auc(point["auc"], point["sd_ratio"], point["levels"])}

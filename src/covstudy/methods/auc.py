@@ -190,7 +190,9 @@ def bootstrap(scores_pos, scores_neg, delta, rng=None, draws=2000):
         np.cumsum(np.bincount((j + row * n).ravel(), minlength=draws * n).reshape(draws, n), axis=1,
                   out=cumulative[:, 1:])
         flat, start = cumulative.ravel(), row * (n + 1)
-        aucs = (flat[lo[i] + start].sum(axis=1) + flat[hi[i] + start].sum(axis=1)) / (2 * m * n)
+        below = flat[lo[i] + start].sum(axis=1)
+        at_or_below = below if np.array_equal(lo, hi) else flat[hi[i] + start].sum(axis=1)  # no ties: the same
+        aucs = (below + at_or_below) / (2 * m * n)
         lower[t], upper[t] = np.quantile(aucs, [delta[t] / 2, 1 - delta[t] / 2])
     return lower.reshape(shape), upper.reshape(shape)
 
