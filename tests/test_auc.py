@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import special, stats
 
 from covstudy import DESIGNS, auc_interval, auc_methods, coverage
@@ -307,3 +309,18 @@ def test_study_configs_take_the_optional_axes_or_leave_them_out():
         Study.from_config(config(n_pos=[10], n_neg=[20], levels=[1]))
     with pytest.raises(ConfigError, match="^grid.n_neg: missing"):
         Study.from_config(config(n_pos=[10], sd_ratio=[2.0]))
+
+
+scores = st.lists(st.integers(-3, 3).map(float) | st.floats(-5, 5, allow_nan=False), min_size=2, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pos=scores, neg=scores, delta=st.floats(0.01, 0.5))
+def test_property_every_method_brackets_the_estimate_in_the_unit_interval(pos, neg, delta):
+    a = pairwise_auc(pos, neg)
+    assert auc_and_delong_variance(pos, neg)[0] == pytest.approx(a, abs=1e-14)
+    for name in DETERMINISTIC:
+        lower, upper = auc_interval(name, pos, neg, delta=delta)
+        assert 0 <= lower <= a + 1e-12 and a - 1e-12 <= upper <= 1, name
+    lower, upper = auc_interval("bootstrap", pos, neg, delta=delta, seed=0, draws=50)
+    assert 0 <= lower <= upper <= 1

@@ -15,11 +15,11 @@ from .style import LABELS, LINESTYLES, _coverage_ylim, _fmt, _legend, _new_figur
 from .tradeoff import tradeoff
 
 AXES = ("n_pos", "n_neg", "auc", "sd_ratio", "levels")
-X_LABELS = {"auc": "true AUC", "n_pos": "n_pos = n_neg (positives, negatives; log scale)"}
+X_LABELS = {"auc": "true AUC", "n_pos": "n_pos = n_neg (log scale)"}
 
 
 def scale(levels) -> str:
-    return "continuous scores" if int(levels) == 0 else f"{int(levels)}-level ordinal scores (ties)"
+    return "continuous" if int(levels) == 0 else f"{int(levels)} levels (ties)"
 
 
 def scales(sub) -> list[dict]:
@@ -59,6 +59,10 @@ def panels(sub, x, fixed, values, measure, combo, colors, order, title):
             xs, ys = d[x].to_numpy(float), d[measure].to_numpy(float)
             se = (d["mcse"] if coverage else d["sd_width"] / np.sqrt(d["reps"])).to_numpy(float)
             ax.fill_between(xs, ys - 2 * se, np.minimum(ys + 2 * se, 1), color=colors[label], alpha=0.18, lw=0)
+            if coverage:  # points below the axis: a triangle on its bottom edge (the values are in the report)
+                low = ys < ylo
+                ax.plot(xs[low], np.full(low.sum(), ylo), "v", color=colors[label], ms=5, clip_on=False, zorder=4)
+                ys = np.where(low, ylo, ys)
             ax.plot(xs, ys, color=colors[label], lw=1.1, ls=LINESTYLES[i % len(LINESTYLES)], marker="o", ms=2.5,
                     label=label)
         if x == "n_pos":
@@ -81,6 +85,8 @@ def panels(sub, x, fixed, values, measure, combo, colors, order, title):
     handles = axes[0].get_legend_handles_labels()[0]
     if coverage:
         handles += [Line2D([], [], color="black", lw=0.9, ls=(0, (4, 2.5)), label=f"nominal 1 − δ = {_fmt(1 - delta)}")]
+        if (sub["coverage"] < ylo).any():
+            handles += [Line2D([], [], color="0.3", marker="v", ls="", label=f"below {ylo:.2f} (drawn at the axis)")]
     handles += [Patch(color="0.3", alpha=0.18, lw=0, label="± 2·MCSE")]
     if len(spare):
         _legend(fig, handles, spare, title="method")
@@ -104,7 +110,7 @@ class _AUCPlot(Plot):
         return file_stem(self.name, combo, **sel)
 
     def where(self, combo, sel) -> str:
-        return describe(combo, **{"scores": scale(sel["levels"]), "sd_ratio": sel["sd_ratio"]})
+        return describe(combo, scores=scale(sel["levels"]), sd_ratio=sel["sd_ratio"])
 
 
 @register_plot
