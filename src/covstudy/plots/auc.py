@@ -11,7 +11,15 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from .kind import Plot, describe, file_stem, pick, register_plot
-from .style import LABELS, LINESTYLES, _coverage_ylim, _fmt, _legend, _new_figure, _nominal
+from .style import (
+    LABELS,
+    LINESTYLES,
+    _coverage_ylim,
+    _fmt,
+    _legend,
+    _new_figure,
+    _nominal,
+)
 from .tradeoff import tradeoff
 
 AXES = ("n_pos", "n_neg", "auc", "sd_ratio", "levels")
