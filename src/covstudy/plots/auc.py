@@ -51,6 +51,9 @@ def panels(sub, x, fixed, values, measure, combo, colors, order, title):
     delta = combo["delta"]
     coverage = measure == "coverage"
     fig, axes, ncols, spare = _new_figure(len(values), panel=(3.0, 2.4), sharey=coverage)
+    if not len(spare):  # the legend goes below the panels: make room for it
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height + 1.0)
     labels = [lab for lab in order if lab in set(sub["label"])]
     if coverage:
         ylo, yhi = _coverage_ylim((sub["coverage"] - 2 * sub["mcse"]).to_numpy(), delta)
@@ -68,9 +71,9 @@ def panels(sub, x, fixed, values, measure, combo, colors, order, title):
             se = (d["mcse"] if coverage else d["sd_width"] / np.sqrt(d["reps"])).to_numpy(float)
             ax.fill_between(xs, ys - 2 * se, np.minimum(ys + 2 * se, 1), color=colors[label], alpha=0.18, lw=0)
             if coverage:  # points below the axis: a triangle on its bottom edge (the values are in the report)
-                low = ys < ylo
-                ax.plot(xs[low], np.full(low.sum(), ylo), "v", color=colors[label], ms=5, clip_on=False, zorder=4)
-                ys = np.where(low, ylo, ys)
+                low, edge = ys < ylo, ylo + 0.015 * (yhi - ylo)
+                ax.plot(xs[low], np.full(low.sum(), edge), "v", color=colors[label], ms=5, zorder=4)
+                ys = np.where(low, edge, ys)
             ax.plot(xs, ys, color=colors[label], lw=1.1, ls=LINESTYLES[i % len(LINESTYLES)], marker="o", ms=2.5,
                     label=label)
         if x == "n_pos":
@@ -96,11 +99,7 @@ def panels(sub, x, fixed, values, measure, combo, colors, order, title):
         if (sub["coverage"] < ylo).any():
             handles += [Line2D([], [], color="0.3", marker="v", ls="", label=f"below {ylo:.2f} (drawn at the axis)")]
     handles += [Patch(color="0.3", alpha=0.18, lw=0, label="± 2·MCSE")]
-    if len(spare):
-        _legend(fig, handles, spare, title="method")
-    else:
-        axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0,
-                        frameon=False, title="method")
+    _legend(fig, handles, spare, title="method")  # in a spare panel, else below the panels
     fig.suptitle(title)
     return fig
 
