@@ -33,8 +33,9 @@ def _z(delta):
 
 
 def _rows(scores_pos, scores_neg):
-    """The scores as float arrays of shape (test sets, m) and (test sets, n), and the leading shape."""
-    pos, neg = np.asarray(scores_pos, dtype=float), np.asarray(scores_neg, dtype=float)
+    """The scores as arrays of shape (test sets, m) and (test sets, n), and the leading shape; integer
+    scores (the binormal design's ranks) keep their type: a float copy is made one block at a time."""
+    pos, neg = np.asarray(scores_pos), np.asarray(scores_neg)
     shape = np.broadcast_shapes(pos.shape[:-1], neg.shape[:-1])
     pos = np.broadcast_to(pos, shape + pos.shape[-1:]).reshape(-1, pos.shape[-1])
     neg = np.broadcast_to(neg, shape + neg.shape[-1:]).reshape(-1, neg.shape[-1])
@@ -42,28 +43,31 @@ def _rows(scores_pos, scores_neg):
 
 
 def delong_placements(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
-    """(V10, V01): the placements of the positives (..., m) and of the negatives (..., n) (module docstring)."""
-    pos, neg, shape = _rows(scores_pos, scores_neg)
-    m, n = pos.shape[1], neg.shape[1]
-    v10, v01 = np.empty_like(pos), np.empty_like(neg)
-    step = max(1, _BLOCK // (m + n))
-    for s in range(0, pos.shape[0], step):
-        rows = slice(s, s + step)
-        pooled = stats.rankdata(np.concatenate([pos[rows], neg[rows]], axis=1), axis=1)
-        v10[rows] = (pooled[:, :m] - stats.rankdata(pos[rows], axis=1)) / n
-        v01[rows] = 1 - (pooled[:, m:] - stats.rankdata(neg[rows], axis=1)) / m
-    return v10.reshape(shape + (m,)), v01.reshape(shape + (n,))
+    """(V10, V01): the placements of the positives (test sets, m) and of the negatives (test sets, n)
+    (module docstring); ``scores_pos``, ``scores_neg`` of shape (test sets, m) and (test sets, n)."""
+    m, n = scores_pos.shape[-1], scores_neg.shape[-1]
+    pooled = stats.rankdata(np.concatenate([scores_pos, scores_neg], axis=-1), axis=-1)
+    v10 = (pooled[:, :m] - stats.rankdata(scores_pos, axis=-1)) / n
+    v01 = 1 - (pooled[:, m:] - stats.rankdata(scores_neg, axis=-1)) / m
+    return v10, v01
 
 
 def auc_and_delong_variance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     """(Â, Var_DeLong): Â = mean V10 and Var = S10/m + S01/n, with S10, S01 the sample variances
-    (divisor m - 1, n - 1) of the placements (DeLong, DeLong & Clarke-Pearson 1988, eq. 2-4)."""
-    v10, v01 = delong_placements(scores_pos, scores_neg)
-    m, n = v10.shape[-1], v01.shape[-1]
-    auc = np.mean(v10, axis=-1)
-    s10 = np.sum((v10 - auc[..., None]) ** 2, axis=-1) / (m - 1)
-    s01 = np.sum((v01 - auc[..., None]) ** 2, axis=-1) / (n - 1)
-    return auc, s10 / m + s01 / n
+    (divisor m - 1, n - 1) of the placements (DeLong, DeLong & Clarke-Pearson 1988, eq. 2-4).
+    Test sets in blocks of at most ``_BLOCK`` scores, so memory does not grow with their number."""
+    pos, neg, shape = _rows(scores_pos, scores_neg)
+    m, n = pos.shape[1], neg.shape[1]
+    auc, var = np.empty(pos.shape[0]), np.empty(pos.shape[0])
+    step = max(1, _BLOCK // (m + n))
+    for s in range(0, pos.shape[0], step):
+        rows = slice(s, s + step)
+        v10, v01 = delong_placements(pos[rows], neg[rows])
+        auc[rows] = np.mean(v10, axis=1)
+        s10 = np.sum((v10 - auc[rows, None]) ** 2, axis=1) / (m - 1)
+        s01 = np.sum((v01 - auc[rows, None]) ** 2, axis=1) / (n - 1)
+        var[rows] = s10 / m + s01 / n
+    return auc.reshape(shape), var.reshape(shape)
 
 
 def _wald(estimate, se, delta):
