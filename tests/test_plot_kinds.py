@@ -41,6 +41,22 @@ def auc_table():
     return pd.DataFrame(rows)
 
 
+def multiclass_table():
+    """A Monte Carlo table of the multiclass design: coverage against K at two n."""
+    rows = []
+    for method in ("mr_union_cp", "mr_wald"):
+        for K in (2, 3, 5):
+            for n in (50, 200):
+                c = 0.99 if method == "mr_union_cp" else 0.95 - 0.01 * K
+                rows.append({"method": method, "label": method, "side": "two-sided", "design": "multiclass",
+                             "metric": "macro_recall", "K": K, "n": n, "recall": 0.8, "imbalance": 4.0,
+                             "truth": 0.8, "delta": 0.05, "engine": "mc", "reps": 500, "seed": 1, "coverage": c,
+                             "mcse": np.sqrt(c * (1 - c) / 500), "miss_low": (1 - c) / 2, "miss_high": (1 - c) / 2,
+                             "mean_width": 1 / np.sqrt(n / K), "sd_width": 0.01, "n_valid": 500,
+                             "exact_coverage": np.nan, "exact_mean_width": np.nan, "seconds": 0.0})
+    return pd.DataFrame(rows)
+
+
 # kind name -> (a table it applies to, the file-name prefix of its figures)
 CASES = {
     "coverage_vs_p": (exact_table, "coverage_vs_p_n"),
@@ -58,6 +74,8 @@ CASES = {
     "auc_coverage_vs_n": (auc_table, "auc_coverage_vs_n_levels"),
     "auc_width_vs_n": (auc_table, "auc_width_vs_n_levels"),
     "auc_tradeoff": (auc_table, "auc_tradeoff_levels"),
+    "coverage_vs_K": (multiclass_table, "macro_recall_coverage_vs_K_n"),
+    "width_vs_K": (multiclass_table, "macro_recall_width_vs_K_"),
 }
 
 
@@ -84,7 +102,7 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
-    for factory in (exact_table, mc_table, balanced_table, auc_table):
+    for factory in (exact_table, mc_table, balanced_table, multiclass_table, auc_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

@@ -1,8 +1,14 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
-from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage
+from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
-from .estimands import METRICS, metric_interval
+from .estimands import METRICS, MULTICLASS_METRICS, metric_interval, multiclass_interval
+from .exact_curve import (
+    AverageCoverage,
+    ConfidenceCoefficient,
+    average_coverage,
+    confidence_coefficient,
+)
 from .methods import auc_methods, balanced_methods, f1_methods, interval, methods
 from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
@@ -26,7 +32,8 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
     return run(load_study(study, list(overrides), out), overrides=list(overrides), progress=progress)
 
 
-__all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
-           "auc_interval", "auc_methods", "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "f1_methods", "interval",
-           "methods", "metric_coverage", "metric_interval", "plan", "run_study"]
+__all__ = ["DESIGNS", "METRICS", "MULTICLASS_METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
+           "auc_interval", "auc_methods", "balanced_coverage", "balanced_interval", "balanced_methods", "coverage",
+           "f1_methods", "interval", "methods", "metric_coverage", "metric_interval", "multiclass_coverage", "multiclass_interval", "plan", "run_study"]
+__all__ += ["AverageCoverage", "ConfidenceCoefficient", "average_coverage", "confidence_coefficient"]
 __version__ = "0.1.0"

@@ -21,6 +21,7 @@ whose interval tables the points share (the runner groups tasks by it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -87,7 +88,7 @@ class Design:
     exact_engine: bool = True  # False: Monte Carlo only (``check`` refuses exact, ``exact`` is not implemented)
     axes: tuple[Axis, ...]  # every axis a point may have, in column order
     parametrisations: tuple[tuple[str, ...], ...]  # the axis sets a study may give (the first by default)
-    optional: dict = {}  # axes that may be added to any parametrisation -> their value when left out (derive)
+    optional: ClassVar[dict] = {}  # axes that may be added to any parametrisation -> their value when left out (derive)
     estimand: str  # the default estimand
     summary: str  # one line for --help and the docs
     example: dict  # a small point (the contract tests and the docs use it)

@@ -12,6 +12,7 @@ module per kind or family of kinds), as PNG (150 dpi) and PDF in <folder>/figure
 - Monte Carlo against exact, and the standardised differences against N(0, 1) (mc_vs_exact.py);
 - AUC (binormal design): coverage vs the true AUC and vs n_pos = n_neg, width vs n_pos, the
   trade-off (auc.py).
+- with ``exact_curve: true``, exact coverage vs p drawn on both sides of every interval end (exact_curve.py).
 
 This package is the only part of covstudy that imports matplotlib (style.py says how).
 """
@@ -23,7 +24,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..summary import read_results, split_columns
-from . import auc, coverage, heatmap, mc_vs_exact, tradeoff, width  # noqa: F401  (they register the kinds)
+from . import auc, coverage, heatmap, mc_vs_exact, multiclass, tradeoff, width  # noqa: F401  (they register the kinds)
+from .exact_curve import exact_curve_figures
 from .kind import PLOTS, Plot, register_plot
 from .style import _RC, OKABE_ITO, _Output, method_colors, method_order
 
@@ -53,6 +55,9 @@ def plot_results(folder, formats=("png", "pdf")) -> list[Path]:
                     for sel in kind.selections(sub, combo):
                         out.save(kind.draw(sub, combo, sel, colors, order), kind.stem(combo, sel),
                                  kind.caption(sub, combo, sel))
+    if (folder / "exact_curve_points.csv").is_file():  # a study with exact_curve: true
+        with matplotlib.rc_context(_RC):
+            exact_curve_figures(folder, out, colors, order)
     index = pd.DataFrame({"file": [f"figures/{paths[0].name}" for paths, _ in out.written],
                           "caption": [cap for _, cap in out.written]})
     index.to_csv(out_dir / "index.csv", index=False)
