@@ -50,6 +50,8 @@ INPUTS = {
     "proportion": Input(("k", "n"), ""),
     "two_class": Input(("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy"),
     "confusion": Input(("tp", "fn", "fp", "tn"), "F1", per_test_set=True),
+    "difference": Input(("k1", "n1", "k2", "n2"), "difference"),  # two independent test sets
+    "paired": Input(("both", "only_first", "only_second", "neither"), "paired"),  # one test set, two classifiers
 }
 
 
