@@ -1,5 +1,6 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
+from .comparison import difference_interval, paired_interval, superiority_probability
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage
 from .designs import DESIGNS
 from .estimands import METRICS, metric_interval
@@ -26,6 +27,7 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
 
 
 __all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
-           "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "f1_methods", "interval",
+           "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "difference_interval", "f1_methods",
+           "interval", "paired_interval", "superiority_probability",
            "methods", "metric_coverage", "metric_interval", "plan", "run_study"]
 __version__ = "0.1.0"

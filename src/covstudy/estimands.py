@@ -68,6 +68,7 @@ class Estimand:
     name: str
     data: str
     takes: tuple[str, ...]
+    null: float | None = None  # the value of "no difference" (measures.excludes_zero), if any
 
     def truth(self, inputs: dict) -> float:
         """The true value from a design's ``truth_inputs``."""
@@ -162,8 +163,8 @@ ESTIMANDS = {(e.data, e.name): e for e in (
     *(Ratio(m, "confusion", ("proportion",)) for m in RATIO_CELLS if m != "f1"),
     BalancedAccuracy("balanced_accuracy", "confusion", ("two_class",)),
     Ratio("f1", "confusion", ("proportion", "confusion")),
-    UnpairedDifference("difference", "unpaired", ("difference",)),
-    PairedDifference("difference", "paired", ("paired",)),
+    UnpairedDifference("difference", "unpaired", ("difference",), null=0.0),
+    PairedDifference("difference", "paired", ("paired",), null=0.0),
 )}
 
 
