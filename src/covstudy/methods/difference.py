@@ -159,11 +159,13 @@ def restricted_mle(k1, n1, k2, n2, theta):
     with np.errstate(divide="ignore", invalid="ignore"):
         cosine = np.where((u == 0) & (v == 0), 0.0, np.clip(v / u ** 3, -1, 1))
     w = (np.pi + np.arccos(cosine)) / 3
-    p2 = np.clip(2 * u * np.cos(w) - b, 0, 1)
+    # Rounded to 1e-10 (as ratesci does): the cubic's rounding noise near θ = ±1 (p̃2 ~ 1e-16
+    # instead of 0) would otherwise make the skewness-corrected statistic cross its critical value there.
+    p2 = np.clip(np.round(2 * u * np.cos(w) - b, 10), 0, 1)
     return np.clip(p2 + theta, 0, 1), p2
 
 
-def score_statistic(k1, n1, k2, n2, theta, bias_correction: bool, skew: bool):
+def score_statistic(k1, n1, k2, n2, theta, bias_correction: bool, skew: bool, z_crit=None):
     """The score statistic of H: p1 - p2 = θ, decreasing in θ (Miettinen & Nurminen 1985; Laud 2017).
 
     Z = (d̂ - θ)/sqrt(V), V = λ·(p̃1(1-p̃1)/n1 + p̃2(1-p̃2)/n2) at the restricted MLE, λ = N/(N - 1)
@@ -181,17 +183,21 @@ def score_statistic(k1, n1, k2, n2, theta, bias_correction: bool, skew: bool):
             return z
         mu3 = p1 * (1 - p1) * (1 - 2 * p1) / n1 ** 2 - p2 * (1 - p2) * (1 - 2 * p2) / n2 ** 2
         gamma = np.where(mu3 == 0, 0.0, mu3 / (6 * variance ** 1.5))
-        return skew_corrected(z, gamma)
+        return skew_corrected(z, gamma, z_crit)
 
 
-def skew_corrected(z, gamma):
+def skew_corrected(z, gamma, z_crit):
     """Root of γ·x² + x - (z + γ) = 0 nearest z (Laud 2017): (-1 + sqrt(1 + 4γ(z + γ)))/(2γ); z where γ = 0.
 
-    Written as 2(z + γ)/(1 + sqrt(1 + 4γ(z + γ))) to stay accurate for small γ.
+    Written as 2(z + γ)/(1 + sqrt(1 + 4γ(z + γ))) to stay accurate for small γ. Where the
+    quadratic has no real root (extreme tables near θ = ±1), Laud's simplified correction
+    z - (z_crit² - 1)·γ, z_crit the interval's critical value, as ratesci does.
     """
     c = z + gamma
+    discriminant = 1 + 4 * gamma * c
     with np.errstate(invalid="ignore"):
-        root = 2 * c / (1 + np.sqrt(np.maximum(1 + 4 * gamma * c, 0.0)))
+        root = 2 * c / (1 + np.sqrt(np.maximum(discriminant, 0.0)))
+    root = np.where(discriminant < 0, z - (z_crit * z_crit - 1) * gamma, root)
     return np.where(np.isfinite(z) & (gamma != 0), root, z)
 
 
@@ -212,7 +218,8 @@ def _score_interval(k1, n1, k2, n2, delta, bias_correction, skew):
     k1, n1, k2, n2 = _floats(k1, n1, k2, n2)
     shape = np.broadcast_shapes(k1.shape, n1.shape, k2.shape, n2.shape, np.shape(delta))
     f1, m1, f2, m2 = (np.broadcast_to(a, shape).ravel() for a in (k1, n1, k2, n2))
-    return invert_score(lambda t, i: score_statistic(f1[i], m1[i], f2[i], m2[i], t, bias_correction, skew),
+    crit = np.broadcast_to(_z(delta), shape).ravel()
+    return invert_score(lambda t, i: score_statistic(f1[i], m1[i], f2[i], m2[i], t, bias_correction, skew, crit[i]),
                         shape, delta)
 
 

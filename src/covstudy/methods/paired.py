@@ -111,7 +111,7 @@ def paired_newcombe(both, only_first, only_second, neither, delta):
     return _clip(p1 - p2 - dl, p1 - p2 + du)
 
 
-def paired_score_statistic(a, b, c, d, theta, bias_correction: bool, skew: bool):
+def paired_score_statistic(a, b, c, d, theta, bias_correction: bool, skew: bool, z_crit=None):
     """Tango's score statistic of H: p1 - p2 = θ, decreasing in θ, optionally corrected (Laud 2017).
 
     Z = ((b - c)/n - θ)/sqrt(λ·(2p̃21 + θ(1 - θ))/n), p̃21 the restricted MLE of the cell (second only),
@@ -142,15 +142,16 @@ def paired_score_statistic(a, b, c, d, theta, bias_correction: bool, skew: bool)
                - 3 * (p11 * q1 ** 2 + p21 * p1 ** 2 - p1 * p2 * q1)
                + 3 * (p11 * q2 ** 2 + p12 * p2 ** 2 - p1 * p2 * q2)) / n ** 2
         gamma = np.where((np.abs(mu3) < 1e-10) | (variance < 1e-10), 0.0, mu3 / (6 * variance ** 1.5))
-        return skew_corrected(z, gamma)
+        return skew_corrected(z, gamma, z_crit)
 
 
 def _score_interval(both, only_first, only_second, neither, delta, bias_correction, skew):
     a, b, c, d = _floats(both, only_first, only_second, neither)
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape, d.shape, np.shape(delta))
     fa, fb, fc, fd = (np.broadcast_to(x, shape).ravel() for x in (a, b, c, d))
-    return invert_score(lambda t, i: paired_score_statistic(fa[i], fb[i], fc[i], fd[i], t, bias_correction, skew),
-                        shape, delta)
+    crit = np.broadcast_to(_z(delta), shape).ravel()
+    return invert_score(lambda t, i: paired_score_statistic(fa[i], fb[i], fc[i], fd[i], t, bias_correction, skew,
+                                                            crit[i]), shape, delta)
 
 
 @register("paired_tango", family="approximate", guaranteed=False, takes="paired",
