@@ -252,3 +252,15 @@ def test_bad_input_is_one_line(call, message):
     with pytest.raises(ValueError) as err:
         call()
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_exclusion_summary_of_a_comparison_table():
+    from covstudy.summary import exclusion_table
+
+    r = coverage("paired_tango", design="paired", n=30, acc_first=np.array([0.7, 0.8, 0.9]), acc_second=0.8,
+                 correlation=0.3)
+    table = r.to_frame().assign(label="paired_tango", exact_coverage=np.nan, exact_mean_width=np.nan, seconds=0.0)
+    [row] = exclusion_table(table).to_dict("records")
+    assert row["null_cells"] == 1 and row["null_rate"] == pytest.approx(r.excludes_zero[1], abs=1e-15)
+    assert row["above_delta"] == float(r.excludes_zero[1] > 0.05)
+    assert row["power"] == pytest.approx((r.excludes_zero[0] + r.excludes_zero[2]) / 2, abs=1e-15)

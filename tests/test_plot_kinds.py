@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from tidy_tables import balanced_table, binomial_table, write_folder
 
-from covstudy import plots
+from covstudy import coverage, plots
 from covstudy.plots import PLOTS, Plot, plot_results
 from covstudy.plots.kind import describe
 
@@ -24,6 +24,18 @@ def mc_table():
     return binomial_table(["wald", "wilson"], ns=[10, 20, 30], ps=PS, reps=300, seed=2, with_exact=True)
 
 
+def comparison_table():
+    """Paired-design rows from the real ``covstudy.coverage``: two methods, two n, truth from -0.1 to 0.1."""
+    frames = []
+    for method in ("paired_wald", "paired_tango"):
+        for n in (20, 40):
+            r = coverage(method, design="paired", n=n, acc_first=np.array([0.7, 0.8, 0.9]), acc_second=0.8,
+                         correlation=0.3)
+            frames.append(r.to_frame().assign(label=method, exact_coverage=np.nan, exact_mean_width=np.nan,
+                                              seconds=0.0))
+    return pd.concat(frames, ignore_index=True)
+
+
 # kind name -> (a table it applies to, the file-name prefix of its figures)
 CASES = {
     "coverage_vs_p": (exact_table, "coverage_vs_p_n"),
@@ -37,6 +49,8 @@ CASES = {
     "coverage_vs_prevalence": (balanced_table, "ba_coverage_vs_prevalence_"),
     "rate_heatmap": (balanced_table, "ba_heatmap_"),
     "metric_tradeoff": (balanced_table, "ba_tradeoff_"),
+    "difference_coverage": (comparison_table, "difference_coverage_"),
+    "difference_excludes_zero": (comparison_table, "difference_excludes_zero_"),
 }
 
 
@@ -63,7 +77,7 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
-    for factory in (exact_table, mc_table, balanced_table):
+    for factory in (exact_table, mc_table, balanced_table, comparison_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out
