@@ -1,8 +1,9 @@
 """The method registry: one place that maps names (and aliases) to interval kernels.
 
 Every method declares what it *takes* (``INPUTS``): a proportion (k successes of n), two
-classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy) or a confusion
-matrix (tp, fn, fp, tn). Its kernel is a pure vectorised function
+classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy), a confusion
+matrix (tp, fn, fp, tn), two independent test sets (k1 of n1, k2 of n2) or a paired table of two
+classifiers (both, only_first, only_second, neither). Its kernel is a pure vectorised function
 ``kernel(*counts, delta, **params) -> (lower, upper)`` over those counts (broadcasting numpy
 arrays, already validated), ``delta`` the two-sided miss rate and ``params`` the method's
 parameters (validated, defaults filled in); confusion-matrix kernels also take ``rng``, the
