@@ -264,3 +264,22 @@ def test_exclusion_summary_of_a_comparison_table():
     assert row["null_cells"] == 1 and row["null_rate"] == pytest.approx(r.excludes_zero[1], abs=1e-15)
     assert row["above_delta"] == float(r.excludes_zero[1] > 0.05)
     assert row["power"] == pytest.approx((r.excludes_zero[0] + r.excludes_zero[2]) / 2, abs=1e-15)
+
+
+def test_paired_wald_agresti_min_and_unpaired_agresti_caffo_match_propcis():
+    # PropCIs returns the interval of (only_second - only_first)/n (the sign trap of its paired
+    # functions) and does not clip its Wald-type intervals to [-1, 1]; both are undone here.
+    ref = _reference("propcis_paired.csv")
+    both = ref["n"] - ref["b"] - ref["c"]
+    for ours, theirs in (("wald", "wald"), ("agresti_min", "am")):
+        lower, upper = paired_interval(ours, both, ref["b"], ref["c"], 0)
+        assert np.max(np.abs(lower - np.clip(-ref[f"{theirs}_upper"], -1, 1))) < 1e-12, ours
+        assert np.max(np.abs(upper - np.clip(-ref[f"{theirs}_lower"], -1, 1))) < 1e-12, ours
+    ref = _reference("propcis_unpaired.csv")
+    counts = tuple(ref[c] for c in ("k1", "n1", "k2", "n2"))
+    lower, upper = difference_interval("agresti_caffo", *counts)
+    assert np.max(np.abs(lower - np.clip(ref["ac_lower"], -1, 1))) < 1e-12
+    assert np.max(np.abs(upper - np.clip(ref["ac_upper"], -1, 1))) < 1e-12
+    # PropCIs' diffscoreci is the Miettinen-Nurminen interval, found by a grid search to ~1e-7
+    lower, upper = difference_interval("miettinen_nurminen", *counts)
+    assert np.max(np.abs(lower - ref["score_lower"])) < 5e-7 and np.max(np.abs(upper - ref["score_upper"])) < 5e-7
