@@ -11,7 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
-from covstudy import coverage, difference_interval, methods, paired_interval, superiority_probability
+from covstudy import (
+    coverage,
+    difference_interval,
+    methods,
+    paired_interval,
+    superiority_probability,
+)
 from covstudy.designs import DESIGNS
 from covstudy.estimands import get_estimand
 from covstudy.evaluate import Analysis, Evaluator

@@ -17,6 +17,8 @@ Method names may be given with or without their prefix (``"newcombe"`` or ``"dif
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from scipy import integrate, special, stats
 
@@ -135,7 +137,7 @@ def _unpaired_superiority(a1, b1, a2, b2) -> float:
     # integrate over Y's bulk and tails separately so that the quadrature sees its peak
     cuts = sorted({0.0, *np.clip(y.ppf([1e-6, 0.5, 1 - 1e-6]), 0, 1).tolist(), 1.0})
     total = 0.0
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
+    for lo, hi in itertools.pairwise(cuts):
         if hi > lo:
             total += integrate.quad(lambda t: y.pdf(t) * special.betainc(b1, a1, 1 - t), lo, hi,
                                     epsabs=1e-12, epsrel=1e-12, limit=200)[0]

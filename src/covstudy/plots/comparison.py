@@ -12,7 +12,15 @@ import numpy as np
 from matplotlib.lines import Line2D
 
 from .kind import Plot, describe, register_plot
-from .style import _coverage_ylim, _fmt, _label_outer, _legend, _new_figure, _nominal, _panel_labels
+from .style import (
+    _coverage_ylim,
+    _fmt,
+    _label_outer,
+    _legend,
+    _new_figure,
+    _nominal,
+    _panel_labels,
+)
 
 _SIZE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
