@@ -206,7 +206,7 @@ def test_paired_invariants(rows, delta):
 def test_paired_discordant_enumeration_agrees_with_all_tables():
     d = DESIGNS["paired"]
     est = get_estimand("paired", "difference")
-    pt = d.derive({"n": 30, "acc_first": 0.85, "acc_second": 0.75, "correlation": 0.35})
+    pt = d.derive({"n": 12, "acc_first": 0.85, "acc_second": 0.75, "correlation": 0.35})
     for name in ("paired_wald", "paired_tango", "paired_bayes"):
         m = PAIRED[name]
         a = Analysis(m, tuple(m.defaults.items()), est, 0.05, "two-sided", None, None)
