@@ -32,6 +32,15 @@ def _sizes(sub):
     return "n = " + sub["n"].astype(int).astype(str)
 
 
+def _note_below(ax, values):
+    """Say how many points lie below the axis, and the lowest, rather than squash the panel."""
+    below = values < ax.get_ylim()[0]
+    if below.any():
+        ax.text(0.5, 0.03, f"{below.sum()} below axis, min {values.min():.3f}", transform=ax.transAxes,
+                ha="center", va="bottom", fontsize=7, color="0.25",
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
+
+
 class _DifferencePlot(Plot):
     measure: str
     ylabel: str
@@ -55,6 +64,8 @@ class _DifferencePlot(Plot):
             ax.set_title(label, fontweight="bold")
             ax.grid(True, lw=0.3, color="0.85")
         self.limits(axes, sub, delta)
+        for ax, label in zip(axes, labels):
+            _note_below(ax, sub.loc[sub["label"] == label, self.measure].to_numpy(float))
         _label_outer(axes, ncols, "true difference", self.ylabel)
         handles = [Line2D([], [], color=c, marker="o", lw=0, ms=4, label=k) for k, c in size_color.items()]
         handles.append(self.reference_handle(delta))
