@@ -43,7 +43,7 @@ def _wald(b, c, n, delta, extra=0.0):
 
 
 @register("paired_wald", family="approximate", guaranteed=False, takes="paired",
-          reference="Fagerland, Lydersen & Laake (2014) §3.1; Newcombe (1998b) method 1")
+          reference="Newcombe (1998b) method 1; Fagerland, Lydersen & Laake (2014)")
 def paired_wald(both, only_first, only_second, neither, delta):
     """Wald interval (b - c)/n ± z·sqrt((b + c) - (b - c)²/n)/n, clipped to [-1, 1]."""
     a, b, c, d = _floats(both, only_first, only_second, neither)
@@ -51,7 +51,7 @@ def paired_wald(both, only_first, only_second, neither, delta):
 
 
 @register("paired_wald_cc", family="approximate", guaranteed=False, takes="paired",
-          reference="Fleiss, Levin & Paik (2003) §13; Newcombe (1998b) method 2")
+          reference="Newcombe (1998b) method 2")
 def paired_wald_cc(both, only_first, only_second, neither, delta):
     """Wald interval with continuity correction: (b - c)/n ± (z·sqrt((b + c) - (b - c)²/n)/n + 1/n)."""
     a, b, c, d = _floats(both, only_first, only_second, neither)
@@ -78,7 +78,7 @@ def paired_agresti_min(both, only_first, only_second, neither, delta):
 
 
 @register("paired_bonett_price", family="approximate", guaranteed=False, takes="paired",
-          reference="Bonett & Price (2012), Stat. Med. 31, 1587-1595")
+          reference="Bonett & Price (2012), J. Educ. Behav. Stat. 37, 479-488")
 def paired_bonett_price(both, only_first, only_second, neither, delta):
     """Bonett-Price adjusted Wald: p̃12 = (b + 1)/(n + 2), p̃21 = (c + 1)/(n + 2),
     p̃12 - p̃21 ± z·sqrt((p̃12 + p̃21 - (p̃12 - p̃21)²)/(n + 2))."""
