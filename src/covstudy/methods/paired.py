@@ -171,7 +171,7 @@ def paired_scas(both, only_first, only_second, neither, delta):
 
 
 @register("paired_bayes", family="bayesian", guaranteed=False, takes="paired",
-          reference="Dirichlet-multinomial posterior; e.g. Gelman et al., Bayesian Data Analysis §3.4",
+          reference="Dirichlet-multinomial posterior (e.g. Gelman et al., Bayesian Data Analysis, 3rd ed., ch. 3)",
           params=(Param("prior", 0.5, above=0.0, doc="Dirichlet prior count added to each of the four cells"),))
 def paired_bayes(both, only_first, only_second, neither, delta, prior=0.5):
     """Equal-tailed credible interval of θ12 - θ21 under a Dirichlet(prior, ..., prior) prior on the
