@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from tidy_tables import balanced_table, binomial_table, write_folder
 
-from covstudy import plots
+from covstudy import coverage, plots
 from covstudy.plots import PLOTS, Plot, plot_results
 from covstudy.plots.kind import describe
 
@@ -55,6 +55,16 @@ def multiclass_table():
                              "mean_width": 1 / np.sqrt(n / K), "sd_width": 0.01, "n_valid": 500,
                              "exact_coverage": np.nan, "exact_mean_width": np.nan, "seconds": 0.0})
     return pd.DataFrame(rows)
+def comparison_table():
+    """Paired-design rows from the real ``covstudy.coverage``: two methods, two n, truth from -0.1 to 0.1."""
+    frames = []
+    for method in ("paired_wald", "paired_tango"):
+        for n in (20, 40):
+            r = coverage(method, design="paired", n=n, acc_first=np.array([0.7, 0.8, 0.9]), acc_second=0.8,
+                         correlation=0.3)
+            frames.append(r.to_frame().assign(label=method, exact_coverage=np.nan, exact_mean_width=np.nan,
+                                              seconds=0.0))
+    return pd.concat(frames, ignore_index=True)
 
 
 # kind name -> (a table it applies to, the file-name prefix of its figures)
@@ -76,6 +86,8 @@ CASES = {
     "auc_tradeoff": (auc_table, "auc_tradeoff_levels"),
     "coverage_vs_K": (multiclass_table, "macro_recall_coverage_vs_K_n"),
     "width_vs_K": (multiclass_table, "macro_recall_width_vs_K_"),
+    "difference_coverage": (comparison_table, "difference_coverage_"),
+    "difference_excludes_zero": (comparison_table, "difference_excludes_zero_"),
 }
 
 
@@ -102,7 +114,7 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
-    for factory in (exact_table, mc_table, balanced_table, multiclass_table, auc_table):
+    for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table, auc_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

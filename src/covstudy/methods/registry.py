@@ -1,10 +1,11 @@
 """The method registry: one place that maps names (and aliases) to interval kernels.
 
 Every method declares what it *takes* (``INPUTS``): a proportion (k successes of n), two
-classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy) or a confusion
-matrix (tp, fn, fp, tn), or, for K classes, the classes' correct counts and sizes or the
-K×K confusion matrix (methods/multiclass.py), or a test set's scores (positives',
-negatives'; for the AUC, methods/auc.py). Its kernel is a pure vectorised function
+classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy), a confusion
+matrix (tp, fn, fp, tn), for K classes the classes' correct counts and sizes or the K×K
+confusion matrix (methods/multiclass.py), two independent test sets (k1 of n1, k2 of n2), a
+paired table of two classifiers (both, only_first, only_second, neither), or a test set's
+scores (positives', negatives'; for the AUC, methods/auc.py). Its kernel is a pure vectorised function
 ``kernel(*counts, delta, **params) -> (lower, upper)`` over those counts (broadcasting numpy
 arrays, already validated), ``delta`` the two-sided miss rate and ``params`` the method's
 parameters (validated, defaults filled in); confusion-matrix and scores kernels also take
@@ -61,6 +62,8 @@ INPUTS = {
     # a test set's scores, positives' (..., m) and negatives' (..., n): the AUC
     "scores": Input(("scores_pos", "scores_neg"), "AUC", per_test_set=True,
                     why_mc_only="takes a test set's scores, which cannot be enumerated"),
+    "difference": Input(("k1", "n1", "k2", "n2"), "difference"),  # two independent test sets
+    "paired": Input(("both", "only_first", "only_second", "neither"), "paired"),  # one test set, two classifiers
 }
 
 
