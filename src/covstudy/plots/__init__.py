@@ -25,7 +25,16 @@ from pathlib import Path
 import pandas as pd
 
 from ..summary import read_results, split_columns
-from . import auc, comparison, coverage, heatmap, mc_vs_exact, multiclass, tradeoff, width  # noqa: F401  (they register the kinds)
+from . import (  # noqa: F401  (they register the kinds)
+    auc,
+    comparison,
+    coverage,
+    heatmap,
+    mc_vs_exact,
+    multiclass,
+    tradeoff,
+    width,
+)
 from .exact_curve import exact_curve_figures
 from .kind import PLOTS, Plot, register_plot
 from .style import _RC, OKABE_ITO, _Output, method_colors, method_order
