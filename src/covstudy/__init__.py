@@ -10,7 +10,8 @@ from .exact_curve import (
     average_coverage,
     confidence_coefficient,
 )
-from .methods import balanced_methods, f1_methods, interval, methods
+from .methods import auc_methods, balanced_methods, f1_methods, interval, methods
+from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
 from .plan import PlanResult, plan
 from .study import ConfigError
@@ -43,6 +44,8 @@ __all__ = [
     "MULTICLASS_METRICS",
     "MetricCoverageResult",
     "PlanResult",
+    "auc_interval",
+    "auc_methods",
     "average_coverage",
     "balanced_coverage",
     "balanced_interval",

@@ -51,7 +51,7 @@ def infeasible(design: Design, point: dict, analysis: Analysis) -> str | None:
     """Why ``analysis`` cannot run at ``point`` ("<key>: ..."), or None; cheap, before any work:
     no exact engine for methods drawing random numbers, the design's limits, an undefined truth."""
     if analysis.reps is None and analysis.method.input.per_test_set:
-        return f"reps: {analysis.method.name} draws random numbers per test set, so it has Monte Carlo " \
+        return f"reps: {analysis.method.name} {analysis.method.input.why_mc_only}, so it has Monte Carlo " \
                f"coverage only; give reps (e.g. reps=2000)"
     problem = design.check(point, analysis.reps is None, analysis.merge)
     if problem is None:
