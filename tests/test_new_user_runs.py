@@ -246,3 +246,16 @@ def test_rerun_with_other_run_time_keys_rewrites_study_yaml_and_report_byte_for_
     assert (s.out / "study.yaml").read_bytes() == first["study.yaml"]
     assert write_report(s.out)[0].read_bytes() == first["report.md"]
     assert b"force" not in first["study.yaml"] and b"n_jobs" not in first["study.yaml"]
+
+
+def test_every_column_a_task_writes_is_kept_in_the_table():
+    from covstudy import grid
+    from covstudy.tasks import ROW_MEASURES, evaluate, row_identity
+
+    for cfg in ({"methods": ["wilson"], "grid": {"n": [10], "p": [0.5], "delta": [0.05]}, "engine": "both"},
+                {"methods": ["diff_wald"], "grid": {"design": "unpaired", "n1": [10], "n2": [10], "p1": [0.4],
+                                                   "p2": [0.4], "delta": [0.05]}, "engine": "exact"}):
+        s = Study.from_config({"name": "t", "out": "x", **cfg})
+        [task] = grid.tasks(grid.cells(s), 1)
+        for row in evaluate(task):
+            assert set(row) <= set(row_identity(task.cells[0])) | set(ROW_MEASURES)

@@ -53,7 +53,9 @@ def evaluate(task: Task) -> list[dict]:
     return out
 
 
-ROW_MEASURES = ("truth", *MEASURES, "n_valid", "exact_coverage", "exact_mean_width", "seconds")  # after the identity
+# Every column a row carries after its identity: the runner keeps only these (and the identity's)
+# in the results table, so a column added to the rows above must be added here too.
+ROW_MEASURES = ("truth", *MEASURES, *NULL_MEASURES, "n_valid", "exact_coverage", "exact_mean_width", "seconds")
 
 
 def row_identity(cell: Cell) -> dict:
