@@ -75,9 +75,10 @@ def test_interrupt_saves_says_how_to_resume_and_exits_130(tmp_path, sig):
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     deadline = time.time() + 60
-    while time.time() < deadline and not (out / "study.yaml").exists():
-        time.sleep(0.02)
-    time.sleep(1.5)  # the workers are running
+    while time.time() < deadline and len(subprocess.run(["pgrep", "-s", str(proc.pid), "-f", "popen_loky"],
+                                                        capture_output=True, text=True, check=False).stdout.split()) < 2:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the workers are running (while they start, the driver ignores the signal: see runner.py)
     os.killpg(proc.pid, sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -165,7 +165,8 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
 @contextlib.contextmanager
 def _workers_leave_signals_to_us():
     """Workers started in here ignore Ctrl-C and SIGTERM (the dispositions survive exec): the
-    driver alone handles them, saves what is finished and stops the pool."""
+    driver alone handles them, saves what is finished and stops the pool. The price: a signal
+    that arrives while the pool starts (about a second) is ignored by the driver too."""
     try:
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     except ValueError:  # not the main thread
