@@ -71,9 +71,11 @@ class Outcomes:
     tables: tuple[Segment, ...] = field(default=())
 
     def per_test_set(self) -> "Outcomes":
-        """One outcome per simulated test set (weight 1 each): for methods drawing random numbers."""
+        """One outcome per simulated test set (weight 1 each): for methods that need each test set.
+
+        Columns repeat along their first axis (a column may hold a row of counts per outcome)."""
         count = self.weight[0]
-        columns = {c: np.repeat(v, count) for c, v in self.columns.items()}
+        columns = {c: np.repeat(v, count, axis=0) for c, v in self.columns.items()}
         return Outcomes(columns, np.ones((1, int(count.sum())), dtype=np.int64))
 
 

@@ -43,13 +43,17 @@ class Input:
 
     counts: tuple[str, ...]
     label: str  # "unknown <label> method"
-    per_test_set: bool = False  # kernels draw random numbers: called once per simulated test set
+    per_test_set: bool = False  # kernels draw random numbers or read counts no design enumerates: Monte Carlo only
 
 
 INPUTS = {
     "proportion": Input(("k", "n"), ""),
     "two_class": Input(("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy"),
     "confusion": Input(("tp", "fn", "fp", "tn"), "F1", per_test_set=True),
+    # per-cluster counts (clusters on the last axis): kernels need each test set (methods/clustered.py)
+    "clustered": Input(("successes", "sizes"), "clustered", per_test_set=True),
+    # totals and the true design effect: oracle intervals on the effective sample size
+    "deff": Input(("k", "n", "deff"), "oracle"),
 }
 
 
