@@ -5,6 +5,7 @@ from .designs import DESIGNS
 from .estimands import METRICS, metric_interval
 from .methods import balanced_methods, f1_methods, interval, methods
 from .methods.balanced import balanced_interval
+from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan
 from .study import ConfigError
 
@@ -26,6 +27,6 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
 
 
 __all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
-           "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "f1_methods", "interval",
+           "balanced_coverage", "balanced_interval", "balanced_methods", "clustered_interval", "coverage", "f1_methods", "interval",
            "methods", "metric_coverage", "metric_interval", "plan", "run_study"]
 __version__ = "0.1.0"
