@@ -71,7 +71,7 @@ def variance_inflation(successes, sizes):
     interval narrower than the i.i.d. Wilson interval. (ratesci's ``clusterpci`` does not
     truncate; both agree wherever the estimate is >= 0.)
     """
-    y, s, k, n = _per_cluster(successes, sizes)
+    y, s, _, n = _per_cluster(successes, sizes)
     return 1 + (np.sum(s * s, axis=-1) / n - 1) * np.maximum(anova_icc(y, s), 0.0)
 
 
