@@ -9,6 +9,7 @@ module per kind or family of kinds), as PNG (150 dpi) and PDF in <folder>/figure
 - expected width vs p and vs n (width.py);
 - coverage heatmaps over (p, n) and over (tpr, tnr) (heatmap.py);
 - the coverage–width trade-off (tradeoff.py);
+- coverage vs intra-cluster correlation, a line per cluster size (clustered.py);
 - Monte Carlo against exact, and the standardised differences against N(0, 1) (mc_vs_exact.py).
 
 This package is the only part of covstudy that imports matplotlib (style.py says how).
@@ -21,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..summary import read_results, split_columns
-from . import coverage, heatmap, mc_vs_exact, tradeoff, width  # noqa: F401  (they register the kinds)
+from . import clustered, coverage, heatmap, mc_vs_exact, tradeoff, width  # noqa: F401  (they register the kinds)
 from .kind import PLOTS, Plot, register_plot
 from .style import _RC, OKABE_ITO, _Output, method_colors, method_order
 
