@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from tidy_tables import balanced_table, binomial_table, write_folder
 
-from covstudy import plots
+from covstudy import coverage, plots
 from covstudy.plots import PLOTS, Plot, plot_results
 from covstudy.plots.kind import describe
 
@@ -24,6 +24,13 @@ def mc_table():
     return binomial_table(["wald", "wilson"], ns=[10, 20, 30], ps=PS, reps=300, seed=2, with_exact=True)
 
 
+def clustered_table():
+    """Exact rows of the clustered design: two cluster sizes, three icc values, one p."""
+    frames = [coverage(m, design="clustered", clusters=4, cluster_size=s, p=0.8, icc=[0.0, 0.1, 0.3]).to_frame()
+              for m in ("wilson", "wilson_deff") for s in (1, 3)]
+    return pd.concat(frames, ignore_index=True).assign(label=lambda d: d["method"], seconds=0.0)
+
+
 # kind name -> (a table it applies to, the file-name prefix of its figures)
 CASES = {
     "coverage_vs_p": (exact_table, "coverage_vs_p_n"),
@@ -37,6 +44,7 @@ CASES = {
     "coverage_vs_prevalence": (balanced_table, "ba_coverage_vs_prevalence_"),
     "rate_heatmap": (balanced_table, "ba_heatmap_"),
     "metric_tradeoff": (balanced_table, "ba_tradeoff_"),
+    "coverage_vs_icc": (clustered_table, "coverage_vs_icc_clusters4_p0.8_"),
 }
 
 
@@ -63,7 +71,7 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
-    for factory in (exact_table, mc_table, balanced_table):
+    for factory in (exact_table, mc_table, balanced_table, clustered_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

@@ -121,7 +121,7 @@ def scas_vif(successes, sizes, delta, rng=None):
 
 
 @register("ratio_wald", takes="clustered", family="approximate", guaranteed=False,
-          reference="Cochran (1977) §6.9 ratio estimator; Liang & Zeger (1986) sandwich; Rao & Scott (1992)")
+          reference="Cochran (1977) ch. 6, ratio estimator; Liang & Zeger (1986) sandwich; Rao & Scott (1992)")
 def ratio_wald(successes, sizes, delta, rng=None):
     """Ratio-estimator Wald interval p̂ ± z·sqrt(m/(m - 1)·Σ(y_i - p̂·s_i)²/n²), clipped to [0, 1].
 
