@@ -138,7 +138,7 @@ def ratio_wald(successes, sizes, delta, rng=None):
 
 
 @register("cluster_bootstrap", takes="clustered", family="approximate", guaranteed=False,
-          reference="Davison & Hinkley (1997) §3.8; Field & Welsh (2007), JRSS B 69, 369-390",
+          reference="Davison & Hinkley (1997) ch. 3; Field & Welsh (2007), JRSS B 69, 369-390",
           params=(Param("draws", 1000, above=0.0, doc="bootstrap resamples", integer=True),))
 def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
     """Percentile bootstrap over clusters: (delta/2, 1 - delta/2) quantiles of Σy*/Σs* over ``draws`` resamples.
