@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import special, stats
 
 from covstudy import clustered_interval, coverage, interval
@@ -245,3 +247,36 @@ def test_naive_proportion_methods_apply_to_the_totals():
     assert np.array_equal(np.array(clustered_interval("clopper_pearson", y, s)),
                           np.array(interval("clopper_pearson", y.sum(1), s.sum(1))))
     assert DESIGNS["clustered"].data == "clustered"
+
+
+@st.composite
+def cluster_data(draw):
+    sizes = draw(st.lists(st.integers(1, 12), min_size=2, max_size=8))
+    successes = [draw(st.integers(0, s)) for s in sizes]
+    return np.array(successes), np.array(sizes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cluster_data(), st.sampled_from([0.01, 0.05, 0.2]))
+def test_clustered_intervals_are_symmetric_permutation_invariant_and_contain_the_estimate(data, delta):
+    y, s = data
+    order = np.random.default_rng(int(y.sum() * 31 + s.sum())).permutation(len(y))
+    p_hat = y.sum() / s.sum()
+    for name in ("wilson_vif", "scas_vif", "ratio_wald"):
+        lower, upper = clustered_interval(name, y, s, delta)
+        assert 0 <= lower <= p_hat + 1e-12 and p_hat - 1e-12 <= upper <= 1
+        assert np.allclose(clustered_interval(name, y[order], s[order], delta), (lower, upper), rtol=0, atol=1e-12)
+        flipped = clustered_interval(name, s - y, s, delta)  # failures counted as successes: 1 - p
+        assert np.allclose(flipped, (1 - upper, 1 - lower), rtol=0, atol=1e-12)
+
+
+def test_with_clusters_of_one_the_cluster_methods_see_the_same_test_sets_as_the_binomial_ones():
+    # s = 1: no within-cluster pairs, so the variance inflation is 1 and wilson_vif is Wilson on the
+    # same simulated test sets (common random numbers): equal Monte Carlo coverage, number for number.
+    point = {**POINT, "cluster_size": 1, "icc": 0.3}
+    vif = coverage("wilson_vif", **point, reps=3000, seed=8)
+    wilson = coverage("wilson", **point, reps=3000, seed=8)
+    # (summed per test set against per distinct outcome: equal up to rounding)
+    assert vif.coverage == pytest.approx(wilson.coverage, abs=1e-12)
+    assert vif.mean_width == pytest.approx(wilson.mean_width, abs=1e-12)
+    assert abs(wilson.coverage - coverage("wilson", **point).coverage) <= 4 * wilson.mcse

@@ -10,8 +10,17 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .kind import Plot, describe, pick, register_plot
-from .style import LABELS, LINESTYLES, _coverage_ylim, _fmt, _label_outer, _legend, _new_figure, _nominal, \
-    _panel_labels
+from .style import (
+    LABELS,
+    LINESTYLES,
+    _coverage_ylim,
+    _fmt,
+    _label_outer,
+    _legend,
+    _new_figure,
+    _nominal,
+    _panel_labels,
+)
 
 MARKERS = ("o", "s", "^", "D")
 
