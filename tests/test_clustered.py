@@ -182,6 +182,8 @@ def test_icc_zero_is_the_binomial_design():
             a = coverage(name, design="clustered", clusters=m, cluster_size=s, p=p, icc=0.0)
             b = coverage(name, n=m * s, p=p)
             assert abs(a.coverage - b.coverage) < 1e-14 and abs(a.mean_width - b.mean_width) < 1e-14
+        lower = coverage("wilson", design="clustered", clusters=m, cluster_size=s, p=p, icc=0.0, side="lower")
+        assert abs(lower.coverage - coverage("wilson", n=m * s, p=p, side="lower").coverage) < 1e-14
         assert coverage("wilson_deff", design="clustered", clusters=m, cluster_size=s, p=p, icc=0.0).coverage \
             == pytest.approx(coverage("wilson", n=m * s, p=p).coverage, abs=1e-14)
     # icc -> 0 is continuous: the beta-binomial approaches the binomial
@@ -217,6 +219,7 @@ def test_monte_carlo_agrees_with_exact_on_the_totals_and_corrected_intervals_cov
     ({"clusters": 200, "cluster_size": 200}, ("clusters, cluster_size: exact clustered coverage needs "
                                               "clusters·cluster_size <= 20,000 examples, got 40,000; use Monte Carlo")),
     ({"method": "wilson_vif"}, "reps: wilson_vif is computed on each simulated test set"),
+    ({"method": "wilson_vif", "reps": 100, "side": "lower"}, "side: method 'wilson_vif' has two-sided intervals only"),
     ({"clusters": 200_000, "reps": 10}, "clusters: Monte Carlo keeps every cluster's count; needs clusters <= 100,000"),
 ])
 def test_invalid_points_are_refused_in_one_line(kwargs, message):

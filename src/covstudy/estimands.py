@@ -140,7 +140,7 @@ class ClusteredAccuracy(Estimand):
         return np.ones(np.shape(columns["k"]), dtype=bool)
 
     def bounds(self, method, columns, delta, side, rng=None, **params):
-        return clustered_bounds(method, columns, delta, rng=rng, **params)
+        return clustered_bounds(method, columns, delta, side, rng=rng, **params)
 
 
 ESTIMANDS = {(e.data, e.name): e for e in (

@@ -188,13 +188,15 @@ def clopper_pearson_deff(k, n, deff, delta):
     return lower, upper
 
 
-def clustered_bounds(method, columns: dict, delta, rng=None, **params):
-    """``method``'s interval from clustered ``columns`` (k, n, deff; successes, sizes) as its kind takes them."""
+def clustered_bounds(method, columns: dict, delta, side: str = "two-sided", rng=None, **params):
+    """``method``'s interval from clustered ``columns`` (k, n, deff; successes, sizes) as its kind takes them.
+
+    One-sided bounds exist for the proportion methods only (``Method.sides``, checked before)."""
     if method.takes == "proportion":
-        return method.bounds((columns["k"], columns["n"]), delta, "two-sided", **params)
+        return method.bounds((columns["k"], columns["n"]), delta, side, **params)
     if method.takes == "deff":
-        return method.bounds((columns["k"], columns["n"], columns["deff"]), delta, "two-sided", **params)
-    return method.bounds((columns["successes"], columns["sizes"]), delta, "two-sided", rng=rng, **params)
+        return method.bounds((columns["k"], columns["n"], columns["deff"]), delta, side, **params)
+    return method.bounds((columns["successes"], columns["sizes"]), delta, side, rng=rng, **params)
 
 
 def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = None,
@@ -232,7 +234,7 @@ def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed
     columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
                "successes": y, "sizes": s}
     rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
-    lower, upper = clustered_bounds(m, columns, d, rng=rng, **full)
+    lower, upper = clustered_bounds(m, columns, d, rng=rng, **full)  # two-sided
     return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
 
 
