@@ -28,7 +28,7 @@ from scipy import special
 from .. import validate
 from .binomial import wilson
 from .f1 import row_quantiles
-from .registry import Param, get, register
+from .registry import Param, get, methods, register
 
 KINDS = ("proportion", "deff", "clustered")  # what applies to clustered data, as the estimand lists them
 _BLOCK = 1 << 21  # bootstrap random numbers drawn at once (test sets × draws × clusters)
@@ -44,7 +44,7 @@ def _per_cluster(successes, sizes):
 
 
 def anova_icc(successes, sizes):
-    """ANOVA estimate of the intra-cluster correlation, one per test set (Saha et al. 2016 §2):
+    """ANOVA estimate of the intra-cluster correlation, one per test set (Saha et al. 2016):
 
         BMS = (Σ y_i²/s_i - k²/n)/(m - 1),   WMS = (k - Σ y_i²/s_i)/Σ(s_i - 1),
         s* = (n² - Σ s_i²)/((m - 1)·n),     icc = (BMS - WMS)/(BMS + (s* - 1)·WMS).
@@ -228,7 +228,7 @@ def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed
             raise ValueError(f"icc: {m.name} is an oracle on the true intra-cluster correlation; give icc in [0, 1)")
         icc = validate.interval("icc", validate.scalar("icc", icc), 0.0, 1.0, False, True)
     elif icc is not None:
-        raise ValueError(f"icc: only the oracle methods ({', '.join(n for n in _oracles())}) take the true icc; "
+        raise ValueError(f"icc: only the oracle methods ({', '.join(methods('deff'))}) take the true icc; "
                          f"{m.name} does not")
     d = validate.delta(validate.scalar("delta", delta))
     columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
@@ -237,8 +237,3 @@ def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed
     lower, upper = clustered_bounds(m, columns, d, rng=rng, **full)  # two-sided
     return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
 
-
-def _oracles():
-    from .registry import methods
-
-    return list(methods("deff"))
