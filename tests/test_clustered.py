@@ -283,3 +283,9 @@ def test_with_clusters_of_one_the_cluster_methods_see_the_same_test_sets_as_the_
     assert vif.coverage == pytest.approx(wilson.coverage, abs=1e-12)
     assert vif.mean_width == pytest.approx(wilson.mean_width, abs=1e-12)
     assert abs(wilson.coverage - coverage("wilson", **point).coverage) <= 4 * wilson.mcse
+
+
+def test_a_certain_outcome_has_zero_monte_carlo_error():
+    # p = 0: every test set is all wrong; coverage summed from 300 weights of 1/300 is 1 up to rounding
+    r = coverage("wilson_vif", **{**POINT, "p": 0.0}, reps=300, seed=1)
+    assert r.coverage == pytest.approx(1, abs=1e-12) and r.mcse == 0

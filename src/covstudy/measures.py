@@ -32,7 +32,8 @@ def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
     # share its array (chunking) or on the BLAS thread count.
     mean_width = np.sum(w * width, axis=-1)
     sd_width = np.sqrt(np.maximum(np.sum(w * (width * width), axis=-1) - mean_width**2, 0.0))
-    mcse = np.zeros_like(coverage) if reps is None else np.sqrt(coverage * (1 - coverage) / reps)
+    # max(0, ·): a coverage of 1 summed from per-test-set weights 1/reps may round to just above 1
+    mcse = np.zeros_like(coverage) if reps is None else np.sqrt(np.maximum(coverage * (1 - coverage), 0.0) / reps)
     out = {"coverage": coverage, "mcse": mcse, "miss_low": miss_low, "miss_high": miss_high,
            "mean_width": mean_width, "sd_width": sd_width}
     if max_width is not None:
