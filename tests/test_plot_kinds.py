@@ -31,6 +31,22 @@ def clustered_table():
     return pd.concat(frames, ignore_index=True).assign(label=lambda d: d["method"], seconds=0.0)
 
 
+def multiclass_table():
+    """A Monte Carlo table of the multiclass design: coverage against K at two n."""
+    rows = []
+    for method in ("mr_union_cp", "mr_wald"):
+        for K in (2, 3, 5):
+            for n in (50, 200):
+                c = 0.99 if method == "mr_union_cp" else 0.95 - 0.01 * K
+                rows.append({"method": method, "label": method, "side": "two-sided", "design": "multiclass",
+                             "metric": "macro_recall", "K": K, "n": n, "recall": 0.8, "imbalance": 4.0,
+                             "truth": 0.8, "delta": 0.05, "engine": "mc", "reps": 500, "seed": 1, "coverage": c,
+                             "mcse": np.sqrt(c * (1 - c) / 500), "miss_low": (1 - c) / 2, "miss_high": (1 - c) / 2,
+                             "mean_width": 1 / np.sqrt(n / K), "sd_width": 0.01, "n_valid": 500,
+                             "exact_coverage": np.nan, "exact_mean_width": np.nan, "seconds": 0.0})
+    return pd.DataFrame(rows)
+
+
 # kind name -> (a table it applies to, the file-name prefix of its figures)
 CASES = {
     "coverage_vs_p": (exact_table, "coverage_vs_p_n"),
@@ -44,6 +60,8 @@ CASES = {
     "coverage_vs_prevalence": (balanced_table, "ba_coverage_vs_prevalence_"),
     "rate_heatmap": (balanced_table, "ba_heatmap_"),
     "metric_tradeoff": (balanced_table, "ba_tradeoff_"),
+    "coverage_vs_K": (multiclass_table, "macro_recall_coverage_vs_K_n"),
+    "width_vs_K": (multiclass_table, "macro_recall_width_vs_K_"),
     "coverage_vs_icc": (clustered_table, "coverage_vs_icc_clusters4_p0.8_"),
 }
 
@@ -71,7 +89,7 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
-    for factory in (exact_table, mc_table, balanced_table, clustered_table):
+    for factory in (exact_table, mc_table, balanced_table, multiclass_table, clustered_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

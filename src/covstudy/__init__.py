@@ -1,8 +1,14 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
-from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage
+from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
-from .estimands import METRICS, metric_interval
+from .estimands import METRICS, MULTICLASS_METRICS, metric_interval, multiclass_interval
+from .exact_curve import (
+    AverageCoverage,
+    ConfidenceCoefficient,
+    average_coverage,
+    confidence_coefficient,
+)
 from .methods import balanced_methods, f1_methods, interval, methods
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
@@ -26,7 +32,8 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
     return run(load_study(study, list(overrides), out), overrides=list(overrides), progress=progress)
 
 
-__all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
+__all__ = ["DESIGNS", "METRICS", "MULTICLASS_METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
            "balanced_coverage", "balanced_interval", "balanced_methods", "clustered_interval", "coverage", "f1_methods", "interval",
-           "methods", "metric_coverage", "metric_interval", "plan", "run_study"]
+           "methods", "metric_coverage", "metric_interval", "multiclass_coverage", "multiclass_interval", "plan", "run_study"]
+__all__ += ["AverageCoverage", "ConfidenceCoefficient", "average_coverage", "confidence_coefficient"]
 __version__ = "0.1.0"

@@ -32,7 +32,7 @@ def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
     # share its array (chunking) or on the BLAS thread count.
     mean_width = np.sum(w * width, axis=-1)
     sd_width = np.sqrt(np.maximum(np.sum(w * (width * width), axis=-1) - mean_width**2, 0.0))
-    # max(0, ·): a coverage of 1 summed from per-test-set weights 1/reps may round to just above 1
+    # clipped: a sum of counts/reps can exceed 1 by a rounding error
     mcse = np.zeros_like(coverage) if reps is None else np.sqrt(np.maximum(coverage * (1 - coverage), 0.0) / reps)
     out = {"coverage": coverage, "mcse": mcse, "miss_low": miss_low, "miss_high": miss_high,
            "mean_width": mean_width, "sd_width": sd_width}

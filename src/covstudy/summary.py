@@ -164,3 +164,16 @@ def _registry_order(out: pd.DataFrame) -> np.ndarray:
     key = pd.DataFrame({"r": out["method"].map(method_rank), "m": out["method"],
                         "l": out["label"], "d": out["delta"], "s": out["side"]})
     return key.sort_values(list(key.columns), kind="stable").index.to_numpy()
+
+
+def with_exact_infimum(table: pd.DataFrame, folder) -> pd.DataFrame:
+    """The summary with ``exact_min_coverage``: per label, delta and side the smallest exact
+    confidence coefficient over the study's n (inf over every p of its range), when the study
+    wrote <folder>/exact_curve.csv (``exact_curve: true``); the table unchanged otherwise."""
+    path = Path(folder) / "exact_curve.csv"
+    if not path.is_file():
+        return table
+    inf = (pd.read_csv(path).groupby(["label", "delta", "side"], sort=False)["confidence_coefficient"].min()
+           .rename("exact_min_coverage").reset_index())
+    inf["label"] = inf["label"].astype(str)
+    return table.merge(inf, on=["label", "delta", "side"], how="left")
