@@ -1,5 +1,6 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
+from .comparison import difference_interval, paired_interval, superiority_probability
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
 from .estimands import METRICS, MULTICLASS_METRICS, metric_interval, multiclass_interval
@@ -9,7 +10,8 @@ from .exact_curve import (
     average_coverage,
     confidence_coefficient,
 )
-from .methods import balanced_methods, f1_methods, interval, methods
+from .methods import auc_methods, balanced_methods, f1_methods, interval, methods
+from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan
@@ -32,8 +34,37 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
     return run(load_study(study, list(overrides), out), overrides=list(overrides), progress=progress)
 
 
-__all__ = ["DESIGNS", "METRICS", "MULTICLASS_METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
-           "balanced_coverage", "balanced_interval", "balanced_methods", "clustered_interval", "coverage", "f1_methods", "interval",
-           "methods", "metric_coverage", "metric_interval", "multiclass_coverage", "multiclass_interval", "plan", "run_study"]
-__all__ += ["AverageCoverage", "ConfidenceCoefficient", "average_coverage", "confidence_coefficient"]
+__all__ = [
+    "AverageCoverage",
+    "BalancedCoverageResult",
+    "ConfidenceCoefficient",
+    "ConfigError",
+    "CoverageResult",
+    "DESIGNS",
+    "METRICS",
+    "MULTICLASS_METRICS",
+    "MetricCoverageResult",
+    "PlanResult",
+    "auc_interval",
+    "auc_methods",
+    "average_coverage",
+    "balanced_coverage",
+    "balanced_interval",
+    "balanced_methods",
+    "clustered_interval",
+    "confidence_coefficient",
+    "coverage",
+    "difference_interval",
+    "f1_methods",
+    "interval",
+    "methods",
+    "metric_coverage",
+    "metric_interval",
+    "multiclass_coverage",
+    "multiclass_interval",
+    "paired_interval",
+    "plan",
+    "run_study",
+    "superiority_probability",
+]
 __version__ = "0.1.0"

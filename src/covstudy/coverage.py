@@ -20,7 +20,7 @@ from . import validate
 from .designs import DESIGNS, get_design
 from .estimands import get_estimand
 from .evaluate import Analysis, Evaluator, infeasible
-from .measures import MEASURES
+from .measures import MEASURES, NULL_MEASURES
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,8 @@ class CoverageResult:
     """Performance of one method at one or more design points.
 
     The measures (``result.coverage``, ``mcse``, ``miss_low``, ``miss_high``, ``mean_width``,
-    ``sd_width``, ``n_valid``) and the point's axes (``result.n``, ``result.p``, ``result.tpr``,
+    ``sd_width``, ``n_valid``; for a difference of two classifiers also ``excludes_zero`` and
+    ``excludes_zero_mcse``) and the point's axes (``result.n``, ``result.p``, ``result.tpr``,
     ...) are attributes; they are numbers, or arrays over the points when an axis was given as
     an array.
     ``miss_low`` = P(truth < lower), ``miss_high`` = P(truth > upper); ``n_valid`` counts the
@@ -64,7 +65,8 @@ class CoverageResult:
                 **{k: np.broadcast_to(v, size) for k, v in self.point.items()},
                 "delta": self.delta, "side": self.side, "engine": self.engine, "reps": self.reps,
                 "seed": self.seed, "truth": np.broadcast_to(self.truth, size)}
-        data.update({m: np.broadcast_to(np.asarray(getattr(self, m), dtype=float), size) for m in MEASURES})
+        data.update({m: np.broadcast_to(np.asarray(getattr(self, m), dtype=float), size)
+                     for m in MEASURES + NULL_MEASURES if m in self.measures})
         data["n_valid"] = np.broadcast_to(np.asarray(self.n_valid, dtype=object), size)
         return pd.DataFrame(data, index=range(size))
 
@@ -137,12 +139,14 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
 def design_points(d, axes: dict) -> tuple[list[dict], list[str]]:
     """Validated axes (numbers or 1-d arrays, broadcast together) as a list of points, and
     the names of the axes given as arrays."""
-    wanted = [o for o in d.parametrisations if set(o) == set(axes)]
+    extra = set(axes) & set(d.optional)
+    wanted = [o for o in d.parametrisations if set(o) == set(axes) - extra]
     if not wanted:
         options = " or ".join(", ".join(o) for o in d.parametrisations)
-        raise ValueError(f"design {d.name} needs the axes {options}; got {', '.join(axes) or 'none'}")
+        optional = f" (optional: {', '.join(d.optional)})" if d.optional else ""
+        raise ValueError(f"design {d.name} needs the axes {options}{optional}; got {', '.join(axes) or 'none'}")
     values = {}
-    for name in wanted[0]:
+    for name in [*wanted[0], *(a for a in d.optional if a in extra)]:
         arr = d.axis(name).values(axes[name])
         if arr.ndim > 1:
             raise ValueError(f"{name} must be a number or a 1-d array, got shape {arr.shape}")

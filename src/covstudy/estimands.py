@@ -30,6 +30,15 @@ An estimand is defined on one kind of outcome (a design's ``data``):
   ``balanced_accuracy`` (tpr + tnr)/2 takes the two-class methods (methods/balanced.py)
   with k_pos = TP, n_pos = TP + FN, k_neg = TN, n_neg = TN + FP.
 
+* ``scores`` (a test set's scores of n_pos positives and n_neg negatives; the binormal
+  design): ``auc``, θ = P(X > Y) + ½·P(X = Y) for a positive's score X and a negative's Y.
+  AUC methods (methods/auc.py) apply to the scores.
+* ``unpaired`` (k1 of n1 and k2 of n2 correct on two independent test sets) and ``paired``
+  (the table both, only_first, only_second, neither of two classifiers on one test set):
+  ``difference``, true value p1 - p2 (unpaired) or p_only_first - p_only_second (paired).
+  Methods take ``difference`` (k1, n1, k2, n2) or ``paired`` counts; a paired method that
+  reads only the discordant pairs lets the design enumerate them alone (``merge``).
+
 ``Estimand.bounds`` turns a method and outcome columns into intervals; ``valid`` marks the
 outcomes that carry information (counted as ``n_valid`` by Monte Carlo).
 """
@@ -44,6 +53,7 @@ from . import validate
 from .designs.confusion import cell_probabilities
 from .methods import Method, get
 from .methods.clustered import clustered_bounds
+from .methods.paired import NEEDS_CONCORDANT
 
 METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "jaccard", "f1")
 CELLS = ("tp", "fn", "fp", "tn")
@@ -65,6 +75,7 @@ class Estimand:
     name: str
     data: str
     takes: tuple[str, ...]
+    null: float | None = None  # the value of "no difference" (measures.excludes_zero), if any
 
     def truth(self, inputs: dict) -> float:
         """The true value from a design's ``truth_inputs``."""
@@ -143,11 +154,55 @@ class ClusteredAccuracy(Estimand):
         return clustered_bounds(method, columns, delta, side, rng=rng, **params)
 
 
+
+
+class AUC(Estimand):
+    """θ = P(X > Y) + ½·P(X = Y) of a design's score distributions (designs/binormal.py): AUC methods
+    on each test set's scores (columns ``pos``, ``neg``: one row per test set)."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["auc"])
+
+    def valid(self, columns):
+        return np.ones(np.shape(columns["pos"])[0], dtype=bool)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["pos"], columns["neg"]), delta, side, rng=rng, **params)
+
+
+class UnpairedDifference(Estimand):
+    """p1 - p2 of two independent test sets: difference methods on (k1, n1, k2, n2)."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["p1"] - inputs["p2"])
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["k1"], columns["n1"], columns["k2"], columns["n2"]), delta, side, **params)
+
+
+class PairedDifference(Estimand):
+    """acc_first - acc_second = p_only_first - p_only_second: paired methods on the table."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["p_only_first"] - inputs["p_only_second"])
+
+    def merge(self, method):
+        return None if method.name in NEEDS_CONCORDANT else ("only_first", "only_second")
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds(tuple(columns[c] for c in PAIRED_CELLS), delta, side, **params)
+
+
+PAIRED_CELLS = ("both", "only_first", "only_second", "neither")
+
 ESTIMANDS = {(e.data, e.name): e for e in (
     Accuracy("accuracy", "count", ("proportion",)),
     *(Ratio(m, "confusion", ("proportion",)) for m in RATIO_CELLS if m != "f1"),
     BalancedAccuracy("balanced_accuracy", "confusion", ("two_class",)),
     Ratio("f1", "confusion", ("proportion", "confusion")),
+    AUC("auc", "scores", ("scores",)),
+    UnpairedDifference("difference", "unpaired", ("difference",), null=0.0),
+    PairedDifference("difference", "paired", ("paired",), null=0.0),
     ClusteredAccuracy("accuracy", "clustered", ("proportion", "deff", "clustered")),
 )}
 

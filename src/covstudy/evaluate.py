@@ -53,8 +53,8 @@ def infeasible(design: Design, point: dict, analysis: Analysis) -> str | None:
     """Why ``analysis`` cannot run at ``point`` ("<key>: ..."), or None; cheap, before any work:
     no exact engine for methods drawing random numbers, the design's limits, an undefined truth."""
     if analysis.reps is None and analysis.method.input.per_test_set:
-        return f"reps: {analysis.method.name} is computed on each simulated test set (it draws random numbers " \
-               f"or reads counts no design enumerates), so it has Monte Carlo coverage only; give reps (e.g. reps=2000)"
+        return f"reps: {analysis.method.name} {analysis.method.input.why_mc_only}, so it has Monte Carlo " \
+               f"coverage only; give reps (e.g. reps=2000)"
     problem = design.check(point, analysis.reps is None, analysis.merge)
     if problem is None:
         try:
@@ -120,7 +120,7 @@ class Evaluator:
         lower, upper = self.intervals(outcomes, a, rng, params)
         truth = np.array([a.estimand.truth(self.design.truth_inputs(pt)) for pt in batch])
         weight = outcomes.weight if a.reps is None else outcomes.weight / a.reps
-        result = measures(weight, lower, upper, truth, a.reps)
+        result = measures(weight, lower, upper, truth, a.reps, null=a.estimand.null)
         result["truth"] = truth
         if a.reps is None:
             result["n_valid"] = np.full(len(batch), None, dtype=object)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from .summary import (
+    exclusion_table,
     mc_agreement,
     ranking,
     read_results,
@@ -48,6 +49,11 @@ COLUMNS = {
     "sd_z": ("sd z", _fixed("{:.3f}")),
     "beyond_2": ("\\|z\\| > 2", _percent),
     "max_abs_z": ("max \\|z\\|", _fixed("{:.2f}")),
+    "null_cells": ("cells at 0", str),
+    "null_rate": ("mean P(excl. 0) at 0", _fixed("{:.4f}")),
+    "max_null_rate": ("max at 0", _fixed("{:.4f}")),
+    "above_delta": ("above δ", _percent),
+    "power": ("mean P(excl. 0) elsewhere", _fixed("{:.4f}")),
 }
 TEX_HEADERS = {
     "label": "Method", "delta": r"$\delta$", "side": "Side", "engine": "Engine", "design": "Design",
@@ -58,6 +64,8 @@ TEX_HEADERS = {
 SUMMARY_COLUMNS = tuple(TEX_HEADERS)
 RANKING_COLUMNS = ("delta", "side", "engine", "closeness_rank", "label", "mean_abs_error", "width_rank",
                    "mean_width", "min_coverage")
+EXCLUSION_COLUMNS = ("label", "delta", "side", "engine", "design", "null_cells", "null_rate", "max_null_rate",
+                     "above_delta", "power")
 AGREEMENT_COLUMNS = ("label", "delta", "side", "cells", "mean_z", "sd_z", "beyond_2", "max_abs_z")
 BELOW_RULE = ("A cell is *below nominal* when its coverage < 1 − δ (exact engine) or when "
               "coverage + 2·MCSE < 1 − δ (Monte Carlo engine: short of nominal by more than two "
@@ -200,6 +208,17 @@ def _agreement(df: pd.DataFrame) -> list[str]:
     return ["## Monte Carlo against exact", "", intro, "", markdown_table(agreement, AGREEMENT_COLUMNS), ""]
 
 
+def _exclusion(df: pd.DataFrame) -> list[str]:
+    table = exclusion_table(df)
+    if table.empty:
+        return []
+    intro = ("How often the interval for the difference excludes 0. At a true difference of 0 this is the "
+             "rate of a false \"A is better/worse\" (nominal δ; *above δ*: exact rate > δ, or Monte Carlo "
+             "rate − 2·MCSE > δ); elsewhere it is the power to tell the two apart (higher is better, at "
+             "equal coverage).")
+    return ["## Excluding 0", "", intro, "", markdown_table(table, EXCLUSION_COLUMNS), ""]
+
+
 def _figure_section(folder: Path) -> list[str]:
     figures = _figures(folder)
     lines = ["## Figures", ""] if figures else []
@@ -237,7 +256,8 @@ def write_report(folder) -> tuple[Path, Path]:
     table = with_exact_infimum(summary_table(df), folder)
     name = study.get("name")
     md = [f"# Coverage study: {name or folder.name}", "", *_question(study), *_configuration(study),
-          *_summary(df, table), *_ranking(table), *_agreement(df), *_figure_section(folder), *_rerun(study, folder)]
+          *_summary(df, table), *_ranking(table), *_exclusion(df), *_agreement(df),
+          *_figure_section(folder), *_rerun(study, folder)]
     md_path, tex_path = folder / "report.md", folder / "report.tex"
     md_path.write_text("\n".join(md))
     tex_path.write_text(_tex(table, name, folder))
