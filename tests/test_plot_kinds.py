@@ -24,6 +24,13 @@ def mc_table():
     return binomial_table(["wald", "wilson"], ns=[10, 20, 30], ps=PS, reps=300, seed=2, with_exact=True)
 
 
+def clustered_table():
+    """Exact rows of the clustered design: two cluster sizes, three icc values, one p."""
+    frames = [coverage(m, design="clustered", clusters=4, cluster_size=s, p=0.8, icc=[0.0, 0.1, 0.3]).to_frame()
+              for m in ("wilson", "wilson_deff") for s in (1, 3)]
+    return pd.concat(frames, ignore_index=True).assign(label=lambda d: d["method"], seconds=0.0)
+
+
 def auc_table():
     """A tidy Monte Carlo table of the binormal design: n_pos = n_neg in {10, 50, 200}, three AUCs, two scales."""
     rows = []
@@ -88,6 +95,7 @@ CASES = {
     "width_vs_K": (multiclass_table, "macro_recall_width_vs_K_"),
     "difference_coverage": (comparison_table, "difference_coverage_"),
     "difference_excludes_zero": (comparison_table, "difference_excludes_zero_"),
+    "coverage_vs_icc": (clustered_table, "coverage_vs_icc_clusters4_p0.8_"),
 }
 
 
@@ -114,7 +122,8 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
-    for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table, auc_table):
+    for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table, auc_table,
+                    clustered_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

@@ -13,6 +13,7 @@ from .exact_curve import (
 from .methods import auc_methods, balanced_methods, f1_methods, interval, methods
 from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
+from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan
 from .study import ConfigError
 
@@ -51,6 +52,7 @@ __all__ = [
     "balanced_coverage",
     "balanced_interval",
     "balanced_methods",
+    "clustered_interval",
     "confidence_coefficient",
     "coverage",
     "difference_interval",

@@ -8,8 +8,10 @@
   intervals of a whole table are computed once per (method, delta, side, table) and looked up.
 * Summarise: ``measures.measures`` against the estimand's true value, and ``n_valid``.
 
-Methods that draw random numbers (``Method.per_test_set``) get one interval per simulated
-test set, drawn from a stream keyed by the point and the method, and have no exact engine.
+Methods that need each simulated test set (``Method.per_test_set``: they draw random numbers,
+or read counts no design enumerates, such as per-cluster counts) get one interval per
+simulated test set, their draws from a stream keyed by the point and the method, and have no
+exact engine.
 """
 
 from __future__ import annotations

@@ -72,7 +72,9 @@ class Outcomes:
     tables: tuple[Segment, ...] = field(default=())
 
     def per_test_set(self) -> "Outcomes":
-        """One outcome per simulated test set (weight 1 each): for methods drawing random numbers."""
+        """One outcome per simulated test set (weight 1 each): for methods that need each test set.
+
+        Columns repeat along their first axis (a column may hold a row of counts per outcome)."""
         count = self.weight[0]
         if self.weight.shape[0] == 1 and np.all(count == 1):
             return self  # already one outcome per test set (e.g. the binormal design's scores)

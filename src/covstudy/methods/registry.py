@@ -64,6 +64,11 @@ INPUTS = {
                     why_mc_only="takes a test set's scores, which cannot be enumerated"),
     "difference": Input(("k1", "n1", "k2", "n2"), "difference"),  # two independent test sets
     "paired": Input(("both", "only_first", "only_second", "neither"), "paired"),  # one test set, two classifiers
+    # per-cluster counts (clusters on the last axis): kernels need each test set (methods/clustered.py)
+    "clustered": Input(("successes", "sizes"), "clustered", per_test_set=True,
+                       why_mc_only="reads per-cluster counts, which no design enumerates"),
+    # totals and the true design effect: oracle intervals on the effective sample size
+    "deff": Input(("k", "n", "deff"), "oracle"),
 }
 
 

@@ -9,6 +9,7 @@ module per kind or family of kinds), as PNG (150 dpi) and PDF in <folder>/figure
 - expected width vs p and vs n (width.py);
 - coverage heatmaps over (p, n) and over (tpr, tnr) (heatmap.py);
 - the coverage–width trade-off (tradeoff.py);
+- coverage vs intra-cluster correlation, a line per cluster size (clustered.py);
 - Monte Carlo against exact, and the standardised differences against N(0, 1) (mc_vs_exact.py);
 - AUC (binormal design): coverage vs the true AUC and vs n_pos = n_neg, width vs n_pos, the
   trade-off (auc.py).
@@ -27,6 +28,7 @@ import pandas as pd
 from ..summary import read_results, split_columns
 from . import (  # noqa: F401  (they register the kinds)
     auc,
+    clustered,
     comparison,
     coverage,
     heatmap,

@@ -45,6 +45,7 @@ LABELS = {
     "prevalence": "prevalence (fraction of positives)",
     "tpr": "true positive rate (tpr)",
     "tnr": "true negative rate (tnr)",
+    "icc": "intra-cluster correlation (icc)",
 }
 _RC = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
        "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.titlesize": 10}
