@@ -119,6 +119,20 @@ class Design:
         """About how many outcomes a batched point has (bounds a batch's memory)."""
         return 1
 
+    def cost(self, point: dict, reps: int | None) -> float:
+        """About how much work one method is at ``point``: the outcomes whose intervals are
+        computed (the runner balances tasks by it). Monte Carlo: the expected number of
+        distinct outcomes among ``reps``, support·(1 - exp(-reps/support)), with ``support``
+        the outcomes of non-negligible probability (``likely_outcomes``)."""
+        if reps is None:
+            return float(self.outcome_count(point))
+        support = max(1.0, min(float(self.outcome_count(point)), self.likely_outcomes(point)))
+        return support * -np.expm1(-reps / support)
+
+    def likely_outcomes(self, point: dict) -> float:
+        """About how many outcomes carry most of the probability (all of them, by default)."""
+        return float(self.outcome_count(point))
+
     def stream_identity(self, point: dict) -> dict:
         """What keys the point's random stream (seeds.stream); never includes loop order."""
         raise NotImplementedError

@@ -29,6 +29,7 @@ EPS = 1e-14  # tail mass of X left out of the quadrature range (each side)
 _TOL = 1e-10  # Newton/bisection stopping rule on s = 2m
 _ACCEPT = 1e-5  # a Newton step below this many sd of S is the last one (see _Sum.quantile)
 _MAX_ITER = 100
+_NEGLIGIBLE = 1e-16  # nodes with less than this share of the weight are skipped (F_S moves < 1e-14)
 
 # tanh-sinh rule on [-1, 1]: r = tanh(π/2·sinh t), t = -T..T step H. The complements 1 ± r
 # are kept separately so that nodes next to an endpoint keep their full relative precision.
@@ -79,16 +80,21 @@ class _Sum:
         y = np.clip((s - xb) + length / 2 * _ONE_MINUS_R, 0.0, 1.0)  # s - x, precise near x = s
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             f_x = np.exp((ax - 1) * np.log(x) + (bx - 1) * np.log(one_minus_x) - lbx)
+        # An empty range (xa >= xb) has zero length; keep its (unused) terms finite.
+        weight = length / 2 * _W * np.where(np.isfinite(f_x), f_x, 0.0)
+        # Most nodes of a concentrated X carry no weight: Y's terms (the incomplete Beta
+        # function dominates the cost) only where the weight is not negligible (>= 1e-16 of the row's).
+        keep = weight > _NEGLIGIBLE * np.sum(weight, axis=1, keepdims=True)
+        ay, by, lby, y = (np.broadcast_to(v, keep.shape)[keep] for v in (ay, by, lby, y))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             f_y = np.exp((ay - 1) * np.log(y) + (by - 1) * np.log1p(-y) - lby)
             slope = f_y * ((ay - 1) / y - (by - 1) / (1 - y))
-        # An empty range (xa >= xb) has zero length; keep its (unused) terms finite.
-        f_x = np.where(np.isfinite(f_x), f_x, 0.0)
         f_y = np.where(np.isfinite(f_y), f_y, 0.0)
         slope = np.where(np.isfinite(slope), slope, 0.0)  # at y = 0 or 1, where f_Y' may be unbounded
-        weight = length / 2 * _W * f_x
-        cdf = np.sum(weight * special.betainc(ay, by, y), axis=1)
-        pdf = np.sum(weight * f_y, axis=1)
-        dpdf = np.sum(weight * slope, axis=1)
+        w = weight[keep]
+        cdf, pdf, dpdf = (np.zeros(keep.shape) for _ in range(3))
+        cdf[keep], pdf[keep], dpdf[keep] = w * special.betainc(ay, by, y), w * f_y, w * slope
+        cdf, pdf, dpdf = (np.sum(v, axis=1) for v in (cdf, pdf, dpdf))
         base = special.betainc(ax[:, 0], bx[:, 0], np.clip(s[:, 0] - 1, 0.0, 1.0))
         return np.clip(base + cdf, 0.0, 1.0), pdf, dpdf
 
