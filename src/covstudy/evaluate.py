@@ -123,10 +123,12 @@ class Evaluator:
     def exact(self, points: list[dict], merge) -> Outcomes:
         """``Design.exact``, remembered for the last few batches: successive public ``coverage()``
         calls of several methods at the same points share one outcome distribution."""
-        key = (self.design.name, tuple(tuple(pt.items()) for pt in points), merge)
-        if key in _EXACT:
-            _EXACT.move_to_end(key)
-            return _EXACT[key]
+        # A flat key hashes fast (the points of a batch have the same axes).
+        key = (self.design.name, merge, tuple(points[0]), tuple(v for pt in points for v in pt.values()))
+        outcomes = _EXACT.pop(key, None)
+        if outcomes is not None:
+            _EXACT[key] = outcomes
+            return outcomes
         outcomes = self.design.exact(points, merge)
         outcomes.weight.setflags(write=False)
         _EXACT[key] = outcomes
