@@ -14,6 +14,8 @@ test set, drawn from a stream keyed by the point and the method, and have no exa
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -47,7 +49,7 @@ class Analysis:
     reps: int | None  # None: exact
     seed: int | None
 
-    @property
+    @functools.cached_property
     def merge(self):
         return self.estimand.merge(self.method) if self.reps is None else None
 
@@ -124,7 +126,7 @@ class Evaluator:
         """``Design.exact``, remembered for the last few batches: successive public ``coverage()``
         calls of several methods at the same points share one outcome distribution."""
         # A flat key hashes fast (the points of a batch have the same axes).
-        key = (self.design.name, merge, tuple(points[0]), tuple(v for pt in points for v in pt.values()))
+        key = (self.design.name, merge, tuple(points[0]), tuple(itertools.chain.from_iterable(pt.values() for pt in points)))
         outcomes = _EXACT.pop(key, None)
         if outcomes is not None:
             _EXACT[key] = outcomes
