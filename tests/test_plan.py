@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from covstudy import coverage, interval, plan
+from covstudy import confidence_coefficient, coverage, interval, plan
 from covstudy.cli import plan_main as main
 
 
@@ -19,8 +19,11 @@ def brute_force(method, delta, p_grid, horizon, width=None, width_prob=None, cov
             lo, hi = interval(method, np.arange(n + 1), n, delta, **params)
             pmf = stats.binom.pmf(np.arange(n + 1), n, np.asarray(p_grid)[:, None])
             ok &= np.min(pmf @ (hi - lo <= width + 1e-12)) >= width_prob - 1e-12
-        if coverage_tol is not None:
-            ok &= np.min(c.coverage) >= 1 - delta - coverage_tol - 1e-12
+        if coverage_tol is not None:  # the worst p: both sides of every interval end in the range
+            lo, hi = interval(method, np.arange(n + 1), n, delta, **params)
+            p = np.concatenate([lo, hi]) + np.array([[-1e-11], [1e-11]])
+            p = np.concatenate([p[(p >= p_grid[0]) & (p <= p_grid[-1])], p_grid])
+            ok &= np.min(coverage(method, n, p, delta, **params).coverage) >= 1 - delta - coverage_tol - 1e-9
         return bool(ok)
 
     ok = {}
@@ -38,8 +41,10 @@ def brute_force(method, delta, p_grid, horizon, width=None, width_prob=None, cov
     ("jeffreys", dict(p=0.97, width=0.08)),
     ("wilson", dict(p=0.8, width=0.15, width_prob=0.9)),
     ("agresti_coull", dict(p=0.95, width=0.1, width_prob=0.8)),
-    ("wald", dict(p_range=(0.3, 0.7), coverage_tol=0.01)),
-    ("wilson", dict(p_range=(0.05, 0.5), coverage_tol=0.01, width=0.2)),
+    # the coverage target is the exact infimum over the range (on a grid of 11 p these two
+    # gave n = 194 and 123 at coverage_tol 0.01; exactly they need 280 and 517, costly to scan)
+    ("wald", dict(p_range=(0.3, 0.7), coverage_tol=0.02)),
+    ("wilson", dict(p_range=(0.05, 0.5), coverage_tol=0.02, width=0.2)),
     ("bayes", dict(p=0.9, width=0.12, a=2.0, b=1.0)),
 ])
 def test_planner_matches_brute_force(method, kwargs):
@@ -60,6 +65,15 @@ def test_known_answers_and_table():
     assert plan("wilson", p=0.9, width=0.1, horizon=0).n == 139
     assert plan("clopper_pearson", p=0.9, width=0.1).n == 155  # exact intervals are wider
     assert plan("wilson", p=0.9, width=0.1, side="lower").n < 139  # a one-sided margin
+
+
+def test_coverage_target_is_the_exact_infimum():
+    # a grid of 11 p misses the dips next to the interval ends: the exact target needs more
+    r = plan("wilson", delta=0.05, p_range=(0.05, 0.5), coverage_tol=0.01, p_points=11)
+    assert r.n == 517
+    worst = {row["n"]: row["min_coverage"] for row in r.table}[r.n]
+    assert worst == confidence_coefficient("wilson", 517, 0.05, p_range=(0.05, 0.5)).value >= 0.94 - 1e-12
+    assert confidence_coefficient("wilson", 516, 0.05, p_range=(0.05, 0.5)).value < 0.94
 
 
 def test_bad_input():

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from tidy_tables import balanced_table, binomial_table, write_folder
 
-from covstudy import plots
+from covstudy import coverage, plots
 from covstudy.plots import PLOTS, Plot, plot_results
 from covstudy.plots.kind import describe
 
@@ -24,6 +24,32 @@ def mc_table():
     return binomial_table(["wald", "wilson"], ns=[10, 20, 30], ps=PS, reps=300, seed=2, with_exact=True)
 
 
+def multiclass_table():
+    """A Monte Carlo table of the multiclass design: coverage against K at two n."""
+    rows = []
+    for method in ("mr_union_cp", "mr_wald"):
+        for K in (2, 3, 5):
+            for n in (50, 200):
+                c = 0.99 if method == "mr_union_cp" else 0.95 - 0.01 * K
+                rows.append({"method": method, "label": method, "side": "two-sided", "design": "multiclass",
+                             "metric": "macro_recall", "K": K, "n": n, "recall": 0.8, "imbalance": 4.0,
+                             "truth": 0.8, "delta": 0.05, "engine": "mc", "reps": 500, "seed": 1, "coverage": c,
+                             "mcse": np.sqrt(c * (1 - c) / 500), "miss_low": (1 - c) / 2, "miss_high": (1 - c) / 2,
+                             "mean_width": 1 / np.sqrt(n / K), "sd_width": 0.01, "n_valid": 500,
+                             "exact_coverage": np.nan, "exact_mean_width": np.nan, "seconds": 0.0})
+    return pd.DataFrame(rows)
+def comparison_table():
+    """Paired-design rows from the real ``covstudy.coverage``: two methods, two n, truth from -0.1 to 0.1."""
+    frames = []
+    for method in ("paired_wald", "paired_tango"):
+        for n in (20, 40):
+            r = coverage(method, design="paired", n=n, acc_first=np.array([0.7, 0.8, 0.9]), acc_second=0.8,
+                         correlation=0.3)
+            frames.append(r.to_frame().assign(label=method, exact_coverage=np.nan, exact_mean_width=np.nan,
+                                              seconds=0.0))
+    return pd.concat(frames, ignore_index=True)
+
+
 # kind name -> (a table it applies to, the file-name prefix of its figures)
 CASES = {
     "coverage_vs_p": (exact_table, "coverage_vs_p_n"),
@@ -37,6 +63,10 @@ CASES = {
     "coverage_vs_prevalence": (balanced_table, "ba_coverage_vs_prevalence_"),
     "rate_heatmap": (balanced_table, "ba_heatmap_"),
     "metric_tradeoff": (balanced_table, "ba_tradeoff_"),
+    "coverage_vs_K": (multiclass_table, "macro_recall_coverage_vs_K_n"),
+    "width_vs_K": (multiclass_table, "macro_recall_width_vs_K_"),
+    "difference_coverage": (comparison_table, "difference_coverage_"),
+    "difference_excludes_zero": (comparison_table, "difference_excludes_zero_"),
 }
 
 
@@ -63,7 +93,7 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
-    for factory in (exact_table, mc_table, balanced_table):
+    for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

@@ -1,8 +1,15 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
-from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage
+from .comparison import difference_interval, paired_interval, superiority_probability
+from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
-from .estimands import METRICS, metric_interval
+from .estimands import METRICS, MULTICLASS_METRICS, metric_interval, multiclass_interval
+from .exact_curve import (
+    AverageCoverage,
+    ConfidenceCoefficient,
+    average_coverage,
+    confidence_coefficient,
+)
 from .methods import balanced_methods, f1_methods, interval, methods
 from .methods.balanced import balanced_interval
 from .plan import PlanResult, plan
@@ -25,7 +32,34 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
     return run(load_study(study, list(overrides), out), overrides=list(overrides), progress=progress)
 
 
-__all__ = ["DESIGNS", "METRICS", "BalancedCoverageResult", "ConfigError", "CoverageResult", "MetricCoverageResult", "PlanResult",
-           "balanced_coverage", "balanced_interval", "balanced_methods", "coverage", "f1_methods", "interval",
-           "methods", "metric_coverage", "metric_interval", "plan", "run_study"]
+__all__ = [
+    "AverageCoverage",
+    "BalancedCoverageResult",
+    "ConfidenceCoefficient",
+    "ConfigError",
+    "CoverageResult",
+    "DESIGNS",
+    "METRICS",
+    "MULTICLASS_METRICS",
+    "MetricCoverageResult",
+    "PlanResult",
+    "average_coverage",
+    "balanced_coverage",
+    "balanced_interval",
+    "balanced_methods",
+    "confidence_coefficient",
+    "coverage",
+    "difference_interval",
+    "f1_methods",
+    "interval",
+    "methods",
+    "metric_coverage",
+    "metric_interval",
+    "multiclass_coverage",
+    "multiclass_interval",
+    "paired_interval",
+    "plan",
+    "run_study",
+    "superiority_probability",
+]
 __version__ = "0.1.0"

@@ -20,7 +20,7 @@ from . import validate
 from .designs import DESIGNS, get_design
 from .estimands import get_estimand
 from .evaluate import Analysis, Evaluator, infeasible
-from .measures import MEASURES
+from .measures import MEASURES, NULL_MEASURES
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,8 @@ class CoverageResult:
     """Performance of one method at one or more design points.
 
     The measures (``result.coverage``, ``mcse``, ``miss_low``, ``miss_high``, ``mean_width``,
-    ``sd_width``, ``n_valid``) and the point's axes (``result.n``, ``result.p``, ``result.tpr``,
+    ``sd_width``, ``n_valid``; for a difference of two classifiers also ``excludes_zero`` and
+    ``excludes_zero_mcse``) and the point's axes (``result.n``, ``result.p``, ``result.tpr``,
     ...) are attributes; they are numbers, or arrays over the points when an axis was given as
     an array.
     ``miss_low`` = P(truth < lower), ``miss_high`` = P(truth > upper); ``n_valid`` counts the
@@ -64,7 +65,8 @@ class CoverageResult:
                 **{k: np.broadcast_to(v, size) for k, v in self.point.items()},
                 "delta": self.delta, "side": self.side, "engine": self.engine, "reps": self.reps,
                 "seed": self.seed, "truth": np.broadcast_to(self.truth, size)}
-        data.update({m: np.broadcast_to(np.asarray(getattr(self, m), dtype=float), size) for m in MEASURES})
+        data.update({m: np.broadcast_to(np.asarray(getattr(self, m), dtype=float), size)
+                     for m in MEASURES + NULL_MEASURES if m in self.measures})
         data["n_valid"] = np.broadcast_to(np.asarray(self.n_valid, dtype=object), size)
         return pd.DataFrame(data, index=range(size))
 
@@ -197,3 +199,40 @@ def metric_coverage(metric: str, method: str, n: int, prevalence: float, tpr: fl
             (("n", n), ("prevalence", prevalence), ("tpr", tpr), ("tnr", tnr))}
     return coverage(method, design=design, metric=metric, delta=delta, reps=reps, seed=seed, side=side,
                     **axes, **params)
+
+
+def multiclass_coverage(metric: str, method: str, n: int, prevalence, rates, design: str = "multiclass",
+                        delta: float = 0.05, reps: int | None = None, seed: int | None = None,
+                        side: str = "two-sided", **params) -> CoverageResult:
+    """``coverage`` of ``method``'s interval for a multi-class ``metric`` at full matrices: class
+    ``prevalence`` (K numbers > 0 summing to 1) and ``rates`` (K×K, row i = P(predicted j | true
+    class i), rows summing to 1), under ``design`` "multiclass" (fixed class sizes ≈ n·prevalence)
+    or "multiclass_iid". The simple axes (K, recall, imbalance) go through ``coverage(...,
+    design="multiclass")`` instead."""
+    d = get_design(design)
+    if d.data != "multiclass":
+        raise ValueError(f"design must be one of multiclass, multiclass_iid, got {design!r}")
+    est = get_estimand(d.data, metric)
+    m = est.method(method)
+    m.check_side(side)
+    params = m.validate_params(params)
+    pi = validate.interval("prevalence", prevalence, 0.0, 1.0, True, False)
+    if pi.ndim != 1 or pi.size < 2 or abs(pi.sum() - 1) > 1e-9:
+        raise ValueError(f"prevalence must be K >= 2 numbers in (0, 1] summing to 1, got {np.asarray(prevalence)!r}")
+    R = validate.interval("rates", rates, 0.0, 1.0, False, False)
+    if R.shape != (pi.size, pi.size) or np.any(np.abs(R.sum(1) - 1) > 1e-9):
+        raise ValueError(f"rates must be a {pi.size}×{pi.size} matrix (rows = true class) whose rows sum to 1, "
+                         f"got shape {R.shape}")
+    n = int(validate.counts("n", validate.scalar("n", n), minimum=1))
+    delta = float(validate.delta(validate.scalar("delta", delta)))
+    reps, seed = validate.reps_and_seed(reps, seed)
+    point = {"K": pi.size, "n": n, "prevalence": tuple(pi.tolist()), "rates": tuple(map(tuple, R.tolist()))}
+    analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed)
+    problem = infeasible(d, point, analysis)
+    if problem:
+        raise ValueError(problem + ("; use Monte Carlo (reps=...)" if reps is None and d.check(point, False) is None
+                                    else ""))
+    [out] = Evaluator(d).score([point], [(analysis, [0])])
+    out = {k: (v[0] if k == "n_valid" else float(v[0])) for k, v in out.items()}
+    return CoverageResult(m.name, d.name, est.name, point, out.pop("truth"), delta, side,
+                          "exact" if reps is None else "mc", reps, seed, params, out)

@@ -27,6 +27,12 @@ An estimand is defined on one kind of outcome (a design's ``data``):
   ``balanced_accuracy`` (tpr + tnr)/2 takes the two-class methods (methods/balanced.py)
   with k_pos = TP, n_pos = TP + FN, k_neg = TN, n_neg = TN + FP.
 
+* ``unpaired`` (k1 of n1 and k2 of n2 correct on two independent test sets) and ``paired``
+  (the table both, only_first, only_second, neither of two classifiers on one test set):
+  ``difference``, true value p1 - p2 (unpaired) or p_only_first - p_only_second (paired).
+  Methods take ``difference`` (k1, n1, k2, n2) or ``paired`` counts; a paired method that
+  reads only the discordant pairs lets the design enumerate them alone (``merge``).
+
 ``Estimand.bounds`` turns a method and outcome columns into intervals; ``valid`` marks the
 outcomes that carry information (counted as ``n_valid`` by Monte Carlo).
 """
@@ -40,6 +46,7 @@ import numpy as np
 from . import validate
 from .designs.confusion import cell_probabilities
 from .methods import Method, get
+from .methods.paired import NEEDS_CONCORDANT
 
 METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "jaccard", "f1")
 CELLS = ("tp", "fn", "fp", "tn")
@@ -61,6 +68,7 @@ class Estimand:
     name: str
     data: str
     takes: tuple[str, ...]
+    null: float | None = None  # the value of "no difference" (measures.excludes_zero), if any
 
     def truth(self, inputs: dict) -> float:
         """The true value from a design's ``truth_inputs``."""
@@ -125,11 +133,38 @@ class BalancedAccuracy(Estimand):
         return method.bounds((c["tp"], c["tp"] + c["fn"], c["tn"], c["tn"] + c["fp"]), delta, side, **params)
 
 
+class UnpairedDifference(Estimand):
+    """p1 - p2 of two independent test sets: difference methods on (k1, n1, k2, n2)."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["p1"] - inputs["p2"])
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["k1"], columns["n1"], columns["k2"], columns["n2"]), delta, side, **params)
+
+
+class PairedDifference(Estimand):
+    """acc_first - acc_second = p_only_first - p_only_second: paired methods on the table."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["p_only_first"] - inputs["p_only_second"])
+
+    def merge(self, method):
+        return None if method.name in NEEDS_CONCORDANT else ("only_first", "only_second")
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds(tuple(columns[c] for c in PAIRED_CELLS), delta, side, **params)
+
+
+PAIRED_CELLS = ("both", "only_first", "only_second", "neither")
+
 ESTIMANDS = {(e.data, e.name): e for e in (
     Accuracy("accuracy", "count", ("proportion",)),
     *(Ratio(m, "confusion", ("proportion",)) for m in RATIO_CELLS if m != "f1"),
     BalancedAccuracy("balanced_accuracy", "confusion", ("two_class",)),
     Ratio("f1", "confusion", ("proportion", "confusion")),
+    UnpairedDifference("difference", "unpaired", ("difference",), null=0.0),
+    PairedDifference("difference", "paired", ("paired",), null=0.0),
 )}
 
 
@@ -227,3 +262,151 @@ def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: 
     rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
     lower, upper = est.bounds(m, columns, d, side, rng=rng, **full)
     return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+
+
+# ---------------------------------------------------------------------------------------------
+# K classes (the multiclass designs): outcomes are K×K confusion matrices C, rows = true class,
+# columns = predicted (columns ``K`` and ``c{i}_{j}``; merged enumerations carry ``k``, ``n``
+# or ``k{i}``, ``n{i}`` instead). One example's cell probabilities are P_ij = π_i·R_ij
+# (π the class prevalences, R the matrix of P(predicted j | true i)); truths use them:
+#
+#     accuracy       Σ_i P_ii                                   binomial methods on (trace C, n)
+#     micro_f1       = accuracy (single-label data: every error is one FP and one FN, so
+#                    micro precision = micro recall = trace/n)  binomial methods on (trace C, n)
+#     bea            A_BE(accuracy, K) (``bea``)                 a binomial interval mapped by A_BE
+#     macro_recall   mean_i R_ii                                 methods taking "classes"
+#     macro_f1       mean_i 2P_ii/(P_i· + P_·i)                  methods taking "multiclass"(_draws)
+
+
+def bea(accuracy, K):
+    """Binary-equivalent accuracy (from "Comparing Classifier Performance — Introduction to BEA"):
+
+        A_BE = ½ + ½·(A^(1/(K-1)) - c)/(1 - c),   c = (1/K)^(1/(K-1)),
+
+    strictly increasing in A, with A_BE(1/K) = ½ (chance), A_BE(1) = 1, and A_BE = A for K = 2.
+    Below chance it keeps decreasing past ½, and for K >= 3 it is negative near A = 0
+    (A_BE(0) = ½ - c/(2(1 - c)), e.g. -0.18 for K = 3): it is not clipped, so an interval mapped
+    through it covers A_BE exactly when the accuracy interval covers A.
+    """
+    a = np.asarray(accuracy, dtype=float)
+    e = 1.0 / (np.asarray(K, dtype=float) - 1)
+    c = (1.0 / np.asarray(K, dtype=float)) ** e
+    return 0.5 + 0.5 * (a ** e - c) / (1 - c)
+
+
+def multiclass_cells(inputs: dict) -> np.ndarray:
+    """P_ij = π_i·R_ij from a multiclass design's ``truth_inputs``."""
+    return np.asarray(inputs["prevalence"], dtype=float)[:, None] * np.asarray(inputs["rates"], dtype=float)
+
+
+def _matrix(columns: dict) -> np.ndarray:
+    from .designs.multiclass import matrix
+
+    return matrix(columns)
+
+
+class MulticlassAccuracy(Estimand):
+    """Accuracy, micro-F1 (the same number) or BEA: binomial methods on (trace C, n)."""
+
+    def truth(self, inputs):
+        a = float(np.trace(multiclass_cells(inputs)))
+        return float(bea(a, len(inputs["prevalence"]))) if self.name == "bea" else a
+
+    def merge(self, method):
+        return "trace"
+
+    def counts(self, columns):
+        if "k" in columns:
+            return np.asarray(columns["k"]), np.asarray(columns["n"])
+        c = _matrix(columns)
+        return np.trace(c, axis1=-2, axis2=-1), c.sum(axis=(-2, -1))
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        lower, upper = method.bounds(self.counts(columns), delta, side, **params)
+        if self.name == "bea":
+            K = np.asarray(columns["K"])
+            lower, upper = bea(lower, K), bea(upper, K)
+        return lower, upper
+
+
+class MacroRecall(Estimand):
+    """mean_i R_ii: methods on the classes' correct counts k_i = C_ii and sizes n_i = Σ_j C_ij."""
+
+    def truth(self, inputs):
+        return float(np.mean(np.diag(np.asarray(inputs["rates"], dtype=float))))
+
+    def merge(self, method):
+        return "diagonal"
+
+    def counts(self, columns):
+        if "k0" in columns:
+            K = int(np.asarray(columns["K"]).flat[0])
+            return tuple(np.stack([np.asarray(columns[f"{v}{i}"]) for i in range(K)], axis=-1) for v in "kn")
+        c = _matrix(columns)
+        return np.diagonal(c, axis1=-2, axis2=-1), c.sum(-1)
+
+    def valid(self, columns):
+        return np.all(self.counts(columns)[1] > 0, axis=-1)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds(self.counts(columns), delta, side, **params)
+
+
+class MacroF1(Estimand):
+    """mean_i 2P_ii/(P_i· + P_·i): methods on the confusion matrix."""
+
+    def truth(self, inputs):
+        from .methods.multiclass import macro_f1
+
+        return float(macro_f1(multiclass_cells(inputs)))
+
+    def valid(self, columns):
+        c = _matrix(columns)
+        return np.all(c.sum(-1) + c.sum(-2) > 0, axis=-1)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((_matrix(columns),), delta, side, rng=rng, **params)
+
+
+MULTICLASS_METRICS = ("macro_recall", "macro_f1", "accuracy", "micro_f1", "bea")
+ESTIMANDS.update({("multiclass", e.name): e for e in (
+    MacroRecall("macro_recall", "multiclass", ("classes",)),
+    MacroF1("macro_f1", "multiclass", ("multiclass", "multiclass_draws")),
+    *(MulticlassAccuracy(m, "multiclass", ("proportion",)) for m in ("accuracy", "micro_f1", "bea")),
+)})
+
+
+def confusion_matrices(confusion) -> np.ndarray:
+    """Validated K×K confusion matrices (..., K, K): whole numbers >= 0, K >= 2, each non-empty."""
+    c = validate.counts("confusion", confusion)
+    if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
+        raise ValueError(f"confusion must be a K×K matrix (or an array of them, shape (..., K, K)) with K >= 2, "
+                         f"got shape {c.shape}")
+    if np.any(c.sum(axis=(-2, -1)) == 0):
+        raise ValueError("confusion must count at least one example per matrix, got an all-zero matrix")
+    return c
+
+
+def multiclass_interval(metric: str, method: str, confusion, delta=0.05, side: str = "two-sided",
+                        seed: int | None = None, **params) -> tuple[np.ndarray, np.ndarray]:
+    """The ``1 - delta`` interval ``(lower, upper)`` for a multi-class ``metric`` from confusion matrices.
+
+    ``confusion`` is a K×K array of counts, **rows = true class, columns = predicted class**
+    (or an array of them, shape (..., K, K)). ``metric`` is one of MULTICLASS_METRICS:
+    ``macro_recall`` (methods mr_*), ``macro_f1`` (mf1_*), and ``accuracy``, ``micro_f1``,
+    ``bea`` (binomial methods by name, with ``side``). ``seed`` makes the draws of mf1_bayes
+    and mf1_bootstrap reproducible. E.g.
+    ``multiclass_interval("macro_recall", "mr_union_cp", [[40, 5, 5], [3, 20, 2], [1, 1, 8]])``.
+    """
+    est = get_estimand("multiclass", metric)
+    m = est.method(method)
+    full = m.prepare(side, params)
+    c = confusion_matrices(confusion)
+    K = c.shape[-1]
+    columns = {"K": np.full(c.shape[:-2], K), **{f"c{i}_{j}": c[..., i, j] for i in range(K) for j in range(K)}}
+    columns = {name: np.reshape(v, -1) for name, v in columns.items()}
+    d = validate.delta(delta)
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
+    lower, upper = est.bounds(m, columns, d, side, rng=rng, **full)
+    shape = c.shape[:-2]
+    return np.asarray(lower, dtype=float).reshape(shape), np.asarray(upper, dtype=float).reshape(shape)

@@ -149,7 +149,7 @@ class Evaluator:
         lower, upper = self.intervals(outcomes, a, rng, params)
         truth = np.array([a.estimand.truth(self.design.truth_inputs(pt)) for pt in batch])
         weight = outcomes.weight if a.reps is None else outcomes.weight / a.reps
-        result = measures(weight, lower, upper, truth, a.reps)
+        result = measures(weight, lower, upper, truth, a.reps, null=a.estimand.null)
         result["truth"] = truth
         if a.reps is None:
             result["n_valid"] = np.full(len(batch), None, dtype=object)

@@ -9,6 +9,10 @@ outcome j (the pmf for the exact engine, the simulated frequency for Monte Carlo
     mean_width = Σ_j w_j · (upper_j - lower_j)   sd_width  = sqrt(Σ_j w_j·width_j² - mean_width²)
     mcse       = sqrt(coverage·(1 - coverage)/reps)  (0 for the exact engine)
     prob_width = Σ_j w_j · 1[width_j <= max_width]     (only when ``max_width`` is given)
+    excludes_zero = Σ_j w_j · 1[0 < lower_j or upper_j < 0]    (only for estimands with a null
+                 value, the differences of two classifiers: at a true difference of 0 the rate
+                 of a false "A is better/worse"; elsewhere the power), with its MCSE
+                 excludes_zero_mcse = sqrt(e(1 - e)/reps) (0 for the exact engine)
 
 ``width`` defaults to upper - lower; the planner passes the margin of a one-sided bound.
 """
@@ -18,9 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width")  # what every result carries
+NULL_MEASURES = ("excludes_zero", "excludes_zero_mcse")  # results of estimands with a null value (differences)
+
 
 def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
-             max_width: float | None = None) -> dict[str, np.ndarray]:
+             max_width: float | None = None, null: float | None = None) -> dict[str, np.ndarray]:
     """The measures above for each row of ``weights`` (shape (..., J)) against ``truth`` (shape (...))."""
     w = np.asarray(weights, dtype=float)
     t = np.asarray(truth, dtype=float)[..., None]
@@ -32,9 +38,15 @@ def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
     # share its array (chunking) or on the BLAS thread count.
     mean_width = np.sum(w * width, axis=-1)
     sd_width = np.sqrt(np.maximum(np.sum(w * (width * width), axis=-1) - mean_width**2, 0.0))
-    mcse = np.zeros_like(coverage) if reps is None else np.sqrt(coverage * (1 - coverage) / reps)
+    # clipped: a sum of counts/reps can exceed 1 by a rounding error
+    mcse = np.zeros_like(coverage) if reps is None else np.sqrt(np.maximum(coverage * (1 - coverage), 0.0) / reps)
     out = {"coverage": coverage, "mcse": mcse, "miss_low": miss_low, "miss_high": miss_high,
            "mean_width": mean_width, "sd_width": sd_width}
+    if null is not None:
+        excludes = np.sum(w * ((lower > null) | (upper < null)), axis=-1)
+        out["excludes_zero"] = excludes
+        out["excludes_zero_mcse"] = (np.zeros_like(excludes) if reps is None
+                                     else np.sqrt(excludes * (1 - excludes) / reps))
     if max_width is not None:
         out["prob_width"] = np.sum(w * (width <= max_width), axis=-1)
     return out

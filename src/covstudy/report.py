@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from .summary import mc_agreement, ranking, read_results, summary_table
+from .summary import (
+    exclusion_table,
+    mc_agreement,
+    ranking,
+    read_results,
+    summary_table,
+    with_exact_infimum,
+)
 
 
 def _fixed(spec: str):
@@ -21,7 +28,7 @@ def _percent(value) -> str:
     return f"{100 * value:.1f}%"
 
 
-# column -> (Markdown header, cell format); the first twelve are the summary table's, in order
+# column -> (Markdown header, cell format); the first thirteen are the summary table's, in order
 COLUMNS = {
     "label": ("method", str),
     "delta": ("δ", _fixed("{:g}")),
@@ -31,7 +38,8 @@ COLUMNS = {
     "metric": ("metric", str),
     "cells": ("cells", str),
     "mean_coverage": ("mean coverage", _fixed("{:.4f}")),
-    "min_coverage": ("min coverage", _fixed("{:.4f}")),
+    "min_coverage": ("min coverage (grid)", _fixed("{:.4f}")),
+    "exact_min_coverage": ("min coverage (exact inf over p)", _fixed("{:.4f}")),
     "below_nominal": ("below nominal", _percent),
     "mean_abs_error": ("mean \\|cov − (1−δ)\\|", _fixed("{:.4f}")),
     "mean_width": ("mean width", _fixed("{:.4f}")),
@@ -41,15 +49,23 @@ COLUMNS = {
     "sd_z": ("sd z", _fixed("{:.3f}")),
     "beyond_2": ("\\|z\\| > 2", _percent),
     "max_abs_z": ("max \\|z\\|", _fixed("{:.2f}")),
+    "null_cells": ("cells at 0", str),
+    "null_rate": ("mean P(excl. 0) at 0", _fixed("{:.4f}")),
+    "max_null_rate": ("max at 0", _fixed("{:.4f}")),
+    "above_delta": ("above δ", _percent),
+    "power": ("mean P(excl. 0) elsewhere", _fixed("{:.4f}")),
 }
 TEX_HEADERS = {
     "label": "Method", "delta": r"$\delta$", "side": "Side", "engine": "Engine", "design": "Design",
-    "metric": "Metric", "cells": "Cells", "mean_coverage": "Mean cov.", "min_coverage": "Min cov.",
+    "metric": "Metric", "cells": "Cells", "mean_coverage": "Mean cov.", "min_coverage": "Min cov. (grid)",
+    "exact_min_coverage": "Min cov. (exact inf)",
     "below_nominal": "Below nom.", "mean_abs_error": r"Mean $|C - (1-\delta)|$", "mean_width": "Mean width",
 }
 SUMMARY_COLUMNS = tuple(TEX_HEADERS)
 RANKING_COLUMNS = ("delta", "side", "engine", "closeness_rank", "label", "mean_abs_error", "width_rank",
                    "mean_width", "min_coverage")
+EXCLUSION_COLUMNS = ("label", "delta", "side", "engine", "design", "null_cells", "null_rate", "max_null_rate",
+                     "above_delta", "power")
 AGREEMENT_COLUMNS = ("label", "delta", "side", "cells", "mean_z", "sd_z", "beyond_2", "max_abs_z")
 BELOW_RULE = ("A cell is *below nominal* when its coverage < 1 − δ (exact engine) or when "
               "coverage + 2·MCSE < 1 − δ (Monte Carlo engine: short of nominal by more than two "
@@ -166,7 +182,10 @@ def _summary(df: pd.DataFrame, table: pd.DataFrame) -> list[str]:
     cells = (f"The table holds {len(df)} cells: methods {', '.join(dict.fromkeys(table['label']))}; "
              f"engines {', '.join(sorted(df['engine'].unique()))}.")
     means = ("Mean |cov − (1−δ)| is the mean absolute distance of coverage from nominal; "
-             "mean width is the expected interval width averaged over the cells.")
+             "mean width is the expected interval width averaged over the cells. Min coverage (grid) is the "
+             "smallest over the grid's cells; the exact infimum over p, lower where a dip next to an interval "
+             "end falls between grid points, is the column 'exact inf over p' of a study run with "
+             "exact_curve=true.")
     return [cells, "", "## Summary per method", "", markdown_table(table), "",
             BELOW_RULE + " Nominal is 1 − δ for every side.", means, ""]
 
@@ -187,6 +206,17 @@ def _agreement(df: pd.DataFrame) -> list[str]:
     intro = ("z = (MC coverage − exact coverage) / √(C(1 − C)/reps) per cell, C the exact coverage; if the "
              "Monte Carlo engine is right, z is close to N(0, 1): mean 0, sd 1, 4.6% beyond ±2.")
     return ["## Monte Carlo against exact", "", intro, "", markdown_table(agreement, AGREEMENT_COLUMNS), ""]
+
+
+def _exclusion(df: pd.DataFrame) -> list[str]:
+    table = exclusion_table(df)
+    if table.empty:
+        return []
+    intro = ("How often the interval for the difference excludes 0. At a true difference of 0 this is the "
+             "rate of a false \"A is better/worse\" (nominal δ; *above δ*: exact rate > δ, or Monte Carlo "
+             "rate − 2·MCSE > δ); elsewhere it is the power to tell the two apart (higher is better, at "
+             "equal coverage).")
+    return ["## Excluding 0", "", intro, "", markdown_table(table, EXCLUSION_COLUMNS), ""]
 
 
 def _figure_section(folder: Path) -> list[str]:
@@ -223,10 +253,11 @@ def write_report(folder) -> tuple[Path, Path]:
     folder = Path(folder)
     df = read_results(folder)
     study = read_study(folder)
-    table = summary_table(df)
+    table = with_exact_infimum(summary_table(df), folder)
     name = study.get("name")
     md = [f"# Coverage study: {name or folder.name}", "", *_question(study), *_configuration(study),
-          *_summary(df, table), *_ranking(table), *_agreement(df), *_figure_section(folder), *_rerun(study, folder)]
+          *_summary(df, table), *_ranking(table), *_exclusion(df), *_agreement(df),
+          *_figure_section(folder), *_rerun(study, folder)]
     md_path, tex_path = folder / "report.md", folder / "report.tex"
     md_path.write_text("\n".join(md))
     tex_path.write_text(_tex(table, name, folder))

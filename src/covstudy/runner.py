@@ -108,8 +108,23 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
         bar.close()
         table = _table(store.compact(), [c.cell_id for c in all_cells])
         store.write_table(table)
+        if study.exact_curve:
+            write_exact_curve(study)
         store.write_json("provenance.json", provenance(study, overrides, started, len(todo), workers))
     return table
+
+
+def write_exact_curve(study: Study) -> None:
+    """<out>/exact_curve.csv (confidence coefficient, where, average coverage per method, n and
+    delta over the study's p range) and <out>/exact_curve_points.csv (the exact curves)."""
+    from .exact_curve import study_tables
+    from .store import _csv_bytes, atomic_write
+
+    p = study.axes["p"]
+    summary, curves = study_tables([(m.name, m.label, dict(m.params)) for m in study.methods], study.axes["n"],
+                                   study.axes["delta"], study.side, (min(p), max(p)))
+    atomic_write(study.out / "exact_curve.csv", _csv_bytes(summary))
+    atomic_write(study.out / "exact_curve_points.csv", _csv_bytes(curves))
 
 
 def _table(finished: pd.DataFrame, order: list[str]) -> pd.DataFrame:

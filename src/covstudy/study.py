@@ -6,7 +6,7 @@ names the offending key and its valid range. Keys mirror the code's parameters:
 
     name, question, methods, side, grid.{design, metric, <the design's axes>, delta},
     reps, seed, engine,
-    n_jobs, backend, scheduler, workers, threads_per_worker, force, plot, out
+    n_jobs, backend, scheduler, workers, threads_per_worker, force, plot, out, exact_curve
 
 The designs (``grid.design``: one or more registered designs, see designs/) decide the
 axes: each declares its axes with their ranges and the sets of axes a study may give
@@ -34,7 +34,8 @@ from .methods import SIDES, get
 ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
-            "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out")
+            "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out",
+            "exact_curve")
 DELTA = dict(integer=False, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
@@ -76,6 +77,7 @@ class Study:
     force: bool
     plot: bool
     out: Path
+    exact_curve: bool = False  # also the exact confidence coefficient, average coverage and curves (exact_curve.py)
 
     @classmethod
     def from_config(cls, cfg: dict) -> "Study":
@@ -105,7 +107,10 @@ class Study:
             force=boolean("force", cfg.get("force", False)),
             plot=boolean("plot", cfg.get("plot", False)),
             out=Path(text("out", cfg.get("out", f"results/{name}"))),
+            exact_curve=boolean("exact_curve", cfg.get("exact_curve", False)),
         )
+        if study.exact_curve and design != ("binomial",):
+            raise ConfigError(f"exact_curve: only for the binomial design, got grid.design {'/'.join(design)}")
         check_feasible(study)
         return study
 
@@ -120,6 +125,7 @@ class Study:
             "backend": self.backend, "scheduler": self.scheduler, "workers": self.workers,
             "threads_per_worker": self.threads_per_worker,
             "force": self.force, "plot": self.plot, "out": str(self.out),
+            **({"exact_curve": True} if self.exact_curve else {}),  # absent when off: older study.yaml unchanged
         }
 
 

@@ -21,7 +21,7 @@ GROUP = ("method", "label", "delta", "side", "engine")
 # Columns that hold a cell's results or how it was computed; every other column identifies the cell.
 NOT_IDENTITY = frozenset({"cell_id", "engine", "reps", "seed", "coverage", "mcse", "miss_low", "miss_high",
                           "mean_width", "sd_width", "n_valid", "truth", "exact_coverage", "exact_mean_width",
-                          "seconds"})
+                          "seconds", "excludes_zero", "excludes_zero_mcse"})
 
 
 def read_results(folder) -> pd.DataFrame:
@@ -146,6 +146,29 @@ def standardised_difference(df: pd.DataFrame) -> np.ndarray:
         return np.where(se > 0, (df["coverage"].to_numpy(float) - e) / np.where(se > 0, se, 1), np.nan)
 
 
+def exclusion_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Comparison designs (rows with ``excludes_zero``), per label × delta × side × engine: at the
+    cells whose true difference is 0, the mean and largest rate of excluding 0 (a false "A is
+    better/worse"; nominal delta) and the share of those cells above delta (exact: e > delta;
+    Monte Carlo: e - 2·MCSE > delta); at the other cells, the mean rate (power). Empty otherwise."""
+    df = tidy(df)
+    if "excludes_zero" not in df or df["excludes_zero"].isna().all():
+        return pd.DataFrame()
+    df = df[df["excludes_zero"].notna()]
+    null = df["truth"].abs() <= ROUNDING
+    margin = np.where(df["engine"] == "exact", 0.0, 2 * df["excludes_zero_mcse"].fillna(0.0))
+    df = df.assign(_null=np.where(null, df["excludes_zero"], np.nan),
+                   _above=np.where(null, (df["excludes_zero"] - margin > df["delta"] + ROUNDING).astype(float), np.nan),
+                   _power=np.where(null, np.nan, df["excludes_zero"]))
+    keys = list(GROUP) + split_columns(df)
+    if "design" in keys:
+        df["design"] = df["design"].fillna("").astype(str)
+    out = df.groupby(keys, sort=False).agg(
+        null_cells=("_null", "count"), null_rate=("_null", "mean"), max_null_rate=("_null", "max"),
+        above_delta=("_above", "mean"), power=("_power", "mean")).reset_index()
+    return out.iloc[_registry_order(out)].reset_index(drop=True)
+
+
 def mc_agreement(df: pd.DataFrame) -> pd.DataFrame:
     """Per label × delta × side, over the mc cells with an exact reference: the standardised
     differences' count, mean, sd, share beyond ±2 (4.6% for N(0, 1)) and largest |z|."""
@@ -164,3 +187,16 @@ def _registry_order(out: pd.DataFrame) -> np.ndarray:
     key = pd.DataFrame({"r": out["method"].map(method_rank), "m": out["method"],
                         "l": out["label"], "d": out["delta"], "s": out["side"]})
     return key.sort_values(list(key.columns), kind="stable").index.to_numpy()
+
+
+def with_exact_infimum(table: pd.DataFrame, folder) -> pd.DataFrame:
+    """The summary with ``exact_min_coverage``: per label, delta and side the smallest exact
+    confidence coefficient over the study's n (inf over every p of its range), when the study
+    wrote <folder>/exact_curve.csv (``exact_curve: true``); the table unchanged otherwise."""
+    path = Path(folder) / "exact_curve.csv"
+    if not path.is_file():
+        return table
+    inf = (pd.read_csv(path).groupby(["label", "delta", "side"], sort=False)["confidence_coefficient"].min()
+           .rename("exact_min_coverage").reset_index())
+    inf["label"] = inf["label"].astype(str)
+    return table.merge(inf, on=["label", "delta", "side"], how="left")

@@ -14,7 +14,7 @@ from .designs import get_design
 from .estimands import get_estimand
 from .evaluate import Evaluator
 from .grid import Cell, Task
-from .measures import MEASURES
+from .measures import MEASURES, NULL_MEASURES
 from .study import analyses_of
 
 
@@ -41,7 +41,7 @@ def evaluate(task: Task) -> list[dict]:
             row = rows.setdefault(cell, _identity(cell))
             if kind == "main":
                 row["truth"] = float(result["truth"][j])
-                row.update({m: float(result[m][j]) for m in MEASURES})
+                row.update({m: float(result[m][j]) for m in MEASURES + NULL_MEASURES if m in result})
                 row["n_valid"] = result["n_valid"][j]
             else:
                 row["exact_coverage"] = float(result["coverage"][j])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validate
-from . import binomial, inverted_tests, balanced, f1  # noqa: F401  (register the methods, in this order)
+from . import binomial, inverted_tests, balanced, f1, multiclass, difference, paired  # noqa: F401  (register the methods, in this order)
 from .registry import INPUTS, SIDES, Method, Param, get, methods, register, side_message
 
 __all__ = ["INPUTS", "SIDES", "Method", "Param", "balanced_methods", "f1_methods", "get", "interval", "methods",

@@ -60,7 +60,9 @@ def wilson(k, n, delta):
     """Wilson score interval: (p̂ + z²/2n ± z·sqrt(p̂(1-p̂)/n + z²/4n²)) / (1 + z²/n).
 
     Inverts the score test |p̂ - p| <= z·sqrt(p(1-p)/n); always inside [0, 1]
-    (clipped only against rounding).
+    (clipped only against rounding). Lower = 0 at k = 0 and upper = 1 at k = n exactly (for
+    z >= 0): in floating point centre - half can be 3e-17 there, which would leave a sliver
+    (0, 3e-17) of p where coverage tends to 0.
     """
     k, n = _floats(k, n)
     p_hat = k / n
@@ -68,7 +70,8 @@ def wilson(k, n, delta):
     z2 = z * z
     centre = (p_hat + z2 / (2 * n)) / (1 + z2 / n)
     half = z * np.sqrt(p_hat * (1 - p_hat) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return _clip(centre - half, centre + half)
+    lower, upper = _clip(centre - half, centre + half)
+    return np.where((k == 0) & (z >= 0), 0.0, lower), np.where((k == n) & (z >= 0), 1.0, upper)
 
 
 @register("clopper_pearson", aliases=("exact",), family="exact", guaranteed=True,

@@ -1,8 +1,10 @@
 """The method registry: one place that maps names (and aliases) to interval kernels.
 
 Every method declares what it *takes* (``INPUTS``): a proportion (k successes of n), two
-classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy) or a confusion
-matrix (tp, fn, fp, tn). Its kernel is a pure vectorised function
+classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy), a confusion
+matrix (tp, fn, fp, tn), for K classes the classes' correct counts and sizes or the K×K
+confusion matrix (methods/multiclass.py), two independent test sets (k1 of n1, k2 of n2) or a
+paired table of two classifiers (both, only_first, only_second, neither). Its kernel is a pure vectorised function
 ``kernel(*counts, delta, **params) -> (lower, upper)`` over those counts (broadcasting numpy
 arrays, already validated), ``delta`` the two-sided miss rate and ``params`` the method's
 parameters (validated, defaults filled in); confusion-matrix kernels also take ``rng``, the
@@ -50,6 +52,13 @@ INPUTS = {
     "proportion": Input(("k", "n"), ""),
     "two_class": Input(("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy"),
     "confusion": Input(("tp", "fn", "fp", "tn"), "F1", per_test_set=True),
+    # K classes' correct counts k and sizes n, each shape (..., K): macro recall
+    "classes": Input(("k", "n"), "macro-recall"),
+    # a K×K confusion matrix (..., K, K), rows = true class, columns = predicted: macro-F1
+    "multiclass": Input(("confusion",), "macro-F1"),
+    "multiclass_draws": Input(("confusion",), "sampled macro-F1", per_test_set=True),
+    "difference": Input(("k1", "n1", "k2", "n2"), "difference"),  # two independent test sets
+    "paired": Input(("both", "only_first", "only_second", "neither"), "paired"),  # one test set, two classifiers
 }
 
 

@@ -9,7 +9,9 @@ module per kind or family of kinds), as PNG (150 dpi) and PDF in <folder>/figure
 - expected width vs p and vs n (width.py);
 - coverage heatmaps over (p, n) and over (tpr, tnr) (heatmap.py);
 - the coverage–width trade-off (tradeoff.py);
-- Monte Carlo against exact, and the standardised differences against N(0, 1) (mc_vs_exact.py).
+- Monte Carlo against exact, and the standardised differences against N(0, 1) (mc_vs_exact.py);
+- with ``exact_curve: true``, exact coverage vs p drawn on both sides of every interval end (exact_curve.py).
+- comparison designs: coverage and the rate of excluding 0 against the true difference (comparison.py).
 
 This package is the only part of covstudy that imports matplotlib (style.py says how).
 """
@@ -21,7 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..summary import read_results, split_columns
-from . import coverage, heatmap, mc_vs_exact, tradeoff, width  # noqa: F401  (they register the kinds)
+from . import comparison, coverage, heatmap, mc_vs_exact, multiclass, tradeoff, width  # noqa: F401  (they register the kinds)
+from .exact_curve import exact_curve_figures
 from .kind import PLOTS, Plot, register_plot
 from .style import _RC, OKABE_ITO, _Output, method_colors, method_order
 
@@ -51,6 +54,9 @@ def plot_results(folder, formats=("png", "pdf")) -> list[Path]:
                     for sel in kind.selections(sub, combo):
                         out.save(kind.draw(sub, combo, sel, colors, order), kind.stem(combo, sel),
                                  kind.caption(sub, combo, sel))
+    if (folder / "exact_curve_points.csv").is_file():  # a study with exact_curve: true
+        with matplotlib.rc_context(_RC):
+            exact_curve_figures(folder, out, colors, order)
     index = pd.DataFrame({"file": [f"figures/{paths[0].name}" for paths, _ in out.written],
                           "caption": [cap for _, cap in out.written]})
     index.to_csv(out_dir / "index.csv", index=False)

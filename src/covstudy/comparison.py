@@ -1,0 +1,144 @@
+"""Comparing two classifiers: intervals for a difference of accuracies and the posterior
+probability that the first is better.
+
+* ``difference_interval(method, k1, n1, k2, n2)``: two independent test sets (k1 of n1 and k2
+  of n2 correct), interval for p1 - p2 (methods/difference.py).
+* ``paired_interval(method, both, only_first, only_second, neither)``: both classifiers on the
+  same test set, interval for acc_first - acc_second (methods/paired.py).
+* ``superiority_probability``: P(first better | data). Paired, under a Dirichlet(prior) prior
+  on the four cells, θ12/(θ12 + θ21) ~ Beta(b + prior, c + prior) and θ12 > θ21 exactly when it
+  exceeds 1/2, so P = 1 - I_{1/2}(b + prior, c + prior), closed form. Unpaired, with
+  independent Beta(prior, prior) posteriors updated to X ~ Beta(k1 + prior, n1 - k1 + prior)
+  and Y likewise, P(X > Y) = ∫₀¹ f_Y(y)·(1 - I_y(X's parameters)) dy, by adaptive quadrature
+  (absolute error below 1e-10).
+
+Method names may be given with or without their prefix (``"newcombe"`` or ``"diff_newcombe"``).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from scipy import integrate, special, stats
+
+from . import validate
+from .methods import get
+from .methods.registry import INPUTS
+
+_PREFIX = {"difference": "diff_", "paired": "paired_"}
+
+
+def _method(name, takes: str):
+    """The registered method ``name`` of kind ``takes``, the prefix optional."""
+    try:
+        return get(name, takes)
+    except ValueError:
+        if isinstance(name, str) and not name.startswith(_PREFIX[takes]):
+            try:
+                return get(_PREFIX[takes] + name, takes)
+            except ValueError:
+                pass
+        raise
+
+
+def _counts(names, values) -> tuple[np.ndarray, ...]:
+    arrays = {name: validate.counts(name, value) for name, value in zip(names, values)}
+    try:
+        return tuple(np.broadcast_arrays(*arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{name} {a.shape}" for name, a in arrays.items())
+        raise ValueError(f"{', '.join(names)} must broadcast together, got shapes {shapes}") from None
+
+
+def difference_counts(k1, n1, k2, n2) -> tuple[np.ndarray, ...]:
+    """Validated (k1, n1, k2, n2): whole numbers, 0 <= ki <= ni, ni >= 1, broadcasting together."""
+    k1, n1, k2, n2 = _counts(INPUTS["difference"].counts, (k1, n1, k2, n2))
+    for k, n, i in ((k1, n1, 1), (k2, n2, 2)):
+        if np.any(n < 1):
+            raise ValueError(f"n{i} must be >= 1 (a test set has at least one example), got {n.flat[np.argmax(n < 1)]}")
+        if np.any(k > n):
+            j = np.argmax(k > n)
+            raise ValueError(f"k{i} must be in [0, n{i}], got k{i}={k.flat[j]} > n{i}={n.flat[j]}")
+    return k1, n1, k2, n2
+
+
+def paired_counts(both, only_first, only_second, neither) -> tuple[np.ndarray, ...]:
+    """Validated table counts: whole numbers >= 0 broadcasting together, at least one example."""
+    out = _counts(INPUTS["paired"].counts, (both, only_first, only_second, neither))
+    if np.any(sum(out) == 0):
+        raise ValueError("both + only_first + only_second + neither must be >= 1 (a test set has at least "
+                         "one example), got 0")
+    return out
+
+
+def difference_interval(method: str, k1, n1, k2, n2, delta=0.05, **params) -> tuple[np.ndarray, np.ndarray]:
+    """The ``1 - delta`` interval ``(lower, upper)`` for p1 - p2 from k1 of n1 and k2 of n2 correct on
+    two independent test sets; arguments broadcast, bounds in [-1, 1]. ``method`` is one of
+    ``methods("difference")`` (prefix ``diff_`` optional), e.g.
+    ``difference_interval("newcombe", 56, 70, 48, 80)``; ``params`` its parameters (``a``, ``b`` of bayes)."""
+    m = _method(method, "difference")
+    full = m.prepare("two-sided", params)
+    counts = difference_counts(k1, n1, k2, n2)
+    lower, upper = m.bounds(counts, validate.delta(delta), "two-sided", **full)
+    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+
+
+def paired_interval(method: str, both, only_first, only_second, neither, delta=0.05,
+                    **params) -> tuple[np.ndarray, np.ndarray]:
+    """The ``1 - delta`` interval ``(lower, upper)`` for acc_first - acc_second of two classifiers scored
+    on the same test set: ``both`` examples right for both, ``only_first``, ``only_second``, ``neither``.
+    Arguments broadcast, bounds in [-1, 1]. ``method`` is one of ``methods("paired")`` (prefix
+    ``paired_`` optional), e.g. ``paired_interval("tango", 20, 12, 2, 16)``."""
+    m = _method(method, "paired")
+    full = m.prepare("two-sided", params)
+    counts = paired_counts(both, only_first, only_second, neither)
+    lower, upper = m.bounds(counts, validate.delta(delta), "two-sided", **full)
+    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+
+
+def _prior(prior) -> float:
+    value = float(validate.scalar("prior", prior))
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"prior must be a finite number > 0, got {prior!r}")
+    return value
+
+
+def superiority_probability(only_first=None, only_second=None, prior: float = 1.0, *, k1=None, n1=None,
+                            k2=None, n2=None) -> np.ndarray:
+    """Posterior probability that the first classifier is the more accurate (module docstring).
+
+    Paired (one test set): ``superiority_probability(only_first, only_second, prior=1.0)``, the
+    discordant counts, under a Dirichlet(prior, prior, prior, prior) prior on the four cells:
+    1 - I_{1/2}(only_first + prior, only_second + prior) (exact).
+    Unpaired (two test sets): ``superiority_probability(k1=, n1=, k2=, n2=, prior=1.0)``, Beta(prior,
+    prior) priors, P(p1 > p2 | data) by quadrature to 1e-10. Arguments broadcast.
+    """
+    a = _prior(prior)
+    unpaired = [v is not None for v in (k1, n1, k2, n2)]
+    if any(unpaired):
+        if only_first is not None or only_second is not None or not all(unpaired):
+            raise ValueError("give either only_first, only_second (paired) or all of k1, n1, k2, n2 (unpaired)")
+        k1, n1, k2, n2 = difference_counts(k1, n1, k2, n2)
+        shape = k1.shape
+        out = np.array([_unpaired_superiority(x1 + a, m1 - x1 + a, x2 + a, m2 - x2 + a)
+                        for x1, m1, x2, m2 in zip(k1.ravel(), n1.ravel(), k2.ravel(), n2.ravel())])
+        return out.reshape(shape)
+    if only_first is None or only_second is None:
+        raise ValueError("give either only_first, only_second (paired) or all of k1, n1, k2, n2 (unpaired)")
+    b, c = _counts(("only_first", "only_second"), (only_first, only_second))
+    # P(R > 1/2) for R ~ Beta(b + a, c + a): the reflected form keeps full precision near 1.
+    return np.asarray(special.betainc(c + a, b + a, 0.5), dtype=float)
+
+
+def _unpaired_superiority(a1, b1, a2, b2) -> float:
+    """P(X > Y), X ~ Beta(a1, b1), Y ~ Beta(a2, b2) independent: ∫ f_Y(y)·P(X > y) dy."""
+    y = stats.beta(a2, b2)
+    # integrate over Y's bulk and tails separately so that the quadrature sees its peak
+    cuts = sorted({0.0, *np.clip(y.ppf([1e-6, 0.5, 1 - 1e-6]), 0, 1).tolist(), 1.0})
+    total = 0.0
+    for lo, hi in itertools.pairwise(cuts):
+        if hi > lo:
+            total += integrate.quad(lambda t: y.pdf(t) * special.betainc(b1, a1, 1 - t), lo, hi,
+                                    epsabs=1e-12, epsrel=1e-12, limit=200)[0]
+    return float(min(max(total, 0.0), 1.0))

@@ -1,0 +1,258 @@
+"""Multi-class designs: K classes, class prevalences π and a K×K matrix R of P(predicted j | true i).
+
+An outcome is a K×K confusion matrix C, **rows = true class, columns = predicted class**,
+carried as the columns ``c{i}_{j}`` (and ``K``). Two ways of drawing a test set of n examples:
+
+* ``multiclass`` (fixed class sizes): n_i = n·π_i apportioned by largest remainders, each
+  class at least one example (n >= K); row i of C ~ Multinomial(n_i, R_i·), rows independent.
+* ``multiclass_iid`` (i.i.d. examples): C ~ Multinomial(n, π_i·R_ij) over the K² cells, so a
+  class can be empty.
+
+The study axes keep the model simple: ``K`` classes, ``n`` examples, every class's ``recall``
+R_ii = recall with its errors spread evenly, R_ij = (1 - recall)/(K - 1), and ``imbalance``
+r >= 1, the ratio of the largest to the smallest prevalence, with prevalences geometric in
+between: π_i ∝ r^(-i/(K-1)), i = 0..K-1 (r = 1: balanced classes). ``class_model`` gives
+(π, R) from the axes; ``exact_outcomes`` and ``simulate_outcomes`` take any π and R.
+
+Exact coverage enumerates what the estimand's methods need (``merge``):
+
+    need        fixed class sizes          i.i.d.                  what it is for
+    "trace"     n + 1                      n + 1                   accuracy, micro-F1, BEA
+    "diagonal"  Π (n_i + 1)                C(n + 2K - 1, 2K - 1)   macro recall (k_i of n_i)
+    None        Π C(n_i + K - 1, K - 1)    C(n + K² - 1, K² - 1)   macro-F1: the whole matrix
+
+up to EXACT_LIMIT outcomes (e.g. K = 3: macro recall to n ≈ 300 with fixed sizes, macro-F1 to
+n = 30 with fixed sizes and n = 18 i.i.d.). Monte Carlo draws C for each test set from the
+stream keyed by the point and keeps the distinct matrices with their counts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from scipy import special, stats
+
+from ..seeds import stream
+from .base import Axis, Design, Outcomes
+from .registry import register
+from .sampling import BLOCK
+
+EXACT_LIMIT = 2_000_000  # outcomes of one exact enumeration
+AXES = (Axis("K", True, 2), Axis("n", True, 1), Axis("recall", False, 0.0, 1.0),
+        Axis("imbalance", False, 1.0))
+
+
+def class_model(K: int, recall: float, imbalance: float) -> tuple[np.ndarray, np.ndarray]:
+    """(π, R): prevalences π_i ∝ imbalance^(-i/(K-1)) and R_ii = recall, R_ij = (1 - recall)/(K - 1)."""
+    prevalence = float(imbalance) ** (-np.arange(K) / (K - 1))
+    rates = np.full((K, K), (1 - recall) / (K - 1))
+    np.fill_diagonal(rates, recall)
+    return prevalence / prevalence.sum(), rates
+
+
+def class_sizes(n: int, prevalence) -> np.ndarray:
+    """n_i = n·π_i rounded by largest remainders so that Σ n_i = n, each at least 1 (needs n >= K)."""
+    pi = np.asarray(prevalence, dtype=float)
+    free = n - pi.size
+    share = free * pi
+    sizes = np.floor(share).astype(np.int64)
+    rest = free - int(sizes.sum())
+    sizes[np.argsort(-(share - sizes), kind="stable")[:rest]] += 1
+    return sizes + 1
+
+
+def cell_names(K: int) -> list[str]:
+    return [f"c{i}_{j}" for i in range(K) for j in range(K)]
+
+
+def matrix(columns: dict) -> np.ndarray:
+    """The outcomes' confusion matrices, shape (outcomes, K, K), from the columns ``c{i}_{j}``."""
+    K = int(np.asarray(columns["K"]).flat[0])
+    return np.stack([np.asarray(columns[c]) for c in cell_names(K)], axis=-1).reshape(-1, K, K)
+
+
+def columns_of(cells: np.ndarray, K: int) -> dict:
+    """Outcome columns from matrices flattened to shape (outcomes, K²)."""
+    return {"K": np.full(cells.shape[0], K), **dict(zip(cell_names(K), cells.T))}
+
+
+def compositions(n: int, parts: int) -> np.ndarray:
+    """Every vector of ``parts`` whole numbers >= 0 summing to n, shape (C(n + parts - 1, parts - 1), parts)."""
+    if parts == 1:
+        return np.array([[n]], dtype=np.int64)
+    bars = np.array(list(itertools.combinations(range(n + parts - 1), parts - 1)), dtype=np.int64)
+    bars = bars.reshape(-1, parts - 1)
+    edges = np.concatenate([np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), n + parts - 1)], 1)
+    return np.diff(edges, axis=1) - 1
+
+
+def multinomial_pmf(x: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
+    """Multinomial(n, p) probabilities of the rows of ``x``."""
+    log = special.gammaln(n + 1) - special.gammaln(x + 1).sum(-1) + special.xlogy(x, p).sum(-1)
+    return np.exp(log)
+
+
+def outcome_count(K: int, n: int, sizes, merge) -> int:
+    """How many outcomes an exact enumeration has (module docstring's table)."""
+    if merge == "trace":
+        return n + 1
+    if sizes is None:
+        return math.comb(n + 2 * K - 1, 2 * K - 1) if merge == "diagonal" else math.comb(n + K * K - 1, K * K - 1)
+    if merge == "diagonal":
+        return math.prod(int(s) + 1 for s in sizes)
+    return math.prod(math.comb(int(s) + K - 1, K - 1) for s in sizes)
+
+
+def _product(blocks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Cartesian product of independent parts (values (m_i, w_i) and probabilities): rows in
+    the order of the first part major."""
+    values, prob = blocks[0]
+    for v, p in blocks[1:]:
+        values = np.concatenate([np.repeat(values, len(v), 0), np.tile(v, (len(values), 1))], axis=1)
+        prob = np.outer(prob, p).ravel()
+    return values, prob
+
+
+def exact_outcomes(n: int, prevalence, rates, sizes=None, merge=None) -> tuple[dict, np.ndarray]:
+    """Every outcome (columns) and its probability; ``sizes`` the fixed class sizes (None: i.i.d.).
+
+    ``merge`` "trace": columns K, k (correct), n; "diagonal": K, k{i}, n{i} (correct and size
+    of class i); None: the matrices (``c{i}_{j}``).
+    """
+    pi, R = np.asarray(prevalence, dtype=float), np.asarray(rates, dtype=float)
+    K = pi.size
+    if merge == "trace":
+        k = np.arange(n + 1)
+        if sizes is None:
+            weight = stats.binom.pmf(k, n, float(np.sum(pi * np.diag(R))))
+        else:
+            weight = np.array([1.0])
+            for s, r in zip(sizes, np.diag(R)):
+                weight = np.convolve(weight, stats.binom.pmf(np.arange(s + 1), s, r))
+        return {"K": np.full(n + 1, K), "k": k, "n": np.full(n + 1, n)}, weight
+    if merge == "diagonal":
+        size_rows = (np.array([sizes]), np.array([1.0])) if sizes is not None else \
+            (compositions(n, K), None)
+        if size_rows[1] is None:
+            size_rows = (size_rows[0], multinomial_pmf(size_rows[0], n, pi))
+        parts, weights = [], []
+        for row, p_row in zip(*size_rows):
+            blocks = [(np.arange(s + 1)[:, None], stats.binom.pmf(np.arange(s + 1), s, R[i, i]))
+                      for i, s in enumerate(row)]
+            k, p = _product(blocks)
+            parts.append(np.concatenate([k, np.broadcast_to(row, k.shape)], axis=1))
+            weights.append(p_row * p)
+        values, weight = np.concatenate(parts), np.concatenate(weights)
+        cols = {"K": np.full(len(values), K)}
+        cols.update({f"k{i}": values[:, i] for i in range(K)})
+        cols.update({f"n{i}": values[:, K + i] for i in range(K)})
+        return cols, weight
+    if sizes is None:
+        cells = compositions(n, K * K)
+        return columns_of(cells, K), multinomial_pmf(cells, n, (pi[:, None] * R).ravel())
+    blocks = []
+    for i, s in enumerate(sizes):
+        row = compositions(int(s), K)
+        blocks.append((row, multinomial_pmf(row, int(s), R[i])))
+    cells, weight = _product(blocks)
+    return columns_of(cells, K), weight
+
+
+def simulate_outcomes(n: int, prevalence, rates, sizes, reps: int, rng) -> tuple[dict, np.ndarray]:
+    """The distinct matrices of ``reps`` simulated test sets and their counts; ``sizes`` as in
+    ``exact_outcomes``. Drawn in blocks: per block every row's (fixed sizes) or the whole
+    matrix's (i.i.d.) multinomial draws, in class order."""
+    pi, R = np.asarray(prevalence, dtype=float), np.asarray(rates, dtype=float)
+    K = pi.size
+    block = max(1, BLOCK // (K * K))
+    found: dict = {}
+    for start in range(0, reps, block):
+        size = min(block, reps - start)
+        if sizes is None:
+            cells = rng.multinomial(n, (pi[:, None] * R).ravel(), size=size)
+        else:
+            cells = np.concatenate([rng.multinomial(int(s), R[i], size=size) for i, s in enumerate(sizes)], axis=1)
+        unique, count = np.unique(cells, axis=0, return_counts=True)
+        for row, c in zip(map(tuple, unique.tolist()), count.tolist()):
+            found[row] = found.get(row, 0) + c
+    keys = sorted(found)
+    return columns_of(np.array(keys, dtype=np.int64), K), np.array([found[k] for k in keys], dtype=np.int64)
+
+
+class _Multiclass(Design):
+    data = "multiclass"
+    estimand = "macro_recall"
+    axes = AXES
+    parametrisations = (("K", "n", "recall", "imbalance"),)
+    fixed_sizes: bool
+
+    def points(self, grid: dict) -> list[dict]:
+        return [{"K": K, "n": n, "recall": r, "imbalance": g}
+                for K, n, r, g in itertools.product(grid["K"], grid["n"], grid["recall"], grid["imbalance"])]
+
+    def model(self, point: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(π, R, class sizes or None) of a point: from its axes, or its full ``prevalence`` and
+        ``rates`` where given (``covstudy.multiclass_coverage``)."""
+        if "rates" in point:
+            pi, R = np.asarray(point["prevalence"], dtype=float), np.asarray(point["rates"], dtype=float)
+        else:
+            pi, R = class_model(point["K"], point["recall"], point["imbalance"])
+        return pi, R, class_sizes(point["n"], pi) if self.fixed_sizes else None
+
+    def check(self, point: dict, exact: bool, merge=None) -> str | None:
+        K, n = point["K"], point["n"]
+        if self.fixed_sizes and n < K:
+            return f"n: design {self.name} gives every class at least one example, so n >= K = {K}; got {n}"
+        if K > 100:
+            return f"K: design {self.name} takes K <= 100 classes, got {K}"
+        if exact:
+            sizes = self.model(point)[2]
+            count = outcome_count(K, n, sizes, merge)
+            if count > EXACT_LIMIT:  # the counts per estimand: module docstring
+                return (f"n: exact {self.name} coverage at K = {K}, n = {n} enumerates more than "
+                        f"{EXACT_LIMIT:,} outcomes")
+        return None
+
+    def table_key(self, point: dict) -> tuple:
+        return (point["K"], point["n"])
+
+    def stream_identity(self, point: dict) -> dict:
+        return {"design": self.name, **point}
+
+    def truth_inputs(self, point: dict) -> dict:
+        pi, R, sizes = self.model(point)
+        if sizes is not None:  # the test set's own class proportions
+            pi = sizes / sizes.sum()
+        return {"prevalence": pi, "rates": R}
+
+    def exact(self, points: list[dict], merge=None) -> Outcomes:
+        [pt] = points
+        pi, R, sizes = self.model(pt)
+        columns, weight = exact_outcomes(pt["n"], pi, R, sizes, merge)
+        return Outcomes(columns, weight[None, :] / weight.sum())  # exp(log pmf) sums to 1 only to ~1e-15
+
+    def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
+        [pt] = points
+        pi, R, sizes = self.model(pt)
+        columns, count = simulate_outcomes(pt["n"], pi, R, sizes, reps, stream(seed, **self.stream_identity(pt)))
+        return Outcomes(columns, count[None, :])
+
+
+@register
+class Multiclass(_Multiclass):
+    name = "multiclass"
+    fixed_sizes = True
+    summary = ("K classes of fixed sizes n_i ≈ n·π_i (π geometric, largest/smallest = imbalance); each row of the "
+               "confusion matrix ~ Multinomial(n_i; recall on the diagonal, errors spread evenly)")
+    example = {"K": 3, "n": 9, "recall": 0.7, "imbalance": 2.0}
+
+
+@register
+class MulticlassIID(_Multiclass):
+    name = "multiclass_iid"
+    fixed_sizes = False
+    summary = ("K classes, n i.i.d. examples: the confusion matrix ~ Multinomial(n; π_i·R_ij) over K² cells "
+               "(a class can be empty)")
+    example = {"K": 3, "n": 8, "recall": 0.7, "imbalance": 2.0}

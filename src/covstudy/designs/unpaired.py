@@ -1,0 +1,107 @@
+"""The unpaired design: two classifiers (or one classifier twice) on independent test sets.
+
+k1 ~ Binomial(n1, p1) and k2 ~ Binomial(n2, p2), independent; the estimand is p1 - p2.
+The outcome space, all (k1, k2), is the same for every (p1, p2) of one (n1, n2), so exact
+coverage enumerates it as the outer product of the two binomial pmfs, and every point of one
+(n1, n2) shares the interval tables of the (n1 + 1)(n2 + 1) outcomes (ordered k1-major).
+Monte Carlo draws k1 and k2 of each test set from the stream keyed by (n1, n2, p1, p2);
+within TABLE_LIMIT it counts them into the same table, beyond it keeps the distinct outcomes.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from scipy import stats
+
+from ..seeds import stream
+from .base import Axis, Design, Outcomes, Segment
+from .confusion import TABLE_LIMIT
+from .registry import register
+from .sampling import BLOCK, merge
+
+_KEY_LIMIT = 1 << 62  # Monte Carlo outcomes are keyed k1·(n2 + 1) + k2 in int64
+
+
+@register
+class Unpaired(Design):
+    name = "unpaired"
+    data = "unpaired"
+    axes = (Axis("n1", True, 1), Axis("n2", True, 1), Axis("p1", False, 0.0, 1.0), Axis("p2", False, 0.0, 1.0))
+    parametrisations = (("n1", "n2", "p1", "p2"),)
+    estimand = "difference"
+    summary = "independent test sets: k1 ~ Bin(n1, p1), k2 ~ Bin(n2, p2); estimand p1 - p2"
+    example = {"n1": 8, "n2": 11, "p1": 0.7, "p2": 0.4}
+
+    def points(self, grid: dict) -> list[dict]:
+        return [{"n1": a, "n2": b, "p1": p, "p2": q}
+                for a, b, p, q in itertools.product(grid["n1"], grid["n2"], grid["p1"], grid["p2"])]
+
+    def _cells(self, point: dict) -> int:
+        return (point["n1"] + 1) * (point["n2"] + 1)
+
+    def check(self, point: dict, exact: bool, merge=None) -> str | None:
+        cells = self._cells(point)
+        if exact and cells > TABLE_LIMIT:
+            return f"n1, n2: exact unpaired coverage needs (n1 + 1)(n2 + 1) <= {TABLE_LIMIT:,} outcomes, got {cells:,}"
+        if cells > _KEY_LIMIT:
+            return f"n1, n2: Monte Carlo needs (n1 + 1)(n2 + 1) <= 2^62 outcomes, got {cells:,}"
+        return None
+
+    def table_key(self, point: dict) -> tuple:
+        return (point["n1"], point["n2"])
+
+    def batch_key(self, point: dict):
+        # Points of one (n1, n2) share the outcome table; beyond TABLE_LIMIT each point is alone.
+        return self.table_key(point) if self._cells(point) <= TABLE_LIMIT else tuple(point.items())
+
+    def outcome_count(self, point: dict) -> int:
+        return min(self._cells(point), TABLE_LIMIT)
+
+    def stream_identity(self, point: dict) -> dict:
+        return {"design": "unpaired", "n1": point["n1"], "n2": point["n2"], "p1": point["p1"], "p2": point["p2"]}
+
+    def truth_inputs(self, point: dict) -> dict:
+        return {"p1": point["p1"], "p2": point["p2"]}
+
+    def table_columns(self, key: tuple) -> dict:
+        n1, n2 = key
+        k1, k2 = np.indices((n1 + 1, n2 + 1)).reshape(2, -1)
+        return {"k1": k1, "n1": n1, "k2": k2, "n2": n2}
+
+    def exact(self, points: list[dict], merge=None) -> Outcomes:
+        key = self.table_key(points[0])
+        weight = np.stack([unpaired_pmf(*key, pt["p1"], pt["p2"]).ravel() for pt in points])
+        return Outcomes(self.table_columns(key), weight, (Segment(key, slice(None)),))
+
+    def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
+        n1, n2 = key = self.table_key(points[0])
+        draws = [unpaired_counts(pt, reps, seed) for pt in points]
+        if self._cells(points[0]) <= TABLE_LIMIT:
+            size = self._cells(points[0])
+            weight = np.stack([np.bincount(index, weights=count, minlength=size).astype(np.int64)
+                               for index, count in draws])
+            return Outcomes(self.table_columns(key), weight, (Segment(key, slice(None)),))
+        [(index, count)] = draws
+        k1, k2 = np.divmod(index, n2 + 1)
+        return Outcomes({"k1": k1, "n1": n1, "k2": k2, "n2": n2}, count[None, :])
+
+
+def unpaired_pmf(n1: int, n2: int, p1: float, p2: float) -> np.ndarray:
+    """P(k1, k2) = Binomial(k1; n1, p1)·Binomial(k2; n2, p2), shape (n1 + 1, n2 + 1)."""
+    return np.outer(stats.binom.pmf(np.arange(n1 + 1), n1, p1), stats.binom.pmf(np.arange(n2 + 1), n2, p2))
+
+
+def unpaired_counts(point: dict, reps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct outcomes k1·(n2 + 1) + k2 of ``reps`` simulated test-set pairs and their counts,
+    drawn in fixed blocks (k1, then k2) from the point's stream."""
+    n1, n2 = point["n1"], point["n2"]
+    rng = stream(seed, design="unpaired", n1=n1, n2=n2, p1=point["p1"], p2=point["p2"])
+    parts = []
+    for start in range(0, reps, BLOCK):
+        size = min(BLOCK, reps - start)
+        k1 = rng.binomial(n1, point["p1"], size=size)
+        k2 = rng.binomial(n2, point["p2"], size=size)
+        parts.append(np.unique(k1.astype(np.int64) * (n2 + 1) + k2, return_counts=True))
+    return merge(parts)

@@ -1,0 +1,158 @@
+"""The mean M = (X₁ + … + X_K)/K of K independent Beta variables: quantiles.
+
+The posterior of macro recall (the mean of K class recalls with independent Beta posteriors)
+generalises Brodersen et al.'s (2010) posterior of balanced accuracy (K = 2). For K = 2 the
+quantiles are those of ``beta_mean`` (tanh-sinh quadrature of the exact convolution). For
+K >= 3 each X_i is put on a lattice lo_i + c·h: the Beta mass of each cell (regularised
+incomplete beta function) is split between the cell's two ends so that the cell's mean is kept
+(which makes singular Beta(½, ·) densities harmless), the K lattices are convolved by FFT, and
+the sum is smoothed by K independent Uniform(-h/2, h/2) terms, whose Irwin–Hall CDF makes the
+result continuous:
+
+    S ≈ Σ lo_i + h·(J + V - K/2),   J = Σ J_i (lattice pmf),  V ~ Irwin–Hall(K),
+    P(J + V <= t) = P(J <= t0 - K) + Σ_{j = t0-K+1..t0} P(J = j)·F_IH(t - j),  t0 = ⌊t⌋.
+
+The lattice's quantiles err by c·h² + o(h²) (variance added by the lattice and the smoothing),
+so Richardson's extrapolation (4·Q(h/2) - Q(h))/3 with h = min_i sd(X_i)/STEPS_PER_SD removes
+the leading term: the tests find the 0.025, 0.5 and 0.975 quantiles within 1e-6 of
+``beta_mean`` (K = 2, including singular Jeffreys posteriors; typically within 1e-7) and of
+adaptive quadrature (K = 3). Far-tail quantiles (q < 0.01) of several posteriors singular at
+the same end are accurate to a few 1e-6. Each X_i is kept on its
+central 1 - 2·EPS range; the lattice is at most MAX_CELLS long (h grows beyond that, which only
+happens when one posterior is ~10⁴ times wider than another).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import fft, special
+
+from . import beta_mean
+
+EPS = 1e-13  # tail mass of each X_i left out of its lattice (each side)
+STEPS_PER_SD = 20  # lattice cells per standard deviation of the narrowest X_i
+MAX_CELLS = 1 << 20  # longest lattice of the sum
+
+
+def _irwin_hall_weights(k: int) -> np.ndarray:
+    """w_s = F(s) - F(s - 1), s = 0..k, for F the CDF of the sum of k Uniform(0, 1) (w_0 = 0)."""
+    cdf = [sum((-1) ** i * math.comb(k, i) * (s - i) ** k for i in range(s + 1)) / math.factorial(k)
+           for s in range(k + 1)]
+    return np.diff(np.r_[0.0, cdf])
+
+
+def _row_quantiles(a: np.ndarray, b: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Quantiles ``q`` of the mean of Beta(a_i, b_i), i = 1..K (one row of K >= 3 variables):
+    Richardson's extrapolation (4·Q(h/2) - Q(h))/3 of the lattice quantiles, whose error is c·h² + O(h⁴)."""
+    sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+    lo = special.betaincinv(a, b, EPS)
+    hi = special.betaincinv(a, b, 1 - EPS)
+    # Two or more singular ends (Beta(½, ·) posteriors of classes all wrong or all right) make
+    # the sum's density steep where they meet: a finer lattice then.
+    steps = STEPS_PER_SD * (4 if np.sum(a < 1) + np.sum(b < 1) >= 2 else 1)
+    h = max(sd.min() / steps, 2 * float(np.sum(hi - lo)) / MAX_CELLS)
+    return (4 * _lattice_quantiles(a, b, q, lo, hi, h / 2) - _lattice_quantiles(a, b, q, lo, hi, h)) / 3
+
+
+def _lattice_quantiles(a, b, q, lo, hi, h) -> np.ndarray:
+    """Quantiles ``q`` of the mean of the lattice variables of step ``h``, smoothed (module docstring)."""
+    k = a.size
+    cells = np.maximum(np.ceil((hi - lo) / h).astype(np.int64), 1)
+    length = int(cells.sum()) + 1
+    size = fft.next_fast_len(length, real=True)
+    spectrum = np.prod(fft.rfft(_knot_masses(a, b, lo, h, cells), size, axis=1), axis=0)
+    pmf = np.maximum(fft.irfft(spectrum, size)[:length], 0.0)
+    cdf_j = np.cumsum(pmf)
+    cdf_j /= cdf_j[-1]
+    g = _complete(cdf_j, k)  # P(J + V <= t) at t = 0, 1, ..., len(cdf_j) + k - 1
+    t = _solve(pmf / cdf_j[-1], cdf_j, g, k, np.asarray(q, dtype=float))
+    return (float(lo.sum()) + h * (t - k / 2)) / k
+
+
+def _knot_masses(a, b, lo, h, cells) -> np.ndarray:
+    """Each X_i's mass on its knots lo_i + c·h, c = 0..cells_i (rows, zero-padded to the longest): each
+    cell's mass split between its two ends so that its mean is kept (the cell's partial mean from
+    E[X·1(X <= x)] = a/(a + b)·I_x(a + 1, b)); the tails beyond the knots go to the end cells."""
+    m = int(cells.max())
+    inside = np.arange(1, m)[None, :] < cells[:, None]  # inner knots of each X_i
+    x = np.where(inside, lo[:, None] + h * np.arange(1, m)[None, :], 1.0)
+    edge = np.zeros((a.size, 1)), np.ones((a.size, 1))
+    cdf = np.concatenate([edge[0], np.where(inside, special.betainc(a[:, None], b[:, None], x), 1.0), edge[1]], 1)
+    part = np.concatenate([edge[0], np.where(inside, special.betainc(a[:, None] + 1, b[:, None], x), 1.0), edge[1]], 1)
+    mass = np.diff(cdf, axis=1)
+    partial = np.diff(part, axis=1) * (a / (a + b))[:, None]
+    right = np.clip((partial - mass * (lo[:, None] + h * np.arange(m)[None, :])) / h, 0.0, mass)  # to the right end
+    out = np.zeros((a.size, m + 1))
+    out[:, :m] += mass - right
+    out[:, 1:] += right
+    return out
+
+
+def _complete(cdf_j: np.ndarray, k: int) -> np.ndarray:
+    """P(J + V <= t) = Σ_s w_s·P(J <= t - s) at t = 0..len(cdf_j) + k - 1 (P(J <= j) = 1 beyond the lattice)."""
+    w = _irwin_hall_weights(k)
+    padded = np.r_[cdf_j, np.ones(k)]
+    g = np.zeros(padded.size)
+    for s in range(1, k + 1):
+        g[s:] += w[s] * padded[:-s]
+    return g
+
+
+def _irwin_hall_cdf(x: np.ndarray, k: int) -> np.ndarray:
+    """CDF of the sum of k Uniform(0, 1) at x: Σ_{i < x} (-1)^i C(k, i) (x - i)^k / k!."""
+    i = np.arange(k)
+    coef = np.array([(-1) ** j * math.comb(k, j) for j in i], dtype=float) / math.factorial(k)
+    x = np.clip(x, 0.0, k)[..., None]
+    return np.clip(np.sum(coef * np.maximum(x - i, 0.0) ** k, axis=-1), 0.0, 1.0)
+
+
+_THETA = np.linspace(0.0, 1.0, 129)  # where G is evaluated inside the whole step found (then interpolated)
+
+
+def _solve(pmf: np.ndarray, cdf_j: np.ndarray, g: np.ndarray, k: int, q: np.ndarray) -> np.ndarray:
+    """The t with P(J + V <= t) = q: the whole part t0 from ``g``, the rest from the exact CDF
+    G(t0 + θ) = P(J <= t0 - k) + Σ_{j = t0-k+1..t0} P(J = j)·F_IH(t0 + θ - j) on a fine θ grid."""
+    t0 = np.clip(np.searchsorted(g, q, side="right") - 1, 0, g.size - 2)
+    j = t0[:, None] - np.arange(k)[None, :]  # t0 - k + 1 .. t0
+    p_j = np.where((j >= 0) & (j < pmf.size), pmf[np.clip(j, 0, pmf.size - 1)], 0.0)
+    base_index = t0 - k
+    base = np.where(base_index >= 0, np.r_[cdf_j, np.ones(k)][np.clip(base_index, 0, None)], 0.0)
+    x = (t0[:, None] - j)[:, None, :] + _THETA[None, :, None]  # (q, θ, j)
+    values = base[:, None] + np.sum(p_j[:, None, :] * _irwin_hall_cdf(x, k), axis=-1)
+    theta = np.array([np.interp(qi, np.maximum.accumulate(v), _THETA) for qi, v in zip(q, values)])
+    return t0 + theta
+
+
+def quantile(q, a, b) -> np.ndarray:
+    """Quantiles ``q`` (shape (..., Q)) of the mean of independent Beta(a_i, b_i) (a, b shape (..., K)).
+
+    K = 2 gives ``beta_mean.quantile``'s values; K = 1 the Beta quantile.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    q = np.asarray(q, dtype=float)
+    k = a.shape[-1]
+    lead = np.broadcast_shapes(a.shape[:-1], q.shape[:-1])
+    a, b = (np.broadcast_to(v, (*lead, k)).reshape(-1, k) for v in (a, b))
+    q = np.broadcast_to(q, (*lead, q.shape[-1])).reshape(a.shape[0], -1)
+    if k == 1:
+        out = special.betaincinv(a, b, q)
+    elif k == 2:
+        out = beta_mean.quantile(q, a[:, :1], b[:, :1], a[:, 1:], b[:, 1:])
+    else:
+        out = np.empty(q.shape)
+        # Rows are solved once per distinct (sorted) parameter set: the mean is symmetric in the X_i.
+        order = np.lexsort((b, a))
+        rows = np.concatenate([np.take_along_axis(a, order, -1), np.take_along_axis(b, order, -1), q], axis=1)
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        solved = np.array([_row_quantiles(r[:k], r[k:2 * k], r[2 * k:]) for r in unique])
+        out = solved[inverse.reshape(-1)]
+    return out.reshape(*lead, q.shape[-1])
+
+
+def interval(a, b, delta):
+    """Equal-tailed interval: the (delta/2, 1 - delta/2) quantiles of the mean of Beta(a_i, b_i); a, b (..., K)."""
+    d = np.asarray(delta, dtype=float)[..., None]
+    out = quantile(np.concatenate(np.broadcast_arrays(d / 2, 1 - d / 2), axis=-1), a, b)
+    return out[..., 0], out[..., 1]

@@ -1,0 +1,228 @@
+"""Two-sided intervals for multi-class metrics: macro recall and macro-F1.
+
+Convention: a K×K confusion matrix C has **rows = true class, columns = predicted class**
+(C_ij = examples of class i predicted as j; Takahashi et al.'s code uses the transpose).
+
+* Macro recall (the mean of the K class recalls, multi-class balanced accuracy) methods take
+  the classes' correct counts and sizes (``takes="classes"``): ``k`` = diag C and ``n`` = the
+  row sums, both shape (..., K). They generalise the balanced-accuracy methods
+  (methods/balanced.py), which they equal at K = 2. An empty class (n_i = 0, possible with
+  i.i.d. examples) has an unknown recall: the union and Wald methods bound it by [0, 1], the
+  posterior methods by its prior.
+* Macro-F1 methods take the matrix (``takes="multiclass"``, shape (..., K, K));
+  ``mf1_bayes`` and ``mf1_bootstrap`` draw random numbers (``takes="multiclass_draws"``, one
+  interval per test set, from ``rng``). F1_i = 2C_ii/(r_i + c_i) with r_i, c_i the row and
+  column sums; a class with r_i + c_i = 0 (absent and never predicted) has no F1, so macro-F1
+  is undefined there: the delta method and the bootstrap return [0, 1].
+
+Accuracy, micro-F1 (equal to accuracy for single-label data: every error is one false
+positive and one false negative, so micro precision = micro recall = trace/n) and the
+binary-equivalent accuracy take the binomial methods (estimands.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from . import beta_mean_k
+from .balanced import class_bounds
+from .f1 import _BLOCK, row_quantiles
+from .registry import Param, register
+
+
+def _z(delta):
+    return -special.ndtri(np.asarray(delta, dtype=float) / 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Macro recall: k, n of shape (..., K).
+
+
+def _union(binomial, k, n, delta):
+    # Ends of a two-sided interval at delta/K are one-sided bounds at delta/(2K): the 2K bounds
+    # all hold with probability >= 1 - delta (union bound), and then so does their average.
+    part = np.asarray(delta, dtype=float)[..., None] / k.shape[-1]
+    lower, upper = class_bounds(binomial, k, n, part)
+    return np.mean(lower, axis=-1), np.mean(upper, axis=-1)
+
+
+@register("mr_union_cp", takes="classes", family="exact", guaranteed=True,
+          reference="Langford (2005), JMLR 6, 273-306; Sandler & Dirac (2024), Groundlight blog (K = 2)")
+def mr_union_cp(k, n, delta):
+    """Union bound of Clopper-Pearson class bounds: (mean L_i, mean U_i), each one-sided at delta/(2K).
+
+    All 2K bounds hold together with probability >= 1 - delta, so coverage >= 1 - delta for
+    every recall vector and class sizes. K = 2: ``ba_cp_union``. Empty class: [0, 1].
+    """
+    return _union("clopper_pearson", k, n, delta)
+
+
+@register("mr_union_wilson", takes="classes", family="approximate", guaranteed=False,
+          reference="Wilson (1927); union construction of Langford (2005)")
+def mr_union_wilson(k, n, delta):
+    """Union bound of Wilson class bounds: (mean L_i, mean U_i), each one-sided at delta/(2K).
+
+    K = 2: ``ba_wilson_union``. Empty class: [0, 1].
+    """
+    return _union("wilson", k, n, delta)
+
+
+@register("mr_union_jeffreys", takes="classes", family="bayesian", guaranteed=False,
+          reference="BCD (2001) §4.1.2; union construction of Langford (2005)")
+def mr_union_jeffreys(k, n, delta):
+    """Union bound of Jeffreys class bounds (BCD's boundary rule), each one-sided at delta/(2K).
+
+    K = 2: ``ba_jeffreys_union``. Empty class: [0, 1].
+    """
+    return _union("jeffreys", k, n, delta)
+
+
+@register("mr_wald", takes="classes", family="approximate", guaranteed=False,
+          reference="normal approximation to the mean of K independent class recalls")
+def mr_wald(k, n, delta):
+    """Wald interval mean(r̂_i) ± z·sqrt(Σ r̂_i(1 - r̂_i)/n_i)/K, z = Φ⁻¹(1 - delta/2), clipped.
+
+    An empty class adds [0, 1]/K (its recall unknown) and no variance, as ``ba_wald`` (K = 2).
+    """
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    K = k.shape[-1]
+    empty = n == 0
+    n_safe = np.where(empty, 1.0, n)
+    r = k / n_safe
+    var = np.sum(r * (1 - r) / n_safe, axis=-1)
+    centre = np.sum(r, axis=-1) / K
+    half = _z(delta) * np.sqrt(var) / K
+    upper = centre + half + np.sum(empty, axis=-1) / K
+    return np.clip(centre - half, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+
+
+@register("mr_posterior", takes="classes", family="bayesian", guaranteed=False,
+          reference="Brodersen, Ong, Stephan & Buhmann (2010), Proc. ICPR (K = 2), generalised to K classes")
+def mr_posterior(k, n, delta):
+    """Equal-tailed credible interval of the mean of K independent Beta(k_i + 1, n_i - k_i + 1) posteriors.
+
+    Uniform priors; quantiles of the exact distribution of the mean (``beta_mean_k``: K = 2
+    by ``beta_mean``, K >= 3 by lattice convolution, both within 1e-6). K = 2: ``ba_posterior``.
+    """
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    return beta_mean_k.interval(k + 1, n - k + 1, delta)
+
+
+@register("mr_posterior_jeffreys", takes="classes", family="bayesian", guaranteed=False,
+          reference="Brodersen et al. (2010) with Jeffreys priors Beta(½, ½), K classes")
+def mr_posterior_jeffreys(k, n, delta):
+    """Equal-tailed credible interval of the mean of K independent Beta(k_i + ½, n_i - k_i + ½) posteriors.
+
+    As ``mr_posterior`` with Jeffreys priors. K = 2: ``ba_posterior_jeffreys``.
+    """
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    return beta_mean_k.interval(k + 0.5, n - k + 0.5, delta)
+
+
+# ---------------------------------------------------------------------------------------------
+# Macro-F1: confusion matrices of shape (..., K, K).
+
+
+def macro_f1(confusion) -> np.ndarray:
+    """Macro-F1 = mean_i 2C_ii/(r_i + c_i) of matrices (..., K, K) (counts or probabilities);
+    NaN where some class has r_i + c_i = 0."""
+    c = np.asarray(confusion, dtype=float)
+    d = c.sum(-1) + c.sum(-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.mean(2 * np.diagonal(c, axis1=-2, axis2=-1) / d, axis=-1)
+
+
+def macro_f1_variance(confusion) -> np.ndarray:
+    """Delta-method variance of macro-F1 under Multinomial(n, p), the construction of Takahashi
+    et al. (2022) (closed form derived here; the tests check it against a numerical gradient):
+
+        Var = 2/(n·K²)·[Σ_i F_i(1 - F_i)(1 - F_i/2)/d_i + Σ_{i≠j} p_ij·F_i·F_j/(d_i·d_j)]
+
+    with p = C/n, d_i = p_i· + p_·i and F_i = 2p_ii/d_i: the gradient of mean_i F_i over the
+    cells is G_ii = 2(1 - F_i)/(K·d_i), G_ij = -(F_i/d_i + F_j/d_j)/K (i ≠ j), and
+    Var = Σ G_ij²·p_ij/n (Σ G_ij·p_ij = 0: macro-F1 is scale-free). NaN where
+    some d_i = 0.
+    """
+    c = np.asarray(confusion, dtype=float)
+    K = c.shape[-1]
+    n = c.sum(axis=(-2, -1))
+    p = c / n[..., None, None]
+    d = p.sum(-1) + p.sum(-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = 2 * np.diagonal(p, axis1=-2, axis2=-1) / d
+        own = np.sum(f * (1 - f) * (1 - f / 2) / d, axis=-1)
+        ratio = f / d
+        off = p * ratio[..., :, None] * ratio[..., None, :]
+        cross = np.sum(off, axis=(-2, -1)) - np.sum(np.diagonal(off, axis1=-2, axis2=-1), axis=-1)
+    return 2 * (own + cross) / (n * K * K)
+
+
+@register("mf1_takahashi", takes="multiclass", family="approximate", guaranteed=False,
+          reference="Takahashi, Yamamoto, Kuchiba & Koyama (2022), Applied Intelligence 52, 4961-4972, §3.2")
+def mf1_takahashi(confusion, delta):
+    """Delta-method (Wald) interval macro-F1 ± z·sqrt(Var), z = Φ⁻¹(1 - delta/2), clipped to [0, 1].
+
+    Var is ``macro_f1_variance`` (Takahashi et al.'s multinomial delta method). A class absent
+    and never predicted (undefined macro-F1): [0, 1].
+    """
+    f = macro_f1(confusion)
+    half = _z(delta) * np.sqrt(macro_f1_variance(confusion))
+    undefined = np.isnan(f)
+    lower = np.where(undefined, 0.0, np.clip(f - half, 0.0, 1.0))
+    upper = np.where(undefined, 1.0, np.clip(f + half, 0.0, 1.0))
+    return lower, upper
+
+
+def _sampled(confusion, delta, draws: int, sample):
+    """(delta/2, 1 - delta/2) quantiles of macro-F1 over the matrices ``sample(counts)`` draws
+    for rows of counts (rows, K²) -> (rows, draws, K²); rows in blocks of at most _BLOCK numbers."""
+    c, d = np.broadcast_arrays(np.asarray(confusion, dtype=float), np.asarray(delta, dtype=float)[..., None, None])
+    shape, K = c.shape[:-2], c.shape[-1]
+    flat, d = c.reshape(-1, K * K), d[..., 0, 0].reshape(-1)
+    lower, upper = np.empty(flat.shape[0]), np.empty(flat.shape[0])
+    step = max(1, _BLOCK // (draws * K * K))
+    for start in range(0, flat.shape[0], step):
+        rows = slice(start, start + step)
+        values = macro_f1(sample(flat[rows]).reshape(-1, draws, K, K))
+        lower[rows] = row_quantiles(values, d[rows] / 2)
+        upper[rows] = row_quantiles(values, 1 - d[rows] / 2)
+    return lower.reshape(shape), upper.reshape(shape)
+
+
+@register("mf1_bayes", takes="multiclass_draws", family="bayesian", guaranteed=False,
+          reference="Dirichlet-multinomial posterior of the cells; cf. Goutte & Gaussier (2005) for binary F1",
+          params=(Param("draws", 2000, above=0.0, doc="posterior samples", integer=True),
+                  Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
+def mf1_bayes(confusion, delta, rng=None, draws=2000, alpha=1.0):
+    """Equal-tailed credible interval of macro-F1 from ``draws`` Dirichlet(C + α) posterior samples of the K² cells.
+
+    A Dirichlet vector is independent Gamma(C_ij + α) variates over their sum; macro-F1 is
+    scale-free, so the Gamma variates are used as they are. The interval is the
+    (delta/2, 1 - delta/2) sample quantiles (linear interpolation). Draws per block of rows:
+    all Gamma variates, row by row.
+    """
+    rng = np.random.default_rng() if rng is None else rng
+    return _sampled(confusion, delta, draws, lambda c: rng.standard_gamma(
+        np.broadcast_to(c[:, None, :] + alpha, (c.shape[0], draws, c.shape[1]))))
+
+
+@register("mf1_bootstrap", takes="multiclass_draws", family="approximate", guaranteed=False,
+          reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
+          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
+def mf1_bootstrap(confusion, delta, rng=None, draws=2000):
+    """Percentile bootstrap: (delta/2, 1 - delta/2) quantiles of macro-F1 over ``draws`` resamples of the n examples.
+
+    A resample is a matrix ~ Multinomial(n, C/n) over the K² cells; resamples in which some
+    class is absent and never predicted have no macro-F1 and are left out; none left: [0, 1].
+    """
+    rng = np.random.default_rng() if rng is None else rng
+
+    def sample(c):
+        n = c.sum(-1).astype(np.int64)
+        return rng.multinomial(n[:, None], (c / c.sum(-1, keepdims=True))[:, None, :],
+                               size=(c.shape[0], draws)).astype(float)
+
+    lower, upper = _sampled(confusion, delta, draws, sample)
+    empty = np.isnan(lower)
+    return np.where(empty, 0.0, lower), np.where(empty, 1.0, upper)
