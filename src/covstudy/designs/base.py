@@ -27,6 +27,9 @@ import numpy as np
 from .. import validate
 
 
+_UNKNOWN_OUTCOMES = 10_000  # Design.cost of an exact point when the design does not count its outcomes
+
+
 @dataclass(frozen=True)
 class Axis:
     """A grid axis: its name, whether it takes whole numbers, and its valid range."""
@@ -124,6 +127,8 @@ class Design:
         computed (the runner balances tasks by it). Monte Carlo: the expected number of
         distinct outcomes among ``reps``, support·(1 - exp(-reps/support)), with ``support``
         the outcomes of non-negligible probability (``likely_outcomes``)."""
+        if type(self).outcome_count is Design.outcome_count:  # outcome space unknown: assume it large
+            return float(reps if reps is not None else _UNKNOWN_OUTCOMES)
         if reps is None:
             return float(self.outcome_count(point))
         support = max(1.0, min(float(self.outcome_count(point)), self.likely_outcomes(point)))
