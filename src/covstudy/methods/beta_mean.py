@@ -29,6 +29,7 @@ EPS = 1e-14  # tail mass of X left out of the quadrature range (each side)
 _TOL = 1e-10  # Newton/bisection stopping rule on s = 2m
 _ACCEPT = 1e-5  # a Newton step below this many sd of S is the last one (see _Sum.quantile)
 _MAX_ITER = 100
+_BLOCK = 512  # quantile problems solved at once
 _NEGLIGIBLE = 1e-16  # nodes with less than this share of the weight are skipped (F_S moves < 1e-14)
 
 # tanh-sinh rule on [-1, 1]: r = tanh(π/2·sinh t), t = -T..T step H. The complements 1 ± r
@@ -166,7 +167,10 @@ def quantile(q, a1, b1, a2, b2):
     b1, b2 = np.where(swap, b2, b1), np.where(swap, b1, b2)
     rows = np.stack([v.reshape(-1) for v in (q, a1, b1, a2, b2)], axis=1)
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-    m = np.clip(_Sum(*unique[:, 1:].T).quantile(unique[:, 0]) / 2, 0.0, 1.0)
+    # Blocks of problems keep the (problems x nodes) temporaries in cache; each problem is
+    # solved on its own, so the blocks do not change any bit.
+    m = np.concatenate([np.clip(_Sum(*block[:, 1:].T).quantile(block[:, 0]) / 2, 0.0, 1.0)
+                        for block in np.split(unique, np.arange(_BLOCK, len(unique), _BLOCK))])
     m = m[inverse.reshape(-1)].reshape(q.shape)
     return np.where(flip, 1 - m, m)
 
