@@ -12,7 +12,7 @@ from covstudy.methods import interval
 PS = np.r_[0.0, 1e-12, 1e-6, np.linspace(0.001, 0.999, 37), 1 - 1e-6, 1 - 1e-12, 1.0]
 
 
-@pytest.mark.parametrize("n", [1, 2, 7, 50, 1000, 30_000])
+@pytest.mark.parametrize("n", [1, 2, 7, 50, 1000, 10_000])
 def test_pmf_matches_scipy(n):
     got = binomial_pmf(n, PS)
     expected = stats.binom.pmf(np.arange(n + 1), n, PS[:, None])
