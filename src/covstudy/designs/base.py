@@ -26,7 +26,6 @@ import numpy as np
 
 from .. import validate
 
-
 _UNKNOWN_OUTCOMES = 10_000  # Design.cost of an exact point when the design does not count its outcomes
 
 
