@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import covstudy
-from covstudy import balanced_coverage, coverage, metric_coverage
+from covstudy import DESIGNS, balanced_coverage, coverage, metric_coverage
 
 
 def test_coverage_by_design_equals_the_earlier_front_doors():
@@ -86,7 +86,7 @@ def test_cli_design_group_as_typed(tmp_path):
     (["design=iid", "grid.n=[2000000]", "engine=mc"], "grid.n: iid Monte Carlo needs n <= 1,000,000"),
     (["design=stratified", "grid.n_pos=[30]", "grid.n_neg=[70]"],
      "grid.n_neg: design stratified takes n, prevalence or n_neg, n_pos, not both; set the others to null"),
-    (["design=paird"], "design: must be one of binomial, iid, "),  # sorted; then any newer designs
+    (["design=paird"], f"design: must be one of {', '.join(sorted(DESIGNS))}, got 'paird'"),  # every design, sorted
 ])
 def test_cli_refuses_infeasible_configs_before_any_work(tmp_path, args, message):
     out = tmp_path / "out"

@@ -24,6 +24,30 @@ def mc_table():
     return binomial_table(["wald", "wilson"], ns=[10, 20, 30], ps=PS, reps=300, seed=2, with_exact=True)
 
 
+def clustered_table():
+    """Exact rows of the clustered design: two cluster sizes, three icc values, one p."""
+    frames = [coverage(m, design="clustered", clusters=4, cluster_size=s, p=0.8, icc=[0.0, 0.1, 0.3]).to_frame()
+              for m in ("wilson", "wilson_deff") for s in (1, 3)]
+    return pd.concat(frames, ignore_index=True).assign(label=lambda d: d["method"], seconds=0.0)
+
+
+def auc_table():
+    """A tidy Monte Carlo table of the binormal design: n_pos = n_neg in {10, 50, 200}, three AUCs, two scales."""
+    rows = []
+    for method in ("delong", "newcombe"):
+        for size in (10, 50, 200):
+            for auc in (0.7, 0.9, 0.99):
+                for levels in (0, 5):
+                    c = 0.95 - (0.02 if method == "delong" else 0.0) * auc * 10 / size
+                    rows.append({"method": method, "label": method, "side": "two-sided", "design": "binormal",
+                                 "n_pos": size, "n_neg": size, "auc": auc, "sd_ratio": 1.0, "levels": levels,
+                                 "truth": auc, "delta": 0.05, "engine": "mc", "reps": 1000, "seed": 1,
+                                 "coverage": c, "mcse": np.sqrt(c * (1 - c) / 1000), "miss_low": 1 - c,
+                                 "miss_high": 0.0, "mean_width": 1 / np.sqrt(size), "sd_width": 0.01,
+                                 "n_valid": 1000, "seconds": 0.0})
+    return pd.DataFrame(rows)
+
+
 def multiclass_table():
     """A Monte Carlo table of the multiclass design: coverage against K at two n."""
     rows = []
@@ -63,10 +87,15 @@ CASES = {
     "coverage_vs_prevalence": (balanced_table, "ba_coverage_vs_prevalence_"),
     "rate_heatmap": (balanced_table, "ba_heatmap_"),
     "metric_tradeoff": (balanced_table, "ba_tradeoff_"),
+    "auc_coverage_vs_auc": (auc_table, "auc_coverage_vs_auc_levels"),
+    "auc_coverage_vs_n": (auc_table, "auc_coverage_vs_n_levels"),
+    "auc_width_vs_n": (auc_table, "auc_width_vs_n_levels"),
+    "auc_tradeoff": (auc_table, "auc_tradeoff_levels"),
     "coverage_vs_K": (multiclass_table, "macro_recall_coverage_vs_K_n"),
     "width_vs_K": (multiclass_table, "macro_recall_width_vs_K_"),
     "difference_coverage": (comparison_table, "difference_coverage_"),
     "difference_excludes_zero": (comparison_table, "difference_excludes_zero_"),
+    "coverage_vs_icc": (clustered_table, "coverage_vs_icc_clusters4_p0.8_"),
 }
 
 
@@ -93,7 +122,8 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
-    for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table):
+    for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table, auc_table,
+                    clustered_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out
@@ -126,6 +156,8 @@ def test_table_without_prevalence_gets_no_balanced_figures(drawn):
 def test_table_without_p_gets_no_binomial_figures(drawn):
     names = drawn[balanced_table][0]
     assert names and all(name.startswith("ba_") for name in names)
+    names = drawn[auc_table][0]
+    assert len(names) == 8 and all(name.startswith("auc_") for name in names)  # 4 kinds × 2 score scales
 
 
 def test_a_new_kind_is_one_class(tmp_path, monkeypatch):

@@ -10,8 +10,10 @@ from .exact_curve import (
     average_coverage,
     confidence_coefficient,
 )
-from .methods import balanced_methods, f1_methods, interval, methods
+from .methods import auc_methods, balanced_methods, f1_methods, interval, methods
+from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
+from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan
 from .study import ConfigError
 
@@ -43,10 +45,13 @@ __all__ = [
     "MULTICLASS_METRICS",
     "MetricCoverageResult",
     "PlanResult",
+    "auc_interval",
+    "auc_methods",
     "average_coverage",
     "balanced_coverage",
     "balanced_interval",
     "balanced_methods",
+    "clustered_interval",
     "confidence_coefficient",
     "coverage",
     "difference_interval",

@@ -72,7 +72,8 @@ def help_text() -> str:
     kinds = {t: f"{i.label or t} methods" for t, i in INPUTS.items()}
     for d in DESIGNS.values():
         lines.append(f"  {d.name:<11} {d.summary}")
-        lines.append(f"  {'':<11} axes: {' | '.join(', '.join(o) for o in d.parametrisations)}")
+        optional = f" (optional: {', '.join(d.optional)})" if d.optional else ""
+        lines.append(f"  {'':<11} axes: {' | '.join(', '.join(o) for o in d.parametrisations)}{optional}")
         by_takes: dict[tuple, list[str]] = {}
         for est in estimands_for(d.data):
             by_takes.setdefault(est.takes, []).append(est.name + (" (default)" if est.name == d.estimand else ""))

@@ -139,12 +139,14 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
 def design_points(d, axes: dict) -> tuple[list[dict], list[str]]:
     """Validated axes (numbers or 1-d arrays, broadcast together) as a list of points, and
     the names of the axes given as arrays."""
-    wanted = [o for o in d.parametrisations if set(o) == set(axes)]
+    extra = set(axes) & set(d.optional)
+    wanted = [o for o in d.parametrisations if set(o) == set(axes) - extra]
     if not wanted:
         options = " or ".join(", ".join(o) for o in d.parametrisations)
-        raise ValueError(f"design {d.name} needs the axes {options}; got {', '.join(axes) or 'none'}")
+        optional = f" (optional: {', '.join(d.optional)})" if d.optional else ""
+        raise ValueError(f"design {d.name} needs the axes {options}{optional}; got {', '.join(axes) or 'none'}")
     values = {}
-    for name in wanted[0]:
+    for name in [*wanted[0], *(a for a in d.optional if a in extra)]:
         arr = d.axis(name).values(axes[name])
         if arr.ndim > 1:
             raise ValueError(f"{name} must be a number or a 1-d array, got shape {arr.shape}")

@@ -4,6 +4,9 @@ An estimand is defined on one kind of outcome (a design's ``data``):
 
 * ``count`` (k correct of n, the binomial design): ``accuracy``, true value p. Proportion
   methods apply to (k, n).
+* ``clustered`` (per-cluster counts, the clustered design): ``accuracy``, true value p.
+  Clustered methods apply to the per-cluster counts, oracle (``deff``) methods to the totals
+  and the true design effect, proportion methods naively to the totals (methods/clustered.py).
 * ``confusion`` (tp, fn, fp, tn; the stratified and iid designs). With positive
   prevalence q and class accuracies tpr, tnr, one example's cell probabilities are
   π_TP = q·tpr, π_FN = q·(1 - tpr), π_FP = (1 - q)·(1 - tnr), π_TN = (1 - q)·tnr
@@ -27,6 +30,9 @@ An estimand is defined on one kind of outcome (a design's ``data``):
   ``balanced_accuracy`` (tpr + tnr)/2 takes the two-class methods (methods/balanced.py)
   with k_pos = TP, n_pos = TP + FN, k_neg = TN, n_neg = TN + FP.
 
+* ``scores`` (a test set's scores of n_pos positives and n_neg negatives; the binormal
+  design): ``auc``, θ = P(X > Y) + ½·P(X = Y) for a positive's score X and a negative's Y.
+  AUC methods (methods/auc.py) apply to the scores.
 * ``unpaired`` (k1 of n1 and k2 of n2 correct on two independent test sets) and ``paired``
   (the table both, only_first, only_second, neither of two classifiers on one test set):
   ``difference``, true value p1 - p2 (unpaired) or p_only_first - p_only_second (paired).
@@ -46,6 +52,7 @@ import numpy as np
 from . import validate
 from .designs.confusion import cell_probabilities
 from .methods import Method, get
+from .methods.clustered import clustered_bounds
 from .methods.paired import NEEDS_CONCORDANT
 
 METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "jaccard", "f1")
@@ -133,6 +140,36 @@ class BalancedAccuracy(Estimand):
         return method.bounds((c["tp"], c["tp"] + c["fn"], c["tn"], c["tn"] + c["fp"]), delta, side, **params)
 
 
+class ClusteredAccuracy(Estimand):
+    """p of the clustered design: clustered methods on the per-cluster counts, oracles on the
+    totals and the true design effect, proportion methods on the totals (methods/clustered.py)."""
+
+    def truth(self, inputs: dict) -> float:
+        return inputs["p"]
+
+    def valid(self, columns):
+        return np.ones(np.shape(columns["k"]), dtype=bool)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return clustered_bounds(method, columns, delta, side, rng=rng, **params)
+
+
+
+
+class AUC(Estimand):
+    """θ = P(X > Y) + ½·P(X = Y) of a design's score distributions (designs/binormal.py): AUC methods
+    on each test set's scores (columns ``pos``, ``neg``: one row per test set)."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["auc"])
+
+    def valid(self, columns):
+        return np.ones(np.shape(columns["pos"])[0], dtype=bool)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["pos"], columns["neg"]), delta, side, rng=rng, **params)
+
+
 class UnpairedDifference(Estimand):
     """p1 - p2 of two independent test sets: difference methods on (k1, n1, k2, n2)."""
 
@@ -163,8 +200,10 @@ ESTIMANDS = {(e.data, e.name): e for e in (
     *(Ratio(m, "confusion", ("proportion",)) for m in RATIO_CELLS if m != "f1"),
     BalancedAccuracy("balanced_accuracy", "confusion", ("two_class",)),
     Ratio("f1", "confusion", ("proportion", "confusion")),
+    AUC("auc", "scores", ("scores",)),
     UnpairedDifference("difference", "unpaired", ("difference",), null=0.0),
     PairedDifference("difference", "paired", ("paired",), null=0.0),
+    ClusteredAccuracy("accuracy", "clustered", ("proportion", "deff", "clustered")),
 )}
 
 

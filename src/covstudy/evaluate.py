@@ -8,8 +8,10 @@
   intervals of a whole table are computed once per (method, delta, side, table) and looked up.
 * Summarise: ``measures.measures`` against the estimand's true value, and ``n_valid``.
 
-Methods that draw random numbers (``Input.per_test_set``) get one interval per simulated
-test set, drawn from a stream keyed by the point and the method, and have no exact engine.
+Methods that need each simulated test set (``Input.per_test_set``: they draw random numbers,
+or read counts no design enumerates, such as per-cluster counts) get one interval per
+simulated test set, their draws from a stream keyed by the point and the method, and have no
+exact engine.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def infeasible(design: Design, point: dict, analysis: Analysis) -> str | None:
     """Why ``analysis`` cannot run at ``point`` ("<key>: ..."), or None; cheap, before any work:
     no exact engine for methods drawing random numbers, the design's limits, an undefined truth."""
     if analysis.reps is None and analysis.method.input.per_test_set:
-        return f"reps: {analysis.method.name} draws random numbers per test set, so it has Monte Carlo " \
+        return f"reps: {analysis.method.name} {analysis.method.input.why_mc_only}, so it has Monte Carlo " \
                f"coverage only; give reps (e.g. reps=2000)"
     problem = design.check(point, analysis.reps is None, analysis.merge)
     if problem is None:

@@ -149,6 +149,7 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
         several = [d.name for d in DESIGNS.values() if len(estimands_for(d.data)) > 1]
         raise ConfigError(f"grid.metric: only for the confusion-matrix designs {', '.join(several)}")
     given = {k for k in grid if k != "design" and grid[k] is not None}
+    optional = set.intersection(*(set(d.optional) for d in designs)) & given  # axes with a default, given
     # the axis sets every design of the study accepts, the given one first
     shared = [o for o in designs[0].parametrisations if all(o in d.parametrisations for d in designs)]
     complete = [o for o in shared if set(o) <= given]
@@ -156,7 +157,7 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
         a, b = (sorted(set(o) - set(complete[1 - i])) for i, o in enumerate(complete[:2]))
         raise ConfigError(f"grid.{b[0]}: design {'/'.join(design)} takes {', '.join(a)} or {', '.join(b)}, "
                           f"not both; set the others to null (e.g. {' '.join(f'grid.{k}=null' for k in a)})")
-    need = set(complete[0] if complete else shared[0])
+    need = set(complete[0] if complete else shared[0]) | optional
     what = f"design {'/'.join(design)} needs {' or '.join(', '.join(sorted({*o, 'delta'})) for o in shared)}"
     for key in sorted(need | {"delta"}):
         if key not in given:

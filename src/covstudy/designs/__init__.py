@@ -5,7 +5,7 @@ distribution, simulation, feasibility check and table key. Adding a design is on
 here (registered with ``@register``) plus its config ``conf/design/<name>.yaml``.
 """
 
-from . import binomial, stratified, iid, multiclass, unpaired, paired  # noqa: F401  (register the designs, in this order)
+from . import binomial, stratified, iid, multiclass, unpaired, paired, binormal, clustered  # noqa: F401  (register the designs, in this order)
 from .base import Axis, Design, Outcomes, Segment
 from .binomial import SAMPLERS, _supported_pmf, binomial_counts, binomial_pmf, choose_sampler
 from .confusion import cell_probabilities, class_sizes, stratified_pmf

@@ -21,6 +21,7 @@ whose interval tables the points share (the runner groups tasks by it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -73,9 +74,13 @@ class Outcomes:
     tables: tuple[Segment, ...] = field(default=())
 
     def per_test_set(self) -> "Outcomes":
-        """One outcome per simulated test set (weight 1 each): for methods drawing random numbers."""
+        """One outcome per simulated test set (weight 1 each): for methods that need each test set.
+
+        Columns repeat along their first axis (a column may hold a row of counts per outcome)."""
         count = self.weight[0]
-        columns = {c: np.repeat(v, count) for c, v in self.columns.items()}
+        if self.weight.shape[0] == 1 and np.all(count == 1):
+            return self  # already one outcome per test set (e.g. the binormal design's scores)
+        columns = {c: np.repeat(v, count, axis=0) for c, v in self.columns.items()}
         return Outcomes(columns, np.ones((1, int(count.sum())), dtype=np.int64))
 
 
@@ -83,9 +88,11 @@ class Design:
     """Base class of the designs; subclasses set the attributes and implement the methods."""
 
     name: str
-    data: str  # what an outcome is: "count" (k of n) or "confusion" (tp, fn, fp, tn)
+    data: str  # what an outcome is: "count" (k of n), "confusion" (tp, fn, fp, tn) or "scores"
+    exact_engine: bool = True  # False: Monte Carlo only (``check`` refuses exact, ``exact`` is not implemented)
     axes: tuple[Axis, ...]  # every axis a point may have, in column order
     parametrisations: tuple[tuple[str, ...], ...]  # the axis sets a study may give (the first by default)
+    optional: ClassVar[dict] = {}  # axes that may be added to any parametrisation -> their value when left out (derive)
     estimand: str  # the default estimand
     summary: str  # one line for --help and the docs
     example: dict  # a small point (the contract tests and the docs use it)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validate
-from . import binomial, inverted_tests, balanced, f1, multiclass, difference, paired  # noqa: F401  (register the methods, in this order)
+from . import binomial, inverted_tests, balanced, f1, multiclass, difference, paired, auc, clustered  # noqa: F401  (register the methods, in this order)
 from .registry import INPUTS, SIDES, Method, Param, get, methods, register, side_message
 
-__all__ = ["INPUTS", "SIDES", "Method", "Param", "balanced_methods", "f1_methods", "get", "interval", "methods",
+__all__ = ["INPUTS", "SIDES", "Method", "Param", "auc_methods", "balanced_methods", "f1_methods", "get", "interval", "methods",
            "register", "side_message"]
 
 
@@ -20,6 +20,11 @@ def balanced_methods() -> dict[str, Method]:
 def f1_methods() -> dict[str, Method]:
     """The F1 methods (they take a confusion matrix)."""
     return methods("confusion")
+
+
+def auc_methods() -> dict[str, Method]:
+    """The AUC methods (they take a test set's scores)."""
+    return methods("scores")
 
 
 def interval(method: str, k, n, delta=0.05, side: str = "two-sided", **params) -> tuple[np.ndarray, np.ndarray]:

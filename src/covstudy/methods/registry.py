@@ -3,12 +3,13 @@
 Every method declares what it *takes* (``INPUTS``): a proportion (k successes of n), two
 classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy), a confusion
 matrix (tp, fn, fp, tn), for K classes the classes' correct counts and sizes or the K×K
-confusion matrix (methods/multiclass.py), two independent test sets (k1 of n1, k2 of n2) or a
-paired table of two classifiers (both, only_first, only_second, neither). Its kernel is a pure vectorised function
+confusion matrix (methods/multiclass.py), two independent test sets (k1 of n1, k2 of n2), a
+paired table of two classifiers (both, only_first, only_second, neither), or a test set's
+scores (positives', negatives'; for the AUC, methods/auc.py). Its kernel is a pure vectorised function
 ``kernel(*counts, delta, **params) -> (lower, upper)`` over those counts (broadcasting numpy
 arrays, already validated), ``delta`` the two-sided miss rate and ``params`` the method's
-parameters (validated, defaults filled in); confusion-matrix kernels also take ``rng``, the
-generator of their posterior or bootstrap draws. Kernels never validate; the public API does.
+parameters (validated, defaults filled in); confusion-matrix and scores kernels also take
+``rng``, the generator of their posterior or bootstrap draws. Kernels never validate; the public API does.
 
 Sides. ``Method.bounds`` is the one place where a side is turned into kernel calls:
 
@@ -46,6 +47,7 @@ class Input:
     counts: tuple[str, ...]
     label: str  # "unknown <label> method"
     per_test_set: bool = False  # kernels draw random numbers: called once per simulated test set
+    why_mc_only: str = "draws random numbers per test set"  # why per-test-set methods have no exact engine
 
 
 INPUTS = {
@@ -57,8 +59,16 @@ INPUTS = {
     # a K×K confusion matrix (..., K, K), rows = true class, columns = predicted: macro-F1
     "multiclass": Input(("confusion",), "macro-F1"),
     "multiclass_draws": Input(("confusion",), "sampled macro-F1", per_test_set=True),
+    # a test set's scores, positives' (..., m) and negatives' (..., n): the AUC
+    "scores": Input(("scores_pos", "scores_neg"), "AUC", per_test_set=True,
+                    why_mc_only="takes a test set's scores, which cannot be enumerated"),
     "difference": Input(("k1", "n1", "k2", "n2"), "difference"),  # two independent test sets
     "paired": Input(("both", "only_first", "only_second", "neither"), "paired"),  # one test set, two classifiers
+    # per-cluster counts (clusters on the last axis): kernels need each test set (methods/clustered.py)
+    "clustered": Input(("successes", "sizes"), "clustered", per_test_set=True,
+                       why_mc_only="reads per-cluster counts, which no design enumerates"),
+    # totals and the true design effect: oracle intervals on the effective sample size
+    "deff": Input(("k", "n", "deff"), "oracle"),
 }
 
 

@@ -9,7 +9,10 @@ module per kind or family of kinds), as PNG (150 dpi) and PDF in <folder>/figure
 - expected width vs p and vs n (width.py);
 - coverage heatmaps over (p, n) and over (tpr, tnr) (heatmap.py);
 - the coverage–width trade-off (tradeoff.py);
+- coverage vs intra-cluster correlation, a line per cluster size (clustered.py);
 - Monte Carlo against exact, and the standardised differences against N(0, 1) (mc_vs_exact.py);
+- AUC (binormal design): coverage vs the true AUC and vs n_pos = n_neg, width vs n_pos, the
+  trade-off (auc.py).
 - with ``exact_curve: true``, exact coverage vs p drawn on both sides of every interval end (exact_curve.py).
 - comparison designs: coverage and the rate of excluding 0 against the true difference (comparison.py).
 
@@ -23,7 +26,17 @@ from pathlib import Path
 import pandas as pd
 
 from ..summary import read_results, split_columns
-from . import comparison, coverage, heatmap, mc_vs_exact, multiclass, tradeoff, width  # noqa: F401  (they register the kinds)
+from . import (  # noqa: F401  (they register the kinds)
+    auc,
+    clustered,
+    comparison,
+    coverage,
+    heatmap,
+    mc_vs_exact,
+    multiclass,
+    tradeoff,
+    width,
+)
 from .exact_curve import exact_curve_figures
 from .kind import PLOTS, Plot, register_plot
 from .style import _RC, OKABE_ITO, _Output, method_colors, method_order

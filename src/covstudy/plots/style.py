@@ -29,6 +29,8 @@ _FIXED_COLOURS = {
     "agresti_coull": "orange",
     "ba_wald": "vermillion", "ba_wilson_union": "blue", "ba_cp_union": "green",
     "ba_jeffreys_union": "purple", "ba_posterior": "sky", "ba_posterior_jeffreys": "black",
+    "delong": "vermillion", "logit_delong": "orange", "hanley_mcneil": "purple", "newcombe": "blue",
+    "bootstrap": "green",
 }
 # Paul Tol's "muted" scheme (colour-blind safe) for methods without a fixed colour.
 FALLBACK = ("#332288", "#117733", "#882255", "#44AA99", "#999933", "#AA4499", "#88CCEE",
@@ -43,6 +45,7 @@ LABELS = {
     "prevalence": "prevalence (fraction of positives)",
     "tpr": "true positive rate (tpr)",
     "tnr": "true negative rate (tnr)",
+    "icc": "intra-cluster correlation (icc)",
 }
 _RC = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
        "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.titlesize": 10}

@@ -1,0 +1,234 @@
+"""Two-sided intervals for the area under the ROC curve from a test set's scores.
+
+An AUC kernel maps ``(scores_pos, scores_neg, delta, rng=None, **params)`` to ``(lower, upper)``:
+``scores_pos`` has shape (..., m), ``scores_neg`` (..., n) (the last axis is the test set's
+examples, the leading axes index test sets), ``delta`` broadcasts over the leading axes. A
+higher score means "more likely positive". The estimate is the Mann–Whitney AUC
+
+    Â = (1/mn)·Σ_i Σ_j ψ(X_i, Y_j),  ψ(x, y) = 1[x > y] + ½·1[x = y],
+
+an unbiased estimate of θ = P(X > Y) + ½·P(X = Y). Every kernel depends on the scores only
+through their order in the pooled sample, ties included, so ranks may stand in for scores
+(the binormal design stores ranks). Bounds are clipped to [0, 1], as pROC does; m, n >= 2.
+
+Placements (DeLong, DeLong & Clarke-Pearson 1988): V10_i = (1/n)·Σ_j ψ(X_i, Y_j) for each
+positive, V01_j = (1/m)·Σ_i ψ(X_i, Y_j) for each negative; Â is the mean of either. With R
+the midranks in the pooled sample and R⁺, R⁻ those within each class,
+V10_i = (R(X_i) - R⁺(X_i))/n and V01_j = 1 - (R(Y_j) - R⁻(Y_j))/m: O((m + n) log(m + n))
+per test set, vectorised over test sets (in blocks of at most ``_BLOCK`` scores).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special, stats
+
+from .registry import Param, register
+
+_BLOCK = 1 << 20  # scores ranked at once (test sets × examples), to bound memory
+
+
+def _z(delta):
+    return -special.ndtri(np.asarray(delta, dtype=float) / 2)
+
+
+def _rows(scores_pos, scores_neg):
+    """The scores as arrays of shape (test sets, m) and (test sets, n), and the leading shape; integer
+    scores (the binormal design's ranks) keep their type: a float copy is made one block at a time."""
+    pos, neg = np.asarray(scores_pos), np.asarray(scores_neg)
+    shape = np.broadcast_shapes(pos.shape[:-1], neg.shape[:-1])
+    pos = np.broadcast_to(pos, shape + pos.shape[-1:]).reshape(-1, pos.shape[-1])
+    neg = np.broadcast_to(neg, shape + neg.shape[-1:]).reshape(-1, neg.shape[-1])
+    return pos, neg, shape
+
+
+def delong_placements(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
+    """(V10, V01): the placements of the positives (test sets, m) and of the negatives (test sets, n)
+    (module docstring); ``scores_pos``, ``scores_neg`` of shape (test sets, m) and (test sets, n)."""
+    m, n = scores_pos.shape[-1], scores_neg.shape[-1]
+    pooled = stats.rankdata(np.concatenate([scores_pos, scores_neg], axis=-1), axis=-1)
+    v10 = (pooled[:, :m] - stats.rankdata(scores_pos, axis=-1)) / n
+    v01 = 1 - (pooled[:, m:] - stats.rankdata(scores_neg, axis=-1)) / m
+    return v10, v01
+
+
+def auc_and_delong_variance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
+    """(Â, Var_DeLong): Â = mean V10 and Var = S10/m + S01/n, with S10, S01 the sample variances
+    (divisor m - 1, n - 1) of the placements (DeLong, DeLong & Clarke-Pearson 1988, eq. 2-4).
+    Test sets in blocks of at most ``_BLOCK`` scores, so memory does not grow with their number."""
+    pos, neg, shape = _rows(scores_pos, scores_neg)
+    m, n = pos.shape[1], neg.shape[1]
+    auc, var = np.empty(pos.shape[0]), np.empty(pos.shape[0])
+    step = max(1, _BLOCK // (m + n))
+    for s in range(0, pos.shape[0], step):
+        rows = slice(s, s + step)
+        v10, v01 = delong_placements(pos[rows], neg[rows])
+        auc[rows] = np.mean(v10, axis=1)
+        s10 = np.sum((v10 - auc[rows, None]) ** 2, axis=1) / (m - 1)
+        s01 = np.sum((v01 - auc[rows, None]) ** 2, axis=1) / (n - 1)
+        var[rows] = s10 / m + s01 / n
+    return auc.reshape(shape), var.reshape(shape)
+
+
+def _wald(estimate, se, delta):
+    half = _z(delta) * se
+    return np.clip(estimate - half, 0.0, 1.0), np.clip(estimate + half, 0.0, 1.0)
+
+
+@register("delong", takes="scores", family="approximate", guaranteed=False,
+          reference="DeLong, DeLong & Clarke-Pearson (1988), Biometrics 44(3), 837-845; as pROC's ci.auc "
+                    "(Robin et al. 2011, BMC Bioinformatics 12, 77)")
+def delong(scores_pos, scores_neg, delta, rng=None):
+    """DeLong interval Â ± z·sqrt(S10/m + S01/n) from the placement values, z = Φ⁻¹(1 - delta/2), clipped to [0, 1].
+
+    Ties count ½. The variance is 0 (a zero-width interval) when the classes are perfectly
+    separated (Â = 0 or 1).
+    """
+    auc, var = auc_and_delong_variance(scores_pos, scores_neg)
+    return _wald(auc, np.sqrt(var), delta)
+
+
+@register("logit_delong", takes="scores", family="approximate", guaranteed=False,
+          reference="DeLong variance on the logit scale, e.g. Pepe (2003), The Statistical Evaluation of "
+                    "Medical Tests, sec. 5.2; Qin & Hotilovac (2008), Stat Methods Med Res 17, 207-221")
+def logit_delong(scores_pos, scores_neg, delta, rng=None):
+    """expit(logit Â ± z·SE/(Â(1 - Â))), SE the DeLong standard error: the DeLong interval on the logit scale.
+
+    By the delta method Var(logit Â) ≈ Var(Â)/(Â(1 - Â))²; the back-transformed interval
+    stays inside (0, 1). At Â = 0 or 1 the logit is infinite and the interval is the point
+    [Â, Â] (as DeLong's there).
+    """
+    auc, var = auc_and_delong_variance(scores_pos, scores_neg)
+    inside = (auc > 0) & (auc < 1)
+    a = np.where(inside, auc, 0.5)
+    centre = np.log(a / (1 - a))
+    half = _z(delta) * np.sqrt(var) / (a * (1 - a))
+    lower, upper = special.expit(centre - half), special.expit(centre + half)
+    return np.where(inside, lower, auc), np.where(inside, upper, auc)
+
+
+def hanley_mcneil_variance(auc, m, n):
+    """[Â(1 - Â) + (m - 1)(Q1 - Â²) + (n - 1)(Q2 - Â²)]/(mn), Q1 = Â/(2 - Â), Q2 = 2Â²/(1 + Â)
+    (Hanley & McNeil 1982, eq. 2; m positives, n negatives)."""
+    q1, q2 = auc / (2 - auc), 2 * auc**2 / (1 + auc)
+    return (auc * (1 - auc) + (m - 1) * (q1 - auc**2) + (n - 1) * (q2 - auc**2)) / (m * n)
+
+
+@register("hanley_mcneil", takes="scores", family="approximate", guaranteed=False,
+          reference="Hanley & McNeil (1982), Radiology 143(1), 29-36")
+def hanley_mcneil(scores_pos, scores_neg, delta, rng=None):
+    """Hanley–McNeil interval Â ± z·SE, SE² from exponential-model Q1, Q2 (``hanley_mcneil_variance``), clipped to [0, 1]."""
+    auc, _ = auc_and_delong_variance(scores_pos, scores_neg)
+    m, n = np.shape(scores_pos)[-1], np.shape(scores_neg)[-1]
+    return _wald(auc, np.sqrt(np.maximum(hanley_mcneil_variance(auc, m, n), 0.0)), delta)
+
+
+def newcombe_variance(theta, m, n):
+    """Newcombe's (2006) variance with N* = (m + n)/2 - 1 in place of m - 1 and n - 1 in Hanley–McNeil's:
+    θ(1 - θ)/(mn)·[1 + N*·((1 - θ)/(2 - θ) + θ/(1 + θ))]."""
+    n_star = (m + n) / 2 - 1
+    return theta * (1 - theta) / (m * n) * (1 + n_star * ((1 - theta) / (2 - theta) + theta / (1 + theta)))
+
+
+@register("newcombe", takes="scores", family="approximate", guaranteed=False,
+          reference="Newcombe (2006), Confidence intervals for an effect size measure based on the Mann-Whitney "
+                    "statistic. Part 2: asymptotic methods and evaluation, Stat Med 25(4), 559-573: method 5")
+def newcombe(scores_pos, scores_neg, delta, rng=None):
+    """Newcombe's method 5: the Wilson-type score interval {θ : (Â - θ)² <= z²·V(θ)}, V the N*-modified Hanley–McNeil variance.
+
+    V(θ) = θ(1 - θ)/(mn)·[1 + N*·((1 - θ)/(2 - θ) + θ/(1 + θ))], N* = (m + n)/2 - 1
+    (``newcombe_variance``). Like Wilson's interval for a proportion, the variance is taken at
+    the candidate θ, not at Â, so the interval is not degenerate at Â = 0 or 1. The bounds
+    are the roots of (Â - θ)² - z²V(θ) in [0, Â] and [Â, 1], found by bisection to 1e-15.
+    """
+    auc, _ = auc_and_delong_variance(scores_pos, scores_neg)
+    m, n = np.shape(scores_pos)[-1], np.shape(scores_neg)[-1]
+    z2 = _z(delta) ** 2
+
+    def excess(theta):  # <= 0 inside the interval
+        return (auc - theta) ** 2 - z2 * newcombe_variance(theta, m, n)
+
+    def root(outside, inside):
+        for _ in range(60):  # bisection halves |outside - inside| from at most 1 to below 1e-18
+            mid = (outside + inside) / 2
+            out = excess(mid) > 0
+            outside, inside = np.where(out, mid, outside), np.where(out, inside, mid)
+        return inside
+
+    zero, one = np.zeros_like(auc), np.ones_like(auc)
+    lower = np.where(auc > 0, root(zero, auc), 0.0)
+    upper = np.where(auc < 1, root(one, auc), 1.0)
+    return lower, upper
+
+
+@register("bootstrap", takes="scores", family="approximate", guaranteed=False,
+          reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile); "
+                    "stratified as pROC's ci.auc(method = 'bootstrap')",
+          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
+def bootstrap(scores_pos, scores_neg, delta, rng=None, draws=2000):
+    """Stratified percentile bootstrap: (delta/2, 1 - delta/2) quantiles of Â over ``draws`` resamples.
+
+    Each resample draws m positives and n negatives with replacement, each class from its
+    own (stratified, as pROC). Quantiles by linear interpolation (numpy's default, R's
+    type 7). Per test set, in order: indices into the negatives sorted ascending
+    (draws × n), then into the positives sorted ascending (draws × m), from ``rng``.
+    A resample's Â needs no pairwise comparison: with W_k the number of resampled negatives
+    among the k lowest (a cumulative count), a positive x with lo(x) negatives below it and
+    hi(x) at or below it contributes (W_lo + W_hi)/2 (ties ½), so
+    Â* = Σ_i (W_lo(X*_i) + W_hi(X*_i))/(2mn): O((m + n)·draws) per test set.
+    """
+    pos, neg, shape = _rows(scores_pos, scores_neg)
+    delta = np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1)
+    m, n = pos.shape[1], neg.shape[1]
+    rng = np.random.default_rng() if rng is None else rng
+    lower, upper = np.empty(pos.shape[0]), np.empty(pos.shape[0])
+    row = np.arange(draws)[:, None]
+    for t in range(pos.shape[0]):
+        neg_sorted = np.sort(neg[t])
+        pos_sorted = np.sort(pos[t])
+        lo = np.searchsorted(neg_sorted, pos_sorted, side="left")
+        hi = np.searchsorted(neg_sorted, pos_sorted, side="right")
+        j = rng.integers(0, n, size=(draws, n))
+        i = rng.integers(0, m, size=(draws, m))
+        cumulative = np.zeros((draws, n + 1), dtype=np.int64)
+        np.cumsum(np.bincount((j + row * n).ravel(), minlength=draws * n).reshape(draws, n), axis=1,
+                  out=cumulative[:, 1:])
+        flat, start = cumulative.ravel(), row * (n + 1)
+        below = flat[lo[i] + start].sum(axis=1)
+        at_or_below = below if np.array_equal(lo, hi) else flat[hi[i] + start].sum(axis=1)  # no ties: the same
+        aucs = (below + at_or_below) / (2 * m * n)
+        lower[t], upper[t] = np.quantile(aucs, [delta[t] / 2, 1 - delta[t] / 2])
+    return lower.reshape(shape), upper.reshape(shape)
+
+
+def auc_interval(method: str, scores_pos, scores_neg, delta=0.05, seed: int | None = None,
+                 **params) -> tuple[float, float]:
+    """The ``1 - delta`` interval ``(lower, upper)`` for the AUC from one test set's scores.
+
+    ``scores_pos``, ``scores_neg``: the classifier's scores of the positives and of the
+    negatives (1-d, at least 2 finite numbers each; higher = more likely positive).
+    ``method`` is one of ``auc_methods()``: delong, logit_delong, hanley_mcneil, newcombe,
+    bootstrap (``draws``, reproducible with ``seed``; fresh entropy if None). E.g.
+    ``auc_interval("delong", [0.9, 0.8, 0.4], [0.3, 0.5, 0.1, 0.2])``.
+    """
+    from .. import validate
+    from .registry import get
+
+    m = get(method, "scores")
+    full = m.prepare("two-sided", params)
+    pos, neg = (_scores(name, value) for name, value in (("scores_pos", scores_pos), ("scores_neg", scores_neg)))
+    d = float(validate.delta(validate.scalar("delta", delta)))
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed))
+    lower, upper = m.bounds((pos, neg), d, rng=rng, **full)
+    return float(lower), float(upper)
+
+
+def _scores(name: str, value) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a 1-d array of at least 2 finite numbers, got {value!r}") from None
+    if arr.ndim != 1 or arr.size < 2 or not np.all(np.isfinite(arr)):
+        what = f"shape {arr.shape}" if arr.ndim != 1 or arr.size < 2 else "non-finite values"
+        raise ValueError(f"{name} must be a 1-d array of at least 2 finite numbers, got {what}")
+    return arr

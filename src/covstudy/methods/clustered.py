@@ -1,0 +1,239 @@
+"""Intervals for a proportion from clustered examples: m clusters, y_i correct of s_i in cluster i.
+
+Two kinds of method (``INPUTS`` in registry.py):
+
+* ``clustered``: kernels on the per-cluster counts ``(successes, sizes, delta, rng)``, arrays
+  of shape (..., m) with the clusters on the last axis; one interval per leading index (test
+  set). They need each test set, so their coverage is Monte Carlo only.
+* ``deff``: *oracle* kernels on the totals and the true design effect ``(k, n, deff, delta)``:
+  a binomial interval on the effective sample (k/deff, n/deff). The design effect
+  deff = 1 + (Σ s_i²/n - 1)·icc (= 1 + (s - 1)·icc for equal sizes) comes from the *true*
+  icc: the clustered design fills it from its point, ``clustered_interval`` takes ``icc=``.
+  No data set tells the true icc; these are a reference point for what a known design effect
+  would buy, not intervals to report.
+
+Proportion methods apply to the totals (k = Σ y_i, n = Σ s_i) as if the examples were i.i.d.:
+the naive baseline. Notation: p̂ = k/n, z = Φ⁻¹(1 - delta/2).
+References: Saha, Miller & Wang (2016), "A comparison of some approximate confidence intervals
+for a single proportion for clustered binary outcome data", Int. J. Biostat. 12, 1-18;
+Short, Cabral, Weinberg, LaValley & Massaro (2020), "A novel confidence interval for a single
+proportion in the presence of clustered binary outcome data", Stat. Methods Med. Res. 29, 111-121.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from .. import validate
+from .binomial import wilson
+from .f1 import row_quantiles
+from .registry import Param, get, methods, register
+
+KINDS = ("proportion", "deff", "clustered")  # what applies to clustered data, as the estimand lists them
+_BLOCK = 1 << 21  # bootstrap random numbers drawn at once (test sets × draws × clusters)
+
+
+def _z(delta):
+    return -special.ndtri(np.asarray(delta, dtype=float) / 2)
+
+
+def _per_cluster(successes, sizes):
+    y, s = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(sizes, dtype=float))
+    return y, s, y.sum(axis=-1), s.sum(axis=-1)
+
+
+def anova_icc(successes, sizes):
+    """ANOVA estimate of the intra-cluster correlation, one per test set (Saha et al. 2016):
+
+        BMS = (Σ y_i²/s_i - k²/n)/(m - 1),   WMS = (k - Σ y_i²/s_i)/Σ(s_i - 1),
+        s* = (n² - Σ s_i²)/((m - 1)·n),     icc = (BMS - WMS)/(BMS + (s* - 1)·WMS).
+
+    Not truncated (it can be negative). 0 where it is undefined: every cluster of size 1
+    (no within-cluster pairs) or BMS = WMS = 0 (p̂ = 0 or 1).
+    """
+    y, s, k, n = _per_cluster(successes, sizes)
+    m = y.shape[-1]
+    between = np.sum(y * y / s, axis=-1)
+    within_df = np.sum(s - 1, axis=-1)
+    bms = (between - k * k / n) / (m - 1)
+    wms = (k - between) / np.where(within_df > 0, within_df, 1)
+    s_star = (n * n - np.sum(s * s, axis=-1)) / ((m - 1) * n)
+    denominator = bms + (s_star - 1) * wms
+    defined = (within_df > 0) & (denominator > 0)
+    return np.where(defined, (bms - wms) / np.where(defined, denominator, 1), 0.0)
+
+
+def variance_inflation(successes, sizes):
+    """ξ̂ = Σ s_i(1 + (s_i - 1)·icc⁺)/n = 1 + (Σ s_i²/n - 1)·icc⁺, icc⁺ = max(ANOVA icc, 0).
+
+    A negative estimate is truncated at 0: a variance inflation below 1 would make the
+    interval narrower than the i.i.d. Wilson interval. (ratesci's ``clusterpci`` does not
+    truncate; both agree wherever the estimate is >= 0.)
+    """
+    y, s, _, n = _per_cluster(successes, sizes)
+    return 1 + (np.sum(s * s, axis=-1) / n - 1) * np.maximum(anova_icc(y, s), 0.0)
+
+
+def design_effect(sizes, icc):
+    """1 + (Σ s_i²/n - 1)·icc: the variance of the total over its binomial variance (sizes on the last axis)."""
+    s = np.asarray(sizes, dtype=float)
+    return 1 + (np.sum(s * s, axis=-1) / s.sum(axis=-1) - 1) * np.asarray(icc, dtype=float)
+
+
+@register("wilson_vif", takes="clustered", family="approximate", guaranteed=False,
+          reference="Saha, Miller & Wang (2016); Short et al. (2020); ratesci clusterpci(skew = FALSE)")
+def wilson_vif(successes, sizes, delta, rng=None):
+    """Wilson interval with variance inflation ξ̂ from the ANOVA icc: Wilson with z² replaced by ξ̂·z².
+
+    Equivalently the Wilson interval of the effective counts (k/ξ̂, n/ξ̂); ξ̂ as in
+    ``variance_inflation`` (negative icc estimates truncated at 0).
+    """
+    _, _, k, n = _per_cluster(successes, sizes)
+    xi = variance_inflation(successes, sizes)
+    return wilson(k / xi, n / xi, delta)
+
+
+@register("scas_vif", takes="clustered", family="approximate", guaranteed=False,
+          reference="Laud (2017), Pharm. Stat. 16, 334-348, App. A.4; ratesci clusterpci(skew = TRUE)")
+def scas_vif(successes, sizes, delta, rng=None):
+    """Skewness-corrected score interval (SCAS) with variance inflation ξ̂: Laud's closed form.
+
+    With c = (z² - 1)/(6nξ̂), E = 2c - 1, A = ξ̂z²/n + E², the lower end is the smaller root
+    of A·θ² + (2E·D - ξ̂z²/n)·θ + D² = 0 with D = max(0, p̂ - c) (0 at k = 0); the upper end
+    is 1 minus the lower end of (n - k) (1 at k = n). ξ̂ as in ``variance_inflation``.
+    """
+    _, _, k, n = _per_cluster(successes, sizes)
+    xi = variance_inflation(successes, sizes)
+    z = _z(delta)
+    c = (z * z - 1) / (6 * n * xi)
+    e = 2 * c - 1
+    a = xi * z * z / n + e * e
+
+    def lower_end(x):
+        d = np.maximum(0.0, x / n - c)
+        b = 2 * e * d - xi * z * z / n
+        return (-b - np.sqrt(np.maximum(0.0, b * b - 4 * a * d * d))) / (2 * a)
+
+    lower = np.where(k == 0, 0.0, lower_end(k))
+    upper = np.where(k == n, 1.0, 1 - lower_end(n - k))
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+
+
+@register("ratio_wald", takes="clustered", family="approximate", guaranteed=False,
+          reference="Cochran (1977) ch. 6, ratio estimator; Liang & Zeger (1986) sandwich; Rao & Scott (1992)")
+def ratio_wald(successes, sizes, delta, rng=None):
+    """Ratio-estimator Wald interval p̂ ± z·sqrt(m/(m - 1)·Σ(y_i - p̂·s_i)²/n²), clipped to [0, 1].
+
+    The cluster-robust (sandwich) variance of p̂ = Σy_i/Σs_i, i.e. GEE with an independence
+    working correlation, with the small-sample factor m/(m - 1). Zero width when every
+    cluster has the same proportion (e.g. all correct).
+    """
+    y, s, k, n = _per_cluster(successes, sizes)
+    m = y.shape[-1]
+    p_hat = k / n
+    residual = y - p_hat[..., None] * s
+    half = _z(delta) * np.sqrt(m / (m - 1) * np.sum(residual * residual, axis=-1)) / n
+    return np.clip(p_hat - half, 0.0, 1.0), np.clip(p_hat + half, 0.0, 1.0)
+
+
+@register("cluster_bootstrap", takes="clustered", family="approximate", guaranteed=False,
+          reference="Davison & Hinkley (1997) ch. 3; Field & Welsh (2007), JRSS B 69, 369-390",
+          params=(Param("draws", 1000, above=0.0, doc="bootstrap resamples", integer=True),))
+def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
+    """Percentile bootstrap over clusters: (delta/2, 1 - delta/2) quantiles of Σy*/Σs* over ``draws`` resamples.
+
+    Each resample draws m clusters with replacement (index ⌊u·m⌋ of u ~ U[0, 1) from ``rng``,
+    test set by test set, resample by resample, in that order); quantiles interpolate
+    linearly (numpy's default).
+    """
+    y, s = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(sizes, dtype=float))
+    shape, m = y.shape[:-1], y.shape[-1]
+    y, s = y.reshape(-1, m), s.reshape(-1, m)
+    rng = np.random.default_rng() if rng is None else rng
+    q = np.asarray(delta, dtype=float) / 2
+    lower, upper = np.empty(len(y)), np.empty(len(y))
+    step = max(1, _BLOCK // (draws * m))
+    for start in range(0, len(y), step):
+        rows = slice(start, min(len(y), start + step))
+        pick = (rng.random((rows.stop - start, draws, m)) * m).astype(np.int64)
+        taken = np.arange(rows.stop - start)[:, None, None]
+        estimate = (y[rows][taken, pick].sum(axis=-1) / s[rows][taken, pick].sum(axis=-1))
+        lower[rows] = row_quantiles(estimate, np.broadcast_to(q, rows.stop - start))
+        upper[rows] = row_quantiles(estimate, np.broadcast_to(1 - q, rows.stop - start))
+    return lower.reshape(shape), upper.reshape(shape)
+
+
+@register("wilson_deff", takes="deff", family="approximate", guaranteed=False,
+          reference="Kish (1965) design effect; Wilson (1927); oracle: the true icc")
+def wilson_deff(k, n, deff, delta):
+    """Oracle: the Wilson interval of the effective counts (k/deff, n/deff), deff from the true icc."""
+    k, n, deff = (np.asarray(v, dtype=float) for v in (k, n, deff))
+    return wilson(k / deff, n / deff, delta)
+
+
+@register("clopper_pearson_deff", takes="deff", family="approximate", guaranteed=False,
+          reference="Kish (1965) design effect; Clopper & Pearson (1934); oracle: the true icc")
+def clopper_pearson_deff(k, n, deff, delta):
+    """Oracle: the Clopper-Pearson interval of the effective counts k' = k/deff, n' = n/deff.
+
+    [B(delta/2; k', n' - k' + 1), B(1 - delta/2; k' + 1, n' - k')] with B the Beta quantile
+    (non-integer counts allowed); lower = 0 at k = 0, upper = 1 at k = n.
+    """
+    k, n, deff = (np.asarray(v, dtype=float) for v in (k, n, deff))
+    k_eff, n_eff = k / deff, n / deff
+    q = np.asarray(delta, dtype=float) / 2
+    lower = np.where(k == 0, 0.0, special.betaincinv(np.where(k == 0, 1, k_eff), n_eff - k_eff + 1, q))
+    upper = np.where(k == n, 1.0, 1 - special.betaincinv(np.where(k == n, 1, n_eff - k_eff), k_eff + 1, q))
+    return lower, upper
+
+
+def clustered_bounds(method, columns: dict, delta, side: str = "two-sided", rng=None, **params):
+    """``method``'s interval from clustered ``columns`` (k, n, deff; successes, sizes) as its kind takes them.
+
+    One-sided bounds exist for the proportion methods only (``Method.sides``, checked before)."""
+    if method.takes == "proportion":
+        return method.bounds((columns["k"], columns["n"]), delta, side, **params)
+    if method.takes == "deff":
+        return method.bounds((columns["k"], columns["n"], columns["deff"]), delta, side, **params)
+    return method.bounds((columns["successes"], columns["sizes"]), delta, side, rng=rng, **params)
+
+
+def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = None,
+                       **params) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided ``1 - delta`` interval ``(lower, upper)`` for the accuracy p from per-cluster counts.
+
+    ``successes[..., i]`` of ``sizes[..., i]`` examples of cluster i are correct (clusters on the
+    last axis, at least 2; leading axes are separate test sets). ``method`` is a clustered
+    method (``methods("clustered")``: wilson_vif, scas_vif, ratio_wald, cluster_bootstrap), an
+    oracle (``methods("deff")``: wilson_deff, clopper_pearson_deff, which need the true ``icc``)
+    or any proportion method, applied naively to the totals. ``seed`` makes cluster_bootstrap
+    reproducible; ``params`` are the method's parameters (e.g. ``draws=2000``).
+    E.g. ``clustered_interval("wilson_vif", [3, 5, 4], [5, 5, 5])``.
+    """
+    m = get(method, KINDS)
+    full = m.prepare("two-sided", params)
+    y = validate.counts("successes", successes)
+    s = validate.counts("sizes", sizes, minimum=1)
+    try:
+        y, s = np.broadcast_arrays(y, s)
+    except ValueError:
+        raise ValueError(f"successes and sizes must broadcast together, got shapes {y.shape} and {s.shape}") from None
+    if y.ndim == 0 or y.shape[-1] < 2:
+        raise ValueError(f"successes, sizes: need at least 2 clusters on the last axis, got shape {y.shape}")
+    if np.any(y > s):
+        raise ValueError("successes must be <= sizes in every cluster")
+    if m.takes == "deff":
+        if icc is None:
+            raise ValueError(f"icc: {m.name} is an oracle on the true intra-cluster correlation; give icc in [0, 1)")
+        icc = validate.interval("icc", validate.scalar("icc", icc), 0.0, 1.0, False, True)
+    elif icc is not None:
+        raise ValueError(f"icc: only the oracle methods ({', '.join(methods('deff'))}) take the true icc; "
+                         f"{m.name} does not")
+    d = validate.delta(validate.scalar("delta", delta))
+    columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
+               "successes": y, "sizes": s}
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
+    lower, upper = clustered_bounds(m, columns, d, rng=rng, **full)  # two-sided
+    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+
