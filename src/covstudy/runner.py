@@ -27,6 +27,7 @@ from .store import Store
 from .study import Study
 from .tasks import evaluate
 
+IN_PROCESS_COST = 2e5  # grid.study_cost below which a study runs in this process, without workers
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
 
 
@@ -92,7 +93,13 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
         tasks = grid.tasks(todo, workers)
         bar = tqdm(total=len(todo), unit="cell", desc=study.name, disable=None if progress is None else not progress,
                    file=sys.stderr)
-        if tasks:
+        if tasks and (workers == 1 or len(tasks) == 1 or grid.study_cost(todo) < IN_PROCESS_COST) \
+                and study.backend == "loky":
+            # Too little work to pay for starting workers (each imports numpy, scipy, pandas).
+            for task in tasks:
+                store.save(_evaluate_single_threaded(task))
+                bar.update(len(task.cells))
+        elif tasks:
             with backend(study, workers) as n_jobs:
                 parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)), return_as="generator_unordered")
                 for rows in parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks):
