@@ -76,3 +76,20 @@ def test_interval_shape_order_and_no_warnings():
     assert lower.shape == upper.shape == (11, 11)
     assert np.all((0 <= lower) & (lower < upper) & (upper <= 1))
     assert np.all(np.diff(lower, axis=0) > 0) and np.all(np.diff(upper, axis=1) > 0)
+
+
+def test_agrees_with_the_earlier_solver():
+    """Halley steps with an early stop and skipped zero-weight nodes (issue 18) moved the
+    intervals by < 1e-9 (measured: <= 3e-11 over 9,000 random and study-drawn problems).
+    Values: the earlier Newton solver (4.2 CDF evaluations per quantile, all 102 nodes)."""
+    params = np.array([(1, 1, 1, 1), (0.5, 10.5, 50.5, 50.5), (13, 88, 401, 21), (1, 3001, 0.5, 20.5),
+                       (900.5, 100.5, 1800.5, 200.5), (2.5, 1.5, 196.5, 1.5), (1, 2, 196, 5),
+                       (264.5, 68.5, 261.5, 332.5), (11, 1, 990, 11), (0.5, 30.5, 20.5, 0.5)], dtype=float)
+    lower = [1.1180339887499463e-01, 2.1106221393011704e-01, 5.0852758144660515e-01, 1.0726693083230738e-04,
+             8.8799558676579038e-01, 5.8450532752466045e-01, 4.9372485013294420e-01, 5.8740583961178072e-01,
+             8.5201018644371940e-01, 4.4756685374610711e-01]
+    upper = [0.8881966011250053, 0.36746358200874585, 0.5765130609787877, 0.05848678226028137, 0.9107753441062474,
+             0.9769549991617373, 0.908695344458426, 0.6463083663910101, 0.9936973145632604, 0.5329539678204473]
+    got_lower, got_upper = beta_mean.interval(*params.T, 0.05)
+    np.testing.assert_allclose(got_lower, lower, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(got_upper, upper, rtol=0, atol=1e-9)

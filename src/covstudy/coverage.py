@@ -158,8 +158,8 @@ def design_points(d, axes: dict) -> tuple[list[dict], list[str]]:
         names = ", ".join(arrays[:-1]) + f" and {arrays[-1]}"
         shapes = " and ".join(str(values[k].shape) for k in arrays)
         raise ValueError(f"{names} must broadcast together, got shapes {shapes}") from None
-    points = [d.derive({k: (int(v[i]) if d.axis(k).integer else float(v[i])) for k, v in zip(values, flat)})
-              for i in range(flat[0].size)]
+    columns = [(v.astype(np.int64) if d.axis(k).integer else v.astype(float)).tolist() for k, v in zip(values, flat)]
+    points = [d.derive(dict(zip(values, row))) for row in zip(*columns)]
     return points, arrays
 
 

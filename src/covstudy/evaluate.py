@@ -16,6 +16,8 @@ exact engine.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -29,7 +31,12 @@ from .seeds import stream
 
 _BATCH_ELEMENTS = 4_000_000  # (points × outcomes) generated at once: bounds memory
 _CACHE_CELLS = 20_000_000  # the interval-table cache keeps at most this many cells (~320 MB)
-_TABLES: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+# cache key -> (None, lower, upper) for a whole table, or (cells, lower, upper) for the sorted
+# cells of a table computed so far (Monte Carlo).
+_TABLES: OrderedDict[tuple, tuple] = OrderedDict()
+_CACHED = 0  # cells held in _TABLES
+_EXACT_CELLS = 1_000_000  # exact outcome distributions kept for reuse (Evaluator.exact), in weights
+_EXACT: OrderedDict[tuple, Outcomes] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -44,7 +51,7 @@ class Analysis:
     reps: int | None  # None: exact
     seed: int | None
 
-    @property
+    @functools.cached_property
     def merge(self):
         return self.estimand.merge(self.method) if self.reps is None else None
 
@@ -62,6 +69,14 @@ def infeasible(design: Design, point: dict, analysis: Analysis) -> str | None:
         except ValueError as err:
             return str(err)
     return problem
+
+
+def clear_cache() -> None:
+    """Forget every cached interval table and outcome distribution (benchmarks measure cold ones)."""
+    global _CACHED
+    _TABLES.clear()
+    _EXACT.clear()
+    _CACHED = 0
 
 
 class Evaluator:
@@ -96,7 +111,7 @@ class Evaluator:
                 key = (a.reps, a.seed, a.merge)
                 if key not in generated:
                     pts = [points[i] for i in batch]
-                    generated[key] = (self.design.exact(pts, a.merge) if a.reps is None
+                    generated[key] = (self.exact(pts, a.merge) if a.reps is None
                                       else self.design.simulate(pts, a.reps, a.seed))
                 outcomes = generated[key]
                 if len(rows) < len(batch):
@@ -108,6 +123,22 @@ class Evaluator:
                         out[j][name] = np.empty(len(idx), dtype=values.dtype)
                     out[j][name][at] = values
         return out
+
+    def exact(self, points: list[dict], merge) -> Outcomes:
+        """``Design.exact``, remembered for the last few batches: successive public ``coverage()``
+        calls of several methods at the same points share one outcome distribution."""
+        # A flat key hashes fast (the points of a batch have the same axes).
+        key = (self.design.name, merge, tuple(points[0]), tuple(itertools.chain.from_iterable(pt.values() for pt in points)))
+        outcomes = _EXACT.pop(key, None)
+        if outcomes is not None:
+            _EXACT[key] = outcomes
+            return outcomes
+        outcomes = self.design.exact(points, merge)
+        outcomes.weight.setflags(write=False)
+        _EXACT[key] = outcomes
+        while sum(o.weight.size for o in _EXACT.values()) > _EXACT_CELLS and len(_EXACT) > 1:
+            _EXACT.popitem(last=False)
+        return outcomes
 
     def _score_batch(self, batch: list[dict], outcomes: Outcomes, a: Analysis) -> dict[str, np.ndarray]:
         params = dict(a.params)
@@ -138,23 +169,70 @@ class Evaluator:
         size = outcomes.weight.shape[-1]
         lower, upper = np.empty(size), np.empty(size)
         for seg in outcomes.tables:
-            table_lower, table_upper = self.table(seg.key, a, params)
-            pick = slice(None) if seg.index is None else seg.index
-            lower[seg.rows], upper[seg.rows] = table_lower[pick], table_upper[pick]
+            if seg.index is None:
+                lower[seg.rows], upper[seg.rows] = self.table(seg.key, a, params)
+            else:
+                columns = {c: (v[seg.rows] if np.ndim(v) else v) for c, v in outcomes.columns.items()}
+                lower[seg.rows], upper[seg.rows] = self.cells(seg.key, seg.index, columns, a, params)
         return lower, upper
 
     def table(self, key: tuple, a: Analysis, params: dict) -> tuple[np.ndarray, np.ndarray]:
         """Intervals of every outcome of table ``key`` (read-only; cached, least recently used dropped)."""
-        cache_key = (self.design.data, key, a.estimand.name, a.method.name, a.params, a.delta, a.side)
-        if cache_key in _TABLES:
+        cache_key = self._cache_key(key, a)
+        cached = _TABLES.get(cache_key)
+        if cached is not None and cached[0] is None:
             _TABLES.move_to_end(cache_key)
-            return _TABLES[cache_key]
+            return cached[1], cached[2]
         columns = self.design.table_columns(key)
-        lower, upper = (np.array(np.broadcast_to(v, np.shape(next(iter(columns.values())))), dtype=float)
+        lower, upper = self._bounds(columns, a, params)
+        self._store(cache_key, (None, lower, upper))
+        return lower, upper
+
+    def cells(self, key: tuple, index: np.ndarray, columns: dict, a: Analysis, params: dict
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """Intervals of the distinct cells ``index`` of table ``key``, whose outcome columns are
+        ``columns`` (Monte Carlo draws few of a table's cells): computes only the cells not
+        yet cached, and caches them under the table's key.
+
+        Every method is elementwise, so a cell's interval is the same bits whether computed
+        alone, with some cells or with the whole table (tests/test_evaluate_cache.py)."""
+        cache_key = self._cache_key(key, a)
+        cached = _TABLES.get(cache_key)
+        if cached is not None and cached[0] is None:  # the whole table
+            _TABLES.move_to_end(cache_key)
+            return cached[1][index], cached[2][index]
+        have, have_lower, have_upper = cached if cached is not None else (np.empty(0, np.int64), np.empty(0), np.empty(0))
+        new = ~np.isin(index, have)
+        if new.any():
+            lower, upper = self._bounds({c: (v[new] if np.ndim(v) else v) for c, v in columns.items()}, a, params)
+            have = np.concatenate([have, index[new]])
+            order = np.argsort(have, kind="stable")
+            have = have[order]
+            have_lower = np.concatenate([have_lower, lower])[order]
+            have_upper = np.concatenate([have_upper, upper])[order]
+            self._store(cache_key, (have, have_lower, have_upper))
+        else:
+            _TABLES.move_to_end(cache_key)
+        at = np.searchsorted(have, index)
+        return have_lower[at], have_upper[at]
+
+    def _cache_key(self, key: tuple, a: Analysis) -> tuple:
+        return (self.design.data, key, a.estimand.name, a.method.name, a.params, a.delta, a.side)
+
+    @staticmethod
+    def _bounds(columns: dict, a: Analysis, params: dict) -> tuple[np.ndarray, np.ndarray]:
+        shape = np.shape(next(v for v in columns.values() if np.ndim(v)))
+        lower, upper = (np.array(np.broadcast_to(v, shape), dtype=float)
                         for v in a.estimand.bounds(a.method, columns, a.delta, a.side, **params))
         lower.setflags(write=False)
         upper.setflags(write=False)
-        _TABLES[cache_key] = (lower, upper)
-        while sum(t[0].size for t in _TABLES.values()) > _CACHE_CELLS and len(_TABLES) > 1:
-            _TABLES.popitem(last=False)
         return lower, upper
+
+    @staticmethod
+    def _store(cache_key: tuple, entry: tuple) -> None:
+        global _CACHED
+        old = _TABLES.pop(cache_key, None)
+        _CACHED += entry[1].size - (0 if old is None else old[1].size)
+        _TABLES[cache_key] = entry
+        while _CACHED > _CACHE_CELLS and len(_TABLES) > 1:
+            _CACHED -= _TABLES.popitem(last=False)[1][1].size

@@ -17,10 +17,13 @@ task, and outcome distributions once per point.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from .designs import get_design
 from .estimands import get_estimand
@@ -56,7 +59,7 @@ class Cell:
         """The design and the interval-table key of the point: what a task shares."""
         return (self.design, *get_design(self.design).table_key(self.design_point))
 
-    @property
+    @functools.cached_property
     def cell_id(self) -> str:
         ident = {"method": self.method.name, "label": self.method.label, "params": dict(self.method.params),
                  "design": self.design, **dict(self.point), "delta": self.delta, "side": self.side,
@@ -99,17 +102,37 @@ def cells(study: Study) -> list[Cell]:
 
 
 def tasks(todo: list[Cell], n_workers: int) -> list[Task]:
-    """Group cells by table key, then split each key's points into chunks small enough to
-    balance the workers; chunking never changes any cell's numbers."""
+    """Group cells by table key, then split each key's points into chunks of about equal
+    estimated cost (``Design.cost``), small enough to balance the workers; costliest first.
+    Chunking never changes any cell's numbers."""
     by_key: dict[tuple, dict[tuple, list[Cell]]] = {}
     for cell in todo:
         by_key.setdefault(cell.table_key, {}).setdefault(cell.point, []).append(cell)
-    n_points = sum(len(group) for group in by_key.values())
-    chunk = max(1, math.ceil(n_points / (4 * max(1, n_workers))))
+    cost = {key: [cells_cost(group[pt]) for pt in group] for key, group in by_key.items()}
+    budget = sum(map(sum, cost.values())) / (4 * max(1, n_workers))
     out = []
-    # Largest tables first: the costliest tasks start early, so no worker is left alone at the end.
-    for key, group in sorted(by_key.items(), key=lambda item: (item[0][0], -sum(item[0][1:]))):
-        pts = list(group)
-        for i in range(0, len(pts), chunk):
-            out.append(Task(key, tuple(c for pt in pts[i:i + chunk] for c in group[pt])))
-    return out
+    for key, group in by_key.items():
+        pts, costs = list(group), cost[key]
+        parts = max(1, min(len(pts), math.ceil(sum(costs) / budget))) if budget > 0 else 1
+        bounds = np.searchsorted(np.cumsum(costs), np.arange(1, parts) * sum(costs) / parts)
+        for chunk in np.split(np.arange(len(pts)), np.unique(bounds)):
+            if chunk.size:
+                out.append((sum(costs[i] for i in chunk),
+                            Task(key, tuple(c for i in chunk.tolist() for c in group[pts[i]]))))
+    # Costliest first: no worker is left alone with a large task at the end.
+    return [task for _, task in sorted(out, key=lambda item: -item[0])]
+
+
+def study_cost(todo: list[Cell]) -> float:
+    """Estimated cost of the cells ``todo`` (the runner keeps small studies in-process)."""
+    by_point: dict[tuple, list[Cell]] = {}
+    for cell in todo:
+        by_point.setdefault((cell.design, cell.point), []).append(cell)
+    return sum(cells_cost(group) for group in by_point.values())
+
+
+def cells_cost(cells: list[Cell]) -> float:
+    """Estimated cost of cells at one design point: the design's cost per cell (see Design.cost)."""
+    design = get_design(cells[0].design)
+    point = cells[0].design_point
+    return sum(design.cost(point, c.reps) * (2 if c.engine == "both" else 1) for c in cells)

@@ -29,6 +29,7 @@ from .store import Store
 from .study import RUN_KEYS, Study
 from .tasks import ROW_MEASURES, evaluate, row_identity
 
+IN_PROCESS_COST = 2e5  # grid.study_cost below which a study runs in this process, without workers
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
 
 
@@ -130,7 +131,15 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             saved = found
             try:
                 with Progress(study.name, len(todo), progress) as bar:
-                    if tasks:
+                    if tasks and (workers == 1 or len(tasks) == 1 or grid.study_cost(todo) < IN_PROCESS_COST) \
+                            and study.backend == "loky":
+                        # Too little work to pay for starting workers (each imports numpy, scipy, pandas).
+                        for task in tasks:
+                            rows = _evaluate_single_threaded(task)
+                            store.save(rows)
+                            saved += len(rows)
+                            bar.update(len(rows))
+                    elif tasks:
                         with backend(study, workers) as n_jobs:
                             parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)),
                                                        return_as="generator_unordered")

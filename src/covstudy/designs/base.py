@@ -27,6 +27,8 @@ import numpy as np
 
 from .. import validate
 
+_UNKNOWN_OUTCOMES = 10_000  # Design.cost of an exact point when the design does not count its outcomes
+
 
 @dataclass(frozen=True)
 class Axis:
@@ -125,6 +127,22 @@ class Design:
     def outcome_count(self, point: dict) -> int:
         """About how many outcomes a batched point has (bounds a batch's memory)."""
         return 1
+
+    def cost(self, point: dict, reps: int | None) -> float:
+        """About how much work one method is at ``point``: the outcomes whose intervals are
+        computed (the runner balances tasks by it). Monte Carlo: the expected number of
+        distinct outcomes among ``reps``, support·(1 - exp(-reps/support)), with ``support``
+        the outcomes of non-negligible probability (``likely_outcomes``)."""
+        if type(self).outcome_count is Design.outcome_count:  # outcome space unknown: assume it large
+            return float(reps if reps is not None else _UNKNOWN_OUTCOMES)
+        if reps is None:
+            return float(self.outcome_count(point))
+        support = max(1.0, min(float(self.outcome_count(point)), self.likely_outcomes(point)))
+        return support * -np.expm1(-reps / support)
+
+    def likely_outcomes(self, point: dict) -> float:
+        """About how many outcomes carry most of the probability (all of them, by default)."""
+        return float(self.outcome_count(point))
 
     def stream_identity(self, point: dict) -> dict:
         """What keys the point's random stream (seeds.stream); never includes loop order."""

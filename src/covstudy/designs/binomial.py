@@ -19,6 +19,8 @@ Each p's stream is keyed by (design, n, p) (seeds.py).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import special, stats
 
@@ -82,14 +84,47 @@ class Binomial(Design):
 
 
 def binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
-    """Exact outcome probabilities, shape (len(p), n + 1): Binomial(k; n, p) for k = 0..n."""
+    """Exact outcome probabilities, shape (len(p), n + 1): Binomial(k; n, p) for k = 0..n.
+
+    In log space relative to the mode m = floor((n + 1)p), whose probability comes from
+    scipy: pmf(k) = pmf(m)·exp(log C(n, k) - log C(n, m) + (k - m)·logit p). The log-binomial
+    coefficients are kept in extended precision (``_log_choose``) so that their difference
+    is exact to rounding; the rest is one exp per value, ~10x cheaper than scipy's binom.pmf
+    and within ~1e-14 (relative) of it where the pmf exceeds 1e-300. p = 0 and 1 are point masses.
+    """
     p = np.atleast_1d(np.asarray(p, dtype=float))
+    inner = (p > 0) & (p < 1)
     k = np.arange(n + 1)
-    out = np.empty((len(p), n + 1))
-    step = max(1, _BLOCK // (n + 1))  # rows at a time, to bound scipy's temporaries
-    for s in range(0, len(p), step):
-        out[s:s + step] = stats.binom.pmf(k, n, p[s:s + step, None])
+    high, low = _log_choose(n)
+    out = np.zeros((len(p), n + 1))
+    rows = np.flatnonzero(inner)
+    step = max(1, _BLOCK // (n + 1))  # rows at a time, to bound the temporaries
+    for s in range(0, rows.size, step):
+        r = rows[s:s + step]
+        q = p[r]
+        mode = np.minimum(np.floor((n + 1) * q), n).astype(np.int64)
+        logit = np.log(q) - np.log1p(-q)
+        log_ratio = ((high - high[mode][:, None]) + (low - low[mode][:, None])) + (k - mode[:, None]) * logit[:, None]
+        out[r] = stats.binom.pmf(mode, n, q)[:, None] * np.exp(log_ratio)
+    for row in np.flatnonzero(~inner):
+        out[row, round(n * p[row])] = 1.0
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _log_choose(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """log C(n, k) for k = 0..n as a sum high + low of two doubles (read-only, cached per n).
+
+    Cumulative sums of log((n - j)/(j + 1)) in numpy's extended precision, split so that
+    differences (high_k - high_m) + (low_k - low_m) keep the precision that log C(n, k)
+    itself (up to ~n·0.7) would lose in one double."""
+    j = np.arange(n, dtype=np.longdouble)
+    exact = np.concatenate([np.zeros(1, dtype=np.longdouble), np.cumsum(np.log(n - j) - np.log(j + 1))])
+    high = exact.astype(float)
+    low = (exact - high).astype(float)
+    high.setflags(write=False)
+    low.setflags(write=False)
+    return high, low
 
 
 def choose_sampler(n: int, reps: int) -> str:

@@ -22,6 +22,7 @@ from .base import Axis, Outcomes, Segment
 from .confusion import PREVALENCE, RATES, ConfusionDesign, cell_probabilities, cells, stratified_pmf
 from .registry import register
 from .sampling import BLOCK, merge as merge_counts
+from .stratified import _spread
 
 FULL_EXACT_LIMIT = 200  # ~n³/6 = 1.4 million outcomes
 MERGED_EXACT_LIMIT = 2000  # (n + 1)(n + 2)/2 ≈ 2 million outcomes
@@ -64,6 +65,14 @@ class IID(ConfusionDesign):
 
     def table_key(self, point: dict) -> tuple:
         return (point["n"],)
+
+    def outcome_count(self, point: dict) -> int:
+        n = point["n"]
+        return (n + 1) * (n + 2) * (n + 3) // 6  # Σ over n_pos of (n_pos + 1)(n - n_pos + 1)
+
+    def likely_outcomes(self, point: dict) -> float:
+        n, q = point["n"], point["prevalence"]
+        return _spread(n, q) * _spread(n * q, point["tpr"]) * _spread(n * (1 - q), point["tnr"])
 
     def stream_identity(self, point: dict) -> dict:
         return {"design": "iid", **point}

@@ -10,6 +10,7 @@ in fixed blocks, and keeps the distinct outcomes with their counts.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -18,6 +19,11 @@ from .base import Axis, Outcomes, Segment
 from .confusion import PREVALENCE, RATES, TABLE_LIMIT, ConfusionDesign, cells, class_sizes, stratified_pmf
 from .registry import register
 from .sampling import BLOCK, merge
+
+def _spread(n, p) -> float:
+    """About how many values of Binomial(n, p) carry most of its mass: those within 2 sd of the mean."""
+    return 1 + 4 * math.sqrt(n * p * (1 - p))
+
 
 _KEY_LIMIT = 1 << 62  # Monte Carlo outcomes are keyed tp·(n_neg + 1) + tn in int64
 
@@ -57,6 +63,12 @@ class Stratified(ConfusionDesign):
 
     def table_key(self, point: dict) -> tuple:
         return (point["n_pos"], point["n_neg"])
+
+    def outcome_count(self, point: dict) -> int:
+        return (point["n_pos"] + 1) * (point["n_neg"] + 1)
+
+    def likely_outcomes(self, point: dict) -> float:
+        return _spread(point["n_pos"], point["tpr"]) * _spread(point["n_neg"], point["tnr"])
 
     def stream_identity(self, point: dict) -> dict:
         return {"design": "stratified", "n_pos": point["n_pos"], "n_neg": point["n_neg"],

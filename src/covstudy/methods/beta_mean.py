@@ -27,7 +27,10 @@ from scipy import special
 
 EPS = 1e-14  # tail mass of X left out of the quadrature range (each side)
 _TOL = 1e-10  # Newton/bisection stopping rule on s = 2m
+_ACCEPT = 1e-5  # a Newton step below this many sd of S is the last one (see _Sum.quantile)
 _MAX_ITER = 100
+_BLOCK = 512  # quantile problems solved at once
+_NEGLIGIBLE = 1e-16  # nodes with less than this share of the weight are skipped (F_S moves < 1e-14)
 
 # tanh-sinh rule on [-1, 1]: r = tanh(π/2·sinh t), t = -T..T step H. The complements 1 ± r
 # are kept separately so that nodes next to an endpoint keep their full relative precision.
@@ -64,7 +67,9 @@ class _Sum:
         self.s_hi = self.x_hi + special.betaincinv(self.ay, self.by, 1 - EPS)
 
     def cdf_pdf(self, s, idx=slice(None)):
-        """(F_S(s), f_S(s)) for the parameter entries ``idx`` (flat arrays of equal length as s)."""
+        """(F_S(s), f_S(s), f_S'(s)) for the parameter entries ``idx`` (flat arrays of equal length as s).
+
+        f_S'(s) = ∫ f_X(x) f_Y'(s - x) dx with f_Y'(y) = f_Y(y)·((a_Y - 1)/y - (b_Y - 1)/(1 - y))."""
         ax, bx, ay, by = (v.reshape(-1)[idx][:, None] for v in (self.ax, self.bx, self.ay, self.by))
         lbx, lby = self.log_beta_x.reshape(-1)[idx][:, None], self.log_beta_y.reshape(-1)[idx][:, None]
         s = s[:, None]
@@ -76,15 +81,23 @@ class _Sum:
         y = np.clip((s - xb) + length / 2 * _ONE_MINUS_R, 0.0, 1.0)  # s - x, precise near x = s
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             f_x = np.exp((ax - 1) * np.log(x) + (bx - 1) * np.log(one_minus_x) - lbx)
-            f_y = np.exp((ay - 1) * np.log(y) + (by - 1) * np.log1p(-y) - lby)
         # An empty range (xa >= xb) has zero length; keep its (unused) terms finite.
-        f_x = np.where(np.isfinite(f_x), f_x, 0.0)
+        weight = length / 2 * _W * np.where(np.isfinite(f_x), f_x, 0.0)
+        # Most nodes of a concentrated X carry no weight: Y's terms (the incomplete Beta
+        # function dominates the cost) only where the weight is not negligible (>= 1e-16 of the row's).
+        keep = weight > _NEGLIGIBLE * np.sum(weight, axis=1, keepdims=True)
+        ay, by, lby, y = (np.broadcast_to(v, keep.shape)[keep] for v in (ay, by, lby, y))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            f_y = np.exp((ay - 1) * np.log(y) + (by - 1) * np.log1p(-y) - lby)
+            slope = f_y * ((ay - 1) / y - (by - 1) / (1 - y))
         f_y = np.where(np.isfinite(f_y), f_y, 0.0)
-        weight = length / 2 * _W * f_x
-        cdf = np.sum(weight * special.betainc(ay, by, y), axis=1)
-        pdf = np.sum(weight * f_y, axis=1)
+        slope = np.where(np.isfinite(slope), slope, 0.0)  # at y = 0 or 1, where f_Y' may be unbounded
+        w = weight[keep]
+        cdf, pdf, dpdf = (np.zeros(keep.shape) for _ in range(3))
+        cdf[keep], pdf[keep], dpdf[keep] = w * special.betainc(ay, by, y), w * f_y, w * slope
+        cdf, pdf, dpdf = (np.sum(v, axis=1) for v in (cdf, pdf, dpdf))
         base = special.betainc(ax[:, 0], bx[:, 0], np.clip(s[:, 0] - 1, 0.0, 1.0))
-        return np.clip(base + cdf, 0.0, 1.0), pdf
+        return np.clip(base + cdf, 0.0, 1.0), pdf, dpdf
 
     def _cornish_fisher(self, q):
         """Starting value: the normal quantile of S corrected for skewness, μ + σ(z + γ(z² - 1)/6)."""
@@ -100,19 +113,28 @@ class _Sum:
         q = np.broadcast_to(np.asarray(q, dtype=float), self.ax.shape).reshape(-1)
         lo, hi = self.s_lo.reshape(-1).copy(), self.s_hi.reshape(-1).copy()
         s = np.clip(self._cornish_fisher(q.reshape(self.ax.shape)).reshape(-1), lo, hi)
+        sd = np.hypot(_sd(self.ax, self.bx), _sd(self.ay, self.by)).reshape(-1)
+        smooth = (np.minimum(self.ay, self.by) >= 1).reshape(-1)  # f_Y' integrable: f_S' exists
         active = np.arange(q.size)
         for _ in range(_MAX_ITER):
             if active.size == 0:
                 break
-            cdf, pdf = self.cdf_pdf(s[active], active)
+            cdf, pdf, dpdf = self.cdf_pdf(s[active], active)
             below = cdf < q[active]
             lo[active] = np.where(below, s[active], lo[active])
             hi[active] = np.where(below, hi[active], s[active])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                step = s[active] - (cdf - q[active]) / pdf
+            miss = cdf - q[active]
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                newton = miss / pdf
+                halley = 2 * miss * pdf / (2 * pdf * pdf - miss * dpdf)
+            use_halley = smooth[active] & np.isfinite(halley) & (np.abs(halley - newton) <= np.abs(newton) / 2)
+            step = s[active] - np.where(use_halley, halley, newton)
             inside = np.isfinite(step) & (step >= lo[active]) & (step <= hi[active])
             new = np.where(inside, step, (lo[active] + hi[active]) / 2)
-            done = (inside & (np.abs(step - s[active]) < _TOL)) | (hi[active] - lo[active] < _TOL)
+            # Once the step is below _ACCEPT standard deviations of S, Halley's step (error of
+            # order step³) lands well within _TOL: accept it without another evaluation.
+            small = (np.abs(newton) < _TOL) | (use_halley & (np.abs(newton) < _ACCEPT * sd[active]))
+            done = (inside & small) | (hi[active] - lo[active] < _TOL)
             s[active] = new
             active = active[~done]
         return s.reshape(self.ax.shape)
@@ -122,7 +144,7 @@ def cdf(m, a1, b1, a2, b2):
     """P((X + Y)/2 <= m) for independent X ~ Beta(a1, b1), Y ~ Beta(a2, b2); broadcasts."""
     m, a1, b1, a2, b2 = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (m, a1, b1, a2, b2)))
     total = _Sum(a1, b1, a2, b2)
-    value, _ = total.cdf_pdf(np.clip(2 * m, 0.0, 2.0).reshape(-1))
+    value, _, _ = total.cdf_pdf(np.clip(2 * m, 0.0, 2.0).reshape(-1))
     return value.reshape(m.shape)
 
 
@@ -145,7 +167,10 @@ def quantile(q, a1, b1, a2, b2):
     b1, b2 = np.where(swap, b2, b1), np.where(swap, b1, b2)
     rows = np.stack([v.reshape(-1) for v in (q, a1, b1, a2, b2)], axis=1)
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-    m = np.clip(_Sum(*unique[:, 1:].T).quantile(unique[:, 0]) / 2, 0.0, 1.0)
+    # Blocks of problems keep the (problems x nodes) temporaries in cache; each problem is
+    # solved on its own, so the blocks do not change any bit.
+    m = np.concatenate([np.clip(_Sum(*block[:, 1:].T).quantile(block[:, 0]) / 2, 0.0, 1.0)
+                        for block in np.split(unique, np.arange(_BLOCK, len(unique), _BLOCK))])
     m = m[inverse.reshape(-1)].reshape(q.shape)
     return np.where(flip, 1 - m, m)
 
