@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -122,14 +123,14 @@ def test_backend_that_cannot_start_leaves_no_fresh_folder(tmp_path, monkeypatch)
         raise runner.BackendError("scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:1")
 
     monkeypatch.setattr(runner, "backend", unreachable)  # what the dask backend raises, without its 20 s timeout
-    s = study(tmp_path / "fresh")
+    s = study(tmp_path / "fresh", backend="dask")
     with pytest.raises(runner.BackendError, match="cannot reach the dask scheduler"):
         run_study(s, progress=False)
     assert not s.out.exists()
     (tmp_path / "used").mkdir()
     (tmp_path / "used" / "notes.txt").write_text("mine")
     with pytest.raises(runner.BackendError):
-        run_study(study(tmp_path / "used"), progress=False)
+        run_study(study(tmp_path / "used", backend="dask"), progress=False)
     assert (tmp_path / "used" / "notes.txt").exists()  # a folder that was not fresh is left alone
 
 
@@ -161,11 +162,12 @@ def test_plan_line_before_work_and_nothing_to_do_said(tmp_path):
     lines = []
     s = study(tmp_path / "s")
     run_study(s, say=lines.append, progress=False)
-    assert lines == ["t: 8 of 8 cells to compute in 4 tasks on 1 worker"]
+    assert re.fullmatch(r"t: 8 of 8 cells to compute in \d+ tasks? on 1 worker", lines[0])
     run_study(s, say=lines.append, progress=False)
     assert lines[-1] == f"t: 0 of 8 cells to compute (all found in {s.out})"
     run_study(study(tmp_path / "s", methods=["wald", "wilson", "jeffreys"]), say=lines.append, progress=False)
-    assert lines[-1] == f"t: 4 of 12 cells to compute (8 found in {s.out}) in 4 tasks on 1 worker"
+    assert re.fullmatch(rf"t: 4 of 12 cells to compute \(8 found in {re.escape(str(s.out))}\) in \d+ tasks? on 1 worker",
+                        lines[-1])
 
 
 def test_heartbeat_line_without_a_terminal(monkeypatch, capsys):

@@ -126,7 +126,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             found = len(all_cells) - len(todo)
             where = f" ({found} found in {study.out})" if found else ""
             say(f"{study.name}: {len(todo)} of {len(all_cells)} cells to compute"
-                + (f"{where} in {len(tasks)} tasks on {workers} worker{'s' * (workers > 1)}" if tasks else
+                + (f"{where} in {len(tasks)} task{'s' * (len(tasks) > 1)} on {workers} worker{'s' * (workers > 1)}" if tasks else
                    f" (all found in {study.out})"))
             saved = found
             try:
