@@ -125,9 +125,9 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             tasks = grid.tasks(todo, workers)
             found = len(all_cells) - len(todo)
             where = f" ({found} found in {study.out})" if found else ""
+            split = f"{len(tasks)} task{'s' * (len(tasks) > 1)} on {workers} worker{'s' * (workers > 1)}"
             say(f"{study.name}: {len(todo)} of {len(all_cells)} cells to compute"
-                + (f"{where} in {len(tasks)} task{'s' * (len(tasks) > 1)} on {workers} worker{'s' * (workers > 1)}" if tasks else
-                   f" (all found in {study.out})"))
+                + (f"{where} in {split}" if tasks else f" (all found in {study.out})"))
             saved = found
             try:
                 with Progress(study.name, len(todo), progress) as bar:
