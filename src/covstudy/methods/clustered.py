@@ -199,7 +199,7 @@ def clustered_bounds(method, columns: dict, delta, side: str = "two-sided", rng=
     return method.bounds((columns["successes"], columns["sizes"]), delta, side, rng=rng, **params)
 
 
-def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = None,
+def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = 0,
                        **params) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided ``1 - delta`` interval ``(lower, upper)`` for the accuracy p from per-cluster counts.
 
@@ -207,8 +207,8 @@ def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed
     last axis, at least 2; leading axes are separate test sets). ``method`` is a clustered
     method (``methods("clustered")``: wilson_vif, scas_vif, ratio_wald, cluster_bootstrap), an
     oracle (``methods("deff")``: wilson_deff, clopper_pearson_deff, which need the true ``icc``)
-    or any proportion method, applied naively to the totals. ``seed`` makes cluster_bootstrap
-    reproducible; ``params`` are the method's parameters (e.g. ``draws=2000``).
+    or any proportion method, applied naively to the totals. ``seed`` seeds cluster_bootstrap
+    (default 0, fixed: the same call, the same interval; None: fresh entropy); ``params`` are the method's parameters (e.g. ``draws=2000``).
     E.g. ``clustered_interval("wilson_vif", [3, 5, 4], [5, 5, 5])``.
     """
     m = get(method, KINDS)
@@ -233,7 +233,7 @@ def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed
     d = validate.delta(validate.scalar("delta", delta))
     columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
                "successes": y, "sizes": s}
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
     lower, upper = clustered_bounds(m, columns, d, rng=rng, **full)  # two-sided
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(lower, upper)
 
