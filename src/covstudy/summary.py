@@ -43,7 +43,11 @@ def display_labels(df: pd.DataFrame) -> pd.DataFrame:
     if "label" not in df:
         df["label"] = df["method"]
     df["label"] = df["label"].fillna(df["method"]).astype(str)
-    df["label"] = np.where(df["label"] == df["method"], df["method"].map(display_name), df["label"])
+    shown = df["method"].map(display_name)
+    df["label"] = np.where(df["label"] == df["method"], shown, df["label"])
+    # an entry labelled by name and parameters ("bootstrap(draws=500)") keeps its parameters
+    with_params = pd.Series([lab.startswith(f"{m}(") for lab, m in zip(df["label"], df["method"])], index=df.index)
+    df.loc[with_params, "label"] = shown[with_params] + " (" + df.loc[with_params, "label"].str.split("(", n=1).str[1]
     return df
 
 
