@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 from covstudy import estimate, grid, runner
 from covstudy.study import Study
 
@@ -68,11 +70,18 @@ def test_progress_advances_by_the_estimated_cost_of_each_finished_task(tmp_path,
     s = study(tmp_path / "s")
     runner.run_study(s, progress=False)
     [bar] = RECORDERS
-    assert bar.cells == 8 and bar.cost == grid.study_cost(grid.cells(s)) == 2 * 2 * (11 + 1001)
-    assert sum(c for c, _ in bar.updates) == 8 and sum(w for _, w in bar.updates) == bar.cost
-    # An exact binomial cell costs its n + 1 outcomes: tasks at n = 1000 move the bar ~90 times
+    assert bar.cells == 8 and bar.cost == estimate.cpu_seconds(grid.cells(s)) > 0
+    assert sum(c for c, _ in bar.updates) == 8 and sum(w for _, w in bar.updates) == pytest.approx(bar.cost)
+    # An exact binomial cell costs its n + 1 outcomes: tasks at n = 1000 move the bar 91 times
     # further per cell than tasks at n = 10.
-    assert {w / c for c, w in bar.updates} == {11.0, 1001.0}
+    assert sorted({round(w / c / estimate.SECONDS_PER_COST) for c, w in bar.updates}) == [11, 1001]
+
+
+def test_methods_that_need_each_test_set_cost_per_test_set(tmp_path):
+    s = study(tmp_path / "s", methods=["delong"], engine="mc", reps=200,
+              grid={"design": "binormal", "n_pos": [20], "n_neg": [30], "auc": [0.8], "delta": [0.05]})
+    [cell] = grid.cells(s)
+    assert estimate.cell_seconds(cell) == estimate.SECONDS_PER_TEST_SET * 200
 
 
 def test_heartbeat_fraction_and_time_left_follow_the_cost(monkeypatch):

@@ -3,10 +3,13 @@
 Both come from ``Design.cost`` (the outcomes whose intervals a cell computes, see
 designs/base.py), the same estimate the runner splits tasks by:
 
-* time: ``SECONDS_PER_COST`` CPU seconds per unit of cost, one constant for every method and
-  design. It was measured on the shared 2-core development machine over the committed studies,
-  whose seconds per unit range over ~1.5e-6 (Wald-like closed forms) to ~4e-5 (methods with
-  root finding or posterior quantiles), so the forecast is an order of magnitude, no more;
+* time: ``SECONDS_PER_COST`` CPU seconds per unit of cost for methods computed on interval
+  tables, ``SECONDS_PER_TEST_SET`` per simulated test set for methods that need each test set
+  (``Method.per_test_set``: bootstrap, AUC, cluster methods; they cost ``reps`` per point).
+  Measured on the shared 2-core development machine over the committed studies: table methods
+  take ~1.5e-6 (closed forms: quick, bcd2001) to ~3e-5 (Beta quantiles: groundlight_balanced)
+  seconds per unit, test-set methods ~5e-5 (clustered) to ~3e-4 (auc) seconds per test set,
+  so the forecast is an order of magnitude, no more (within ~5x on those studies);
 * memory: a worker's interpreter with numpy, scipy and pandas (``BASE_BYTES``) plus the
   largest task's interval tables (lower and upper, 16 bytes a cell, one table per method,
   estimand and delta, at most the evaluator's cache) and its largest batch of outcome
@@ -18,15 +21,24 @@ from __future__ import annotations
 from . import evaluate
 from .designs import get_design
 from .grid import Cell, Task, cells_cost
+from .methods import get
 
-SECONDS_PER_COST = 1e-5  # CPU seconds per unit of Design.cost (rough: see above)
+SECONDS_PER_COST = 7e-6  # CPU seconds per unit of Design.cost, interval-table methods (rough: see above)
+SECONDS_PER_TEST_SET = 1e-4  # CPU seconds per simulated test set, methods that need each one
 BASE_BYTES = 200e6  # a worker after importing numpy, scipy, pandas (max RSS of a small study: ~200 MB)
 WEIGHT_COPIES = 4  # outcome weights, their columns and the scoring temporaries
 
 
+def cell_seconds(cell: Cell) -> float:
+    """Forecast CPU seconds of one cell (the progress bar advances by it)."""
+    if get(cell.method.name).per_test_set and cell.reps is not None:
+        return SECONDS_PER_TEST_SET * cell.reps
+    return SECONDS_PER_COST * cells_cost([cell])
+
+
 def cpu_seconds(todo: list[Cell]) -> float:
     """Forecast CPU seconds of computing the cells ``todo``."""
-    return SECONDS_PER_COST * sum(cells_cost([c]) for c in todo)
+    return sum(map(cell_seconds, todo))
 
 
 def task_bytes(task: Task) -> float:

@@ -4,7 +4,7 @@ Both advance by the estimated cost of the finished cells (``Design.cost``: the o
 whose intervals they compute), not by their number: a study's cells differ in cost by orders
 of magnitude (n = 10 against n = 1000), and tasks are split by cost, so counting cells or
 tasks would sit near 0% for most of a run with a meaningless time left. On a terminal tqdm
-draws the bar (percent of the work, cells done beside it). Without one (a batch job, a pipe,
+draws the bar (percent of the work; the cells done before it). Without one (a batch job, a pipe,
 a notebook log) a line ``<study>: 120 of 1485 cells, 31% of the work, 35 s elapsed, ~1 min
 left`` is printed every ``HEARTBEAT`` seconds, so a long run shows it is alive.
 """
@@ -32,9 +32,8 @@ class Progress:
         self.cells_done, self.cost_done = 0, 0.0
         self.stream = stream or sys.stderr
         tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.bar = tqdm(total=self.cost, desc=name, file=self.stream, disable=not (tty if show is None else show),
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix} [{elapsed}<{remaining}]")
-        self.bar.set_postfix_str(f"0/{cells} cells", refresh=False)
+        self.bar = tqdm(total=self.cost, desc=f"{name} (0/{cells} cells)", file=self.stream,
+                        disable=not (tty if show is None else show), bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
         self._beat = show is None and not tty and cells > 0
         self._stop = threading.Event()
         self._start = time.monotonic()
@@ -57,7 +56,7 @@ class Progress:
         """``cells`` more cells finished, of estimated ``cost``."""
         self.cells_done += cells
         self.cost_done += cost
-        self.bar.set_postfix_str(f"{self.cells_done}/{self.cells} cells", refresh=False)
+        self.bar.set_description_str(f"{self.name} ({self.cells_done}/{self.cells} cells)", refresh=False)
         self.bar.update(cost)
 
     def line(self) -> str:

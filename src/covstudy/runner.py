@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from . import grid
 from .designs import DESIGNS
-from .estimate import forecast
+from .estimate import cell_seconds, forecast
 from .progress import Progress
 from .store import Store
 from .study import RUN_KEYS, Study
@@ -131,7 +131,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
                 + (f"{where} in {split}; {forecast(todo, tasks, workers)}" if tasks
                    else f" (all found in {study.out})"))
             saved = found
-            cost = {c.cell_id: grid.cells_cost([c]) for c in todo}  # the bar advances by the work done
+            cost = {c.cell_id: cell_seconds(c) for c in todo}  # the bar advances by the forecast work done
             try:
                 with Progress(study.name, len(todo), sum(cost.values()), progress) as bar:
                     if tasks and (workers == 1 or len(tasks) == 1 or grid.study_cost(todo) < IN_PROCESS_COST) \
