@@ -29,15 +29,18 @@ def test_a_bigger_grid_has_a_bigger_forecast(tmp_path):
     def forecast(n, engine="exact", reps=None):
         s = study(tmp_path / "s", grid={"n": n, "p": [0.1, 0.5], "delta": [0.05]}, engine=engine,
                   **({"reps": reps} if reps else {}))
-        todo = grid.cells(s)
-        return estimate.cpu_seconds(todo), max(estimate.task_bytes(t) for t in grid.tasks(todo, 1))
+        tasks = grid.tasks(grid.cells(s), 1)
+        return estimate.cpu_seconds(tasks), max(estimate.task_bytes(t) for t in tasks)
 
     small, large, huge = forecast([10, 20]), forecast([1000, 2000]), forecast([10**6])
     assert small[0] < large[0] < huge[0] and small[1] < large[1] < huge[1]
     # An exact table of n + 1 intervals per method: 16 bytes a cell beyond the interpreter.
     assert huge[1] >= estimate.BASE_BYTES + 2 * 16 * (10**6 + 1)
     assert forecast([1000], "mc", 100)[0] < forecast([1000], "mc", 10_000)[0]  # Monte Carlo: distinct outcomes drawn
-    assert estimate.cpu_seconds(grid.cells(study(tmp_path / "s"))) == estimate.SECONDS_PER_COST * 2 * 2 * (11 + 1001)
+    # Exact: one table of n + 1 intervals per method at each n, shared by both p; each cell scores n + 1 outcomes.
+    expected = (8 * estimate.SECONDS_PER_CELL + 2 * (11 + 1001) * estimate.SECONDS_PER_INTERVAL
+                + 2 * 2 * (11 + 1001) * estimate.SECONDS_PER_OUTCOME)
+    assert estimate.cpu_seconds(grid.tasks(grid.cells(study(tmp_path / "s")), 1)) == pytest.approx(expected)
 
 
 def test_forecast_reads_as_an_order_of_magnitude():
@@ -70,18 +73,19 @@ def test_progress_advances_by_the_estimated_cost_of_each_finished_task(tmp_path,
     s = study(tmp_path / "s")
     runner.run_study(s, progress=False)
     [bar] = RECORDERS
-    assert bar.cells == 8 and bar.cost == estimate.cpu_seconds(grid.cells(s)) > 0
+    assert bar.cells == 8 and bar.cost == pytest.approx(sum(map(estimate.cell_seconds, grid.cells(s))))
     assert sum(c for c, _ in bar.updates) == 8 and sum(w for _, w in bar.updates) == pytest.approx(bar.cost)
     # An exact binomial cell costs its n + 1 outcomes: tasks at n = 1000 move the bar 91 times
     # further per cell than tasks at n = 10.
-    assert sorted({round(w / c / estimate.SECONDS_PER_COST) for c, w in bar.updates}) == [11, 1001]
+    per_outcome = estimate.SECONDS_PER_INTERVAL + estimate.SECONDS_PER_OUTCOME
+    assert sorted({round((w / c - estimate.SECONDS_PER_CELL) / per_outcome) for c, w in bar.updates}) == [11, 1001]
 
 
 def test_methods_that_need_each_test_set_cost_per_test_set(tmp_path):
     s = study(tmp_path / "s", methods=["delong"], engine="mc", reps=200,
               grid={"design": "binormal", "n_pos": [20], "n_neg": [30], "auc": [0.8], "delta": [0.05]})
     [cell] = grid.cells(s)
-    assert estimate.cell_seconds(cell) == estimate.SECONDS_PER_TEST_SET * 200
+    assert estimate.cell_seconds(cell) == estimate.SECONDS_PER_CELL + estimate.SECONDS_PER_TEST_SET * 200
 
 
 def test_heartbeat_fraction_and_time_left_follow_the_cost(monkeypatch):

@@ -128,7 +128,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             where = f" ({found} found in {study.out})" if found else ""
             split = f"{len(tasks)} task{'s' * (len(tasks) > 1)} on {workers} worker{'s' * (workers > 1)}"
             say(f"{study.name}: {len(todo)} of {len(all_cells)} cells to compute"
-                + (f"{where} in {split}; {forecast(todo, tasks, workers)}" if tasks
+                + (f"{where} in {split}; {forecast(tasks, workers)}" if tasks
                    else f" (all found in {study.out})"))
             saved = found
             cost = {c.cell_id: cell_seconds(c) for c in todo}  # the bar advances by the forecast work done
