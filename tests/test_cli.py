@@ -34,7 +34,7 @@ def test_default_study_end_to_end(tmp_path):
     table = pd.read_csv(tmp_path / "results" / "quick" / "results.csv")
     assert all(col in table.columns for col in COLUMNS)
     assert len(table) == 5 * 3 * 99
-    assert "clopper_pearson" in run.stdout and "mean coverage" in run.stdout
+    assert "Clopper–Pearson" in run.stdout and "mean coverage" in run.stdout
     # Hydra leaves nothing in the working directory but the study folder.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
     assert not (tmp_path / "outputs").exists()
@@ -60,7 +60,7 @@ BAD_INPUT = [
     ("grid.p=[0.2,1.5]", "grid.p: must be in [0.0, 1.0], got 1.5"),
     ("grid.n=[0,10]", "grid.n: must be in [1, inf], got 0"),
     ("grid.n=[10.5]", "grid.n: must be whole numbers in [1, inf], got 10.5"),
-    ("grid.delta=[1.0]", "grid.delta: must be in (0.0, 1.0), got 1.0"),
+    ("grid.delta=[1.0]", "grid.delta: must be in [1e-10, 0.5], got 1.0 (delta is the miss rate: 95% confidence is delta=0.05)"),
     ("grid.n=[]", "grid.n: empty grid"),
     ("methods=[wilson,wilsno]", "methods[1]: unknown method 'wilsno' (did you mean 'wilson'?)"),
     ("engine=fast", "engine: must be one of mc, exact, both, got 'fast'"),

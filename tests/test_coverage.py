@@ -90,8 +90,8 @@ def test_seed_none_is_recorded_and_reproduces():
     (dict(method="wald", n=10.5, p=0.5), "n must be whole numbers"),
     (dict(method="wald", n=10, p=1.5), "p must be in [0, 1]"),
     (dict(method="wald", n=10, p=-0.1), "p must be in [0, 1]"),
-    (dict(method="wald", n=10, p=0.5, delta=0.0), "delta must be in (0, 1)"),
-    (dict(method="wald", n=10, p=0.5, delta=1.0), "delta must be in (0, 1)"),
+    (dict(method="wald", n=10, p=0.5, delta=0.0), "delta must be in [1e-10, 0.5]"),
+    (dict(method="wald", n=10, p=0.5, delta=1.0), "delta must be in [1e-10, 0.5]"),
     (dict(method="wald", n=10, p=0.5, reps=0), "reps must be >= 1"),
     (dict(method="wilsom", n=10, p=0.5), "did you mean 'wilson'"),
 ])
@@ -107,8 +107,8 @@ def test_coverage_bad_input(kwargs, message):
     (11, 10, 0.05, "k must be in [0, n], got k=11 > n=10"),
     (3, 0, 0.05, "n must be >= 1"),
     (2.5, 10, 0.05, "k must be whole numbers"),
-    (3, 10, 1.2, "delta must be in (0, 1)"),
-    (3, 10, np.nan, "delta must be in (0, 1)"),
+    (3, 10, 1.2, "delta must be in [1e-10, 0.5]"),
+    (3, 10, np.nan, "delta must be in [1e-10, 0.5]"),
 ])
 def test_interval_bad_input(k, n, delta, message):
     with pytest.raises(ValueError, match=None) as err:

@@ -12,7 +12,8 @@ CMS = [(40, 10, 5, 45), (3, 1, 0, 96), (12, 30, 25, 3), (1, 0, 0, 0), (0, 4, 2, 
 
 def test_registry():
     assert set(f1_methods()) == {"f1_delta", "f1_bayes", "f1_bootstrap"}
-    assert f1_methods()["f1_bayes"].defaults == {"draws": 2000, "alpha": 1.0}
+    assert f1_methods()["f1_bayes"].defaults == {"alpha": 1.0}
+    assert [m.per_test_set for m in f1_methods().values()] == [False, False, True]  # only the bootstrap samples
 
 
 def test_delta_variance_against_simulation():
@@ -52,12 +53,15 @@ def gamma_reference(tp, fn, fp, tn, delta, alpha, draws, rng):
 
 @pytest.mark.parametrize("alpha", [1.0, 0.5])
 def test_bayes_quantiles(alpha):
-    draws, delta = 20_000, 0.1
+    draws, delta = 200_000, 0.1
     tp, fn, fp, tn = (np.array(v) for v in zip(*CMS))
-    lo, hi = metric_interval("f1", "f1_bayes", tp, fn, fp, tn, delta, seed=5, draws=draws, alpha=alpha)
+    lo, hi = metric_interval("f1", "f1_bayes", tp, fn, fp, tn, delta, alpha=alpha)
+    # exact: the posterior CDF of F1 (from the Beta of B = F/(2 - F)) is delta/2 and 1 - delta/2 there
+    np.testing.assert_allclose(exact_posterior_cdf(lo, tp, fn, fp, alpha), delta / 2, atol=1e-12)
+    np.testing.assert_allclose(exact_posterior_cdf(hi, tp, fn, fp, alpha), 1 - delta / 2, atol=1e-12)
+    # and the independent four-Gamma sampler's quantiles agree within 4 binomial standard errors
     ref = np.array([gamma_reference(*cm, delta, alpha, draws, np.random.default_rng(9)) for cm in CMS])
-    # sample quantiles: P(F1 <= estimate) is within 4 binomial standard errors of the level
-    for level, est in ((delta / 2, lo), (1 - delta / 2, hi), (delta / 2, ref[:, 0]), (1 - delta / 2, ref[:, 1])):
+    for level, est in ((delta / 2, ref[:, 0]), (1 - delta / 2, ref[:, 1])):
         tol = 4 * np.sqrt(level * (1 - level) / draws)
         np.testing.assert_array_less(np.abs(exact_posterior_cdf(est, tp, fn, fp, alpha) - level), tol)
     assert np.all(hi - lo > 0)
@@ -98,11 +102,13 @@ def test_bootstrap_percentiles():
 
 
 def test_draws_are_reproducible():
-    for method in ("f1_bayes", "f1_bootstrap"):
-        a = metric_interval("f1", method, 40, 10, 5, 45, seed=2, draws=500)
-        b = metric_interval("f1", method, 40, 10, 5, 45, seed=2, draws=500)
-        c = metric_interval("f1", method, 40, 10, 5, 45, seed=3, draws=500)
-        assert a == b and a != c
+    a = metric_interval("f1", "f1_bootstrap", 40, 10, 5, 45, seed=2, draws=500)
+    b = metric_interval("f1", "f1_bootstrap", 40, 10, 5, 45, seed=2, draws=500)
+    c = metric_interval("f1", "f1_bootstrap", 40, 10, 5, 45, seed=3, draws=500)
+    assert a == b and a != c
+    # without a seed: a fixed, documented default, so the same call gives the same interval
+    assert metric_interval("f1", "f1_bootstrap", 40, 10, 5, 45) == metric_interval("f1", "f1_bootstrap", 40, 10, 5, 45,
+                                                                                   seed=0)
 
 
 def exact_delta_coverage(n, q, tpr, tnr, delta):
@@ -120,14 +126,18 @@ def test_monte_carlo_coverage(design):
     assert c.engine == "mc" and c.n_valid == 20_000 and c.truth == pytest.approx(0.35 / (0.35 + 0.075 + 0.075))
     if design == "iid":
         assert abs(c.coverage - exact_delta_coverage(80, 0.25, 0.7, 0.9, 0.05)) <= 4 * c.mcse
-    for method in ("f1_bayes", "f1_bootstrap"):
-        r = metric_coverage("f1", method, 80, 0.25, 0.7, 0.9, design=design, reps=1000, seed=1, draws=400)
-        assert r == metric_coverage("f1", method, 80, 0.25, 0.7, 0.9, design=design, reps=1000, seed=1, draws=400)
-        assert 0.85 < r.coverage < 1 and r.params["draws"] == 400
+    for method, params in (("f1_bayes", {}), ("f1_bootstrap", {"draws": 400})):
+        r = metric_coverage("f1", method, 80, 0.25, 0.7, 0.9, design=design, reps=1000, seed=1, **params)
+        assert r == metric_coverage("f1", method, 80, 0.25, 0.7, 0.9, design=design, reps=1000, seed=1, **params)
+        assert 0.85 < r.coverage < 1 and r.params.get("draws", 400) == 400
         # same test sets as f1_delta: widths of the same order, and a different seed changes the draws
         assert abs(r.mean_width - c.mean_width) < 0.1 * c.mean_width
-    other = metric_coverage("f1", "f1_bayes", 80, 0.25, 0.7, 0.9, design=design, reps=1000, seed=2, draws=400)
+    other = metric_coverage("f1", "f1_bootstrap", 80, 0.25, 0.7, 0.9, design=design, reps=1000, seed=2, draws=400)
     assert other.coverage != r.coverage or other.mean_width != r.mean_width
+    # f1_bayes is exact-capable, and its Monte Carlo coverage agrees with its exact coverage
+    exact = metric_coverage("f1", "f1_bayes", 80, 0.25, 0.7, 0.9, design=design)
+    mc = metric_coverage("f1", "f1_bayes", 80, 0.25, 0.7, 0.9, design=design, reps=20_000, seed=1)
+    assert exact.engine == "exact" and abs(mc.coverage - exact.coverage) <= 4 * mc.mcse
 
 
 def test_zero_denominator_test_sets_counted():

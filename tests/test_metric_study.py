@@ -32,15 +32,15 @@ def test_rows_match_the_public_api(tmp_path):
                               delta=row.delta, reps=300, seed=3, **params)
         assert (row.coverage, row.mean_width, row.n_valid, row.truth) == (api.coverage, api.mean_width,
                                                                           api.n_valid, api.truth)
-        if row.method.startswith("f1_"):
-            assert row.exact_coverage != row.exact_coverage  # NaN: F1 methods have no exact engine
+        if row.method == "f1_bootstrap":
+            assert row.exact_coverage != row.exact_coverage  # NaN: a sampling method has no exact engine
         else:
             exact = metric_coverage(row.metric, row.method, row.n, row.prevalence, row.tpr, row.tnr,
                                     design=row.design, delta=row.delta)
             assert row.exact_coverage == exact.coverage
     summary = summary_table(table)
     assert {"metric", "design"} <= set(summary.columns)
-    assert len(summary[(summary["label"] == "wilson") & (summary["engine"] == "mc")]) == 4  # 2 metrics × 2 designs
+    assert len(summary[(summary["label"] == "Wilson") & (summary["engine"] == "mc")]) == 4  # 2 metrics × 2 designs
 
 
 def test_config_errors(tmp_path):
@@ -50,9 +50,9 @@ def test_config_errors(tmp_path):
         Study.from_config(config(tmp_path, grid=dict(design="binomial", metric="f1", n=[10], p=[0.5], delta=[0.05])))
     with pytest.raises(ConfigError, match="methods\\[1\\]: method 'f1_delta' applies to none of the metrics precision"):
         Study.from_config(config(tmp_path, grid={**GRID, "metric": ["precision"]}))
-    with pytest.raises(ConfigError, match="engine: F1 method f1_delta has Monte Carlo coverage only"):
-        Study.from_config(config(tmp_path, engine="exact"))
+    with pytest.raises(ConfigError, match="engine: F1 method f1_bootstrap has Monte Carlo coverage only"):
+        Study.from_config(config(tmp_path, engine="exact", methods=["wilson", "f1_bootstrap"]))
     with pytest.raises(ConfigError, match="grid.n: exact iid coverage of the ratio metrics needs n <= 2000"):
         Study.from_config(config(tmp_path, grid={**GRID, "n": [3000]}))
     with pytest.raises(ConfigError, match="draws must be a whole number"):
-        Study.from_config(config(tmp_path, methods=[{"name": "f1_bayes", "draws": 2.5}]))
+        Study.from_config(config(tmp_path, methods=[{"name": "f1_bootstrap", "draws": 2.5}]))

@@ -171,7 +171,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="two-sided intervals only"):
         metric_interval("f1", "f1_delta", 1, 1, 1, 1, side="lower")
     with pytest.raises(ValueError, match="Monte Carlo coverage only"):
-        metric_coverage("f1", "f1_bayes", 20, 0.3, 0.8, 0.9)
+        metric_coverage("f1", "f1_bootstrap", 20, 0.3, 0.8, 0.9)
     with pytest.raises(ValueError, match=f"n <= {RATIO_IID_EXACT_LIMIT}"):
         metric_coverage("precision", "wilson", RATIO_IID_EXACT_LIMIT + 1, 0.3, 0.8, 0.9)
     with pytest.raises(ValueError, match="prevalence must be in \\(0, 1\\)"):
@@ -196,7 +196,7 @@ def test_intervals_are_ordered_inside_unit_interval(cm, delta, metric):
     methods = {"balanced_accuracy": ["ba_wald", "ba_cp_union"],
                "f1": ["wilson", "f1_delta", "f1_bayes", "f1_bootstrap"]}.get(metric, ["wilson", "clopper_pearson"])
     for method in methods:
-        params = {"draws": 200} if method in ("f1_bayes", "f1_bootstrap") else {}
+        params = {"draws": 200} if method == "f1_bootstrap" else {}
         lo, hi = metric_interval(metric, method, *cm, delta, seed=0, **params)
         assert 0 <= lo <= hi <= 1, (method, cm)
         if metric not in ("balanced_accuracy", "f1") or method == "f1_delta":

@@ -118,10 +118,13 @@ def test_exact_rows_are_joined_onto_mc_rows(tmp_path):
 
 
 def test_balanced_table_gets_prevalence_and_rate_figures(tmp_path):
-    paths = plot_results(write_folder(tmp_path, balanced_table()), formats=PNG)
-    fixed = "n200_tpr0.6_tnr0.6"  # the first (tpr, tnr) with the most prevalences
+    table = balanced_table()
+    paths = plot_results(write_folder(tmp_path, table), formats=PNG)
+    points = table[table["n"] == 200][["tpr", "tnr"]].drop_duplicates().itertuples(index=False)
+    fixed = [f"n200_tpr{tpr:g}_tnr{tnr:g}" for tpr, tnr in points]  # every operating point gets its figure
+    assert len(fixed) > 1
     assert names(paths) == sorted(
-        [f"ba_coverage_vs_prevalence_{fixed}_{TAIL}_mc_{d}.png" for d in ("iid", "stratified")]
+        [f"ba_coverage_vs_prevalence_{f}_{TAIL}_mc_{d}.png" for d in ("iid", "stratified") for f in fixed]
         + [f"ba_heatmap_n200_prevalence0.1_{TAIL}_mc_{d}.png" for d in ("iid", "stratified")]
         + [f"ba_tradeoff_{TAIL}_mc_{d}.png" for d in ("iid", "stratified")])
     assert_valid(paths)
@@ -156,7 +159,7 @@ def test_unknown_and_extra_labels_get_distinct_deterministic_colours():
     assert len(set(colors.values())) == 4
     assert set(colors.values()) - {OKABE_ITO["blue"]} <= set(plotting.FALLBACK)
     assert method_colors(table.iloc[::-1]) == colors  # row order does not matter
-    assert plotting.method_order(table) == ["wilson", "wilson (cc)", "alpha", "zeta"]
+    assert plotting.method_order(table) == ["wilson", "wilson (cc)", "zeta", "alpha"]  # the table's (config) order
 
 
 def test_pick_prefers_targets_then_spreads():
@@ -190,10 +193,10 @@ def test_plotting_does_not_use_pyplot():
     assert "from matplotlib.figure import Figure" in source
 
 
-def test_panels_are_capped_in_registry_order():
+def test_panels_are_capped_in_config_order():
     table = pd.DataFrame({"method": [f"m{i:02d}" for i in range(20)] + ["wald"], "label": None})
     table["label"] = table["method"]
     labels, note = plotting._panel_labels(table, plotting.method_order(table))
     assert plotting.MAX_PANELS == 16
-    assert len(labels) == 16 and labels[0] == "wald" and labels[-1] == "m14"
+    assert len(labels) == 16 and labels[0] == "m00" and labels[-1] == "m15"
     assert note == " (first 16 of 21 methods)"

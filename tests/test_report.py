@@ -55,8 +55,8 @@ def test_summary_groups_by_delta_and_side_and_uses_labels():
 def test_summary_of_real_exact_coverage():
     ps = np.linspace(0.02, 0.98, 49)
     df = binomial_table(["wald", "clopper_pearson"], [20, 40], ps)
-    s = summary_table(df).set_index("label")
-    assert list(s.index) == ["wald", "clopper_pearson"]  # registry order
+    s = summary_table(df).set_index("method")
+    assert list(s["label"]) == ["Wald", "Clopper–Pearson"]  # registry order, display names
     # independent recomputation straight from covstudy.coverage
     wald = np.concatenate([coverage("wald", n, ps).coverage for n in (20, 40)])
     assert s.loc["wald", "mean_coverage"] == pytest.approx(wald.mean(), rel=1e-12)
@@ -87,8 +87,8 @@ def test_report_md_has_question_config_table_figures_and_rerun(report_folder):
     assert "Does Wilson cover at n = 15?" in text
     assert "```yaml\nname: tiny_study\n" in text
     assert "| method | δ | side | engine | cells | mean coverage |" in text
-    assert re.search(r"^\| wilson \| 0\.05 \| two-sided \| exact \| 3 \| 0\.\d{4} \|", text, re.M)
-    assert re.search(r"^\| clopper_pearson \| 0\.05 \| two-sided \| exact \| 3 \| .* \| 0\.0% \|", text, re.M)
+    assert re.search(r"^\| Wilson \| 0\.05 \| two-sided \| exact \| 3 \| 0\.\d{4} \|", text, re.M)
+    assert re.search(r"^\| Clopper–Pearson \| 0\.05 \| two-sided \| exact \| 3 \| .* \| 0\.0% \|", text, re.M)
     assert "coverage + 2·MCSE < 1 − δ" in text  # the below-nominal rule is stated
     assert "covstudy study=tiny_study out=results/tiny_study" in text
     links = re.findall(r"\]\((figures/[^)]+)\)", text)
@@ -104,7 +104,7 @@ def test_report_tex_is_a_booktabs_table(report_folder):
     text = tex.read_text()
     for command in (r"\toprule", r"\midrule", r"\bottomrule", r"\begin{tabular}", r"\caption{", r"\label{"):
         assert command in text
-    assert r"clopper\_pearson & 3 &" in text
+    assert r"Clopper--Pearson & 3 &" in text
     assert r"tiny\_study" in text and r"\label{tab:covstudy-tiny-study}" in text
     assert r"$\delta = 0.05$" in text  # constant columns move into the caption
     body = text[text.index(r"\midrule"):text.index(r"\bottomrule")]
@@ -152,8 +152,8 @@ def test_report_compares_mc_with_exact_rows_of_the_same_table(tmp_path):
     md, _ = write_report(tmp_path)
     text = md.read_text()
     assert "## Monte Carlo against exact" in text
-    row = re.search(r"^\| jeffreys \| 0\.05 \| two-sided \| 3 \| ([-+]\d\.\d+) \| (\d\.\d+) \|", text, re.M)
+    row = re.search(r"^\| Jeffreys \| 0\.05 \| two-sided \| 3 \| ([-+]\d\.\d+) \| (\d\.\d+) \|", text, re.M)
     assert row is not None
     assert abs(float(row.group(1))) < 3  # the MC engine agrees with exact within a few SE
-    assert re.search(r"^\| jeffreys \| 0\.05 \| two-sided \| exact \| 4 \|", text, re.M)
-    assert re.search(r"^\| jeffreys \| 0\.05 \| two-sided \| mc \| 3 \|", text, re.M)
+    assert re.search(r"^\| Jeffreys \| 0\.05 \| two-sided \| exact \| 4 \|", text, re.M)
+    assert re.search(r"^\| Jeffreys \| 0\.05 \| two-sided \| mc \| 3 \|", text, re.M)

@@ -31,7 +31,8 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
     from .cli import load_study
     from .runner import run_study as run
 
-    return run(load_study(study, list(overrides), out), overrides=list(overrides), progress=progress)
+    recorded = [f"study={study}", *overrides, *([f"out={out}"] if out is not None else [])]
+    return run(load_study(study, list(overrides), out), overrides=recorded, progress=progress)
 
 
 __all__ = [

@@ -12,7 +12,9 @@ stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
+import signal
 import sys
 from pathlib import Path
 
@@ -24,7 +26,14 @@ from omegaconf.errors import OmegaConfBaseException
 from .study import ConfigError, Study, seq
 
 
-OmegaConf.register_new_resolver("seq", lambda start, stop, step: seq(start, stop, step), replace=True)
+def _seq(*args):
+    if len(args) != 3:
+        raise ConfigError(f"seq: needs three numbers ${{seq:start,stop,step}}, got {len(args)}: "
+                          f"${{seq:{','.join(map(str, args))}}}")
+    return seq(*args)
+
+
+OmegaConf.register_new_resolver("seq", _seq, replace=True)
 
 
 def _conf_dir() -> str:
@@ -34,6 +43,22 @@ def _conf_dir() -> str:
         if (candidate / "config.yaml").is_file():
             return str(candidate)
     raise RuntimeError(f"covstudy: cannot find its conf/ folder near {here}")
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM (a scheduler cancelling the job, ``kill``) stops a run as Ctrl-C does."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave the default
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _fail(message: str, out: str | None = None) -> None:
@@ -123,12 +148,16 @@ def _app(cfg: DictConfig) -> None:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     # Imported only now so that a bad config fails fast.
     from .report import summary_table, text_table
-    from .runner import BackendError, run_study
+    from .runner import BackendError, Interrupted, OutError, StudyMismatch, run_study
     from .store import StoreLocked
 
     try:
-        table = run_study(study, overrides=list(HydraConfig.get().overrides.task))
-    except (StoreLocked, BackendError) as err:
+        with _sigterm_as_interrupt():
+            table = run_study(study, overrides=list(HydraConfig.get().overrides.task))
+    except Interrupted as err:
+        print(f"covstudy: {err}", file=sys.stderr)
+        sys.exit(130)
+    except (StoreLocked, BackendError, OutError, StudyMismatch) as err:
         _fail(str(err))
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
     print(text_table(summary_table(table)))

@@ -282,15 +282,19 @@ def confusion_counts(tp, fn, fp, tn) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
+METRIC_SEED = 0  # metric_interval's default seed for sampling methods: the same call, the same interval
+
+
 def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: str = "two-sided",
-                    seed: int | None = None, **params) -> tuple[np.ndarray, np.ndarray]:
+                    seed: int | None = METRIC_SEED, **params) -> tuple[np.ndarray, np.ndarray]:
     """The ``1 - delta`` interval ``(lower, upper)`` for ``metric`` from a confusion matrix.
 
     ``metric`` is one of METRICS. Ratio metrics (and f1) take any proportion method and
     ``side``; a zero denominator gives [0, 1]. ``balanced_accuracy`` takes the methods of
     ``balanced_methods()``, f1 also those of ``f1_methods()`` (two-sided only). ``seed``
-    makes the posterior / bootstrap draws of f1_bayes and f1_bootstrap reproducible
-    (fresh entropy if None). Counts broadcast; e.g.
+    seeds the bootstrap draws of f1_bootstrap: a fixed default (``METRIC_SEED`` = 0), so the
+    same call gives the same interval; ``seed=None`` draws fresh entropy. Counts broadcast
+    (scalar counts give floats); e.g.
     ``metric_interval("precision", "wilson", tp=40, fn=10, fp=5, tn=45)``.
     """
     est = get_estimand("confusion", metric)
@@ -298,9 +302,9 @@ def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: 
     full = m.prepare(side, params)
     columns = dict(zip(CELLS, confusion_counts(tp, fn, fp, tn)))
     d = validate.delta(delta)
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
     lower, upper = est.bounds(m, columns, d, side, rng=rng, **full)
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(lower, upper)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,14 +431,15 @@ def confusion_matrices(confusion) -> np.ndarray:
 
 
 def multiclass_interval(metric: str, method: str, confusion, delta=0.05, side: str = "two-sided",
-                        seed: int | None = None, **params) -> tuple[np.ndarray, np.ndarray]:
+                        seed: int | None = METRIC_SEED, **params) -> tuple[np.ndarray, np.ndarray]:
     """The ``1 - delta`` interval ``(lower, upper)`` for a multi-class ``metric`` from confusion matrices.
 
     ``confusion`` is a K×K array of counts, **rows = true class, columns = predicted class**
     (or an array of them, shape (..., K, K)). ``metric`` is one of MULTICLASS_METRICS:
     ``macro_recall`` (methods mr_*), ``macro_f1`` (mf1_*), and ``accuracy``, ``micro_f1``,
-    ``bea`` (binomial methods by name, with ``side``). ``seed`` makes the draws of mf1_bayes
-    and mf1_bootstrap reproducible. E.g.
+    ``bea`` (binomial methods by name, with ``side``). ``seed`` seeds the draws of mf1_bayes
+    and mf1_bootstrap (default ``METRIC_SEED``, fixed; None: fresh entropy). One matrix gives
+    floats. E.g.
     ``multiclass_interval("macro_recall", "mr_union_cp", [[40, 5, 5], [3, 20, 2], [1, 1, 8]])``.
     """
     est = get_estimand("multiclass", metric)
@@ -445,7 +450,8 @@ def multiclass_interval(metric: str, method: str, confusion, delta=0.05, side: s
     columns = {"K": np.full(c.shape[:-2], K), **{f"c{i}_{j}": c[..., i, j] for i in range(K) for j in range(K)}}
     columns = {name: np.reshape(v, -1) for name, v in columns.items()}
     d = validate.delta(delta)
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
     lower, upper = est.bounds(m, columns, d, side, rng=rng, **full)
     shape = c.shape[:-2]
-    return np.asarray(lower, dtype=float).reshape(shape), np.asarray(upper, dtype=float).reshape(shape)
+    return validate.bounds_out(np.asarray(lower, dtype=float).reshape(shape),
+                               np.asarray(upper, dtype=float).reshape(shape))

@@ -8,7 +8,7 @@
   intervals of a whole table are computed once per (method, delta, side, table) and looked up.
 * Summarise: ``measures.measures`` against the estimand's true value, and ``n_valid``.
 
-Methods that need each simulated test set (``Input.per_test_set``: they draw random numbers,
+Methods that need each simulated test set (``Method.per_test_set``: they draw random numbers,
 or read counts no design enumerates, such as per-cluster counts) get one interval per
 simulated test set, their draws from a stream keyed by the point and the method, and have no
 exact engine.
@@ -59,7 +59,7 @@ class Analysis:
 def infeasible(design: Design, point: dict, analysis: Analysis) -> str | None:
     """Why ``analysis`` cannot run at ``point`` ("<key>: ..."), or None; cheap, before any work:
     no exact engine for methods drawing random numbers, the design's limits, an undefined truth."""
-    if analysis.reps is None and analysis.method.input.per_test_set:
+    if analysis.reps is None and analysis.method.per_test_set:
         return f"reps: {analysis.method.name} {analysis.method.input.why_mc_only}, so it has Monte Carlo " \
                f"coverage only; give reps (e.g. reps=2000)"
     problem = design.check(point, analysis.reps is None, analysis.merge)
@@ -143,7 +143,7 @@ class Evaluator:
     def _score_batch(self, batch: list[dict], outcomes: Outcomes, a: Analysis) -> dict[str, np.ndarray]:
         params = dict(a.params)
         rng = None
-        if a.method.input.per_test_set:
+        if a.method.per_test_set:
             [pt] = batch
             outcomes = outcomes.per_test_set()
             rng = stream(a.seed, **self.design.stream_identity(pt), purpose="f1 draws", method=a.method.name,

@@ -100,7 +100,7 @@ def markdown_table(table: pd.DataFrame, columns=SUMMARY_COLUMNS) -> str:
 
 
 _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "–": "--"}
 
 
 def tex_escape(text) -> str:
@@ -164,8 +164,30 @@ def _figures(folder: Path) -> list[tuple[str, str]]:
     return [(f"figures/{p.name}", p.stem.replace("_", " ")) for p in sorted((folder / "figures").glob("*.png"))]
 
 
-def _question(study: dict) -> list[str]:
-    return ["## Question", "", str(study["question"]).strip(), ""] if study.get("question") else []
+def read_overrides(folder) -> list[str] | None:
+    """The command-line overrides of the run that wrote <folder> (provenance.json), or None."""
+    import json
+
+    try:
+        overrides = json.loads((Path(folder) / "provenance.json").read_text()).get("overrides")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return [str(o) for o in overrides] if isinstance(overrides, list) else None
+
+
+def _changes(overrides: list[str] | None) -> list[str]:
+    """Overrides that change what is computed (not study=, out= or how it runs)."""
+    from .study import RUN_KEYS
+
+    return [o for o in overrides or [] if o.split("=")[0].lstrip("+~") not in ("study", "out", *RUN_KEYS)]
+
+
+def _question(study: dict, overrides: list[str] | None) -> list[str]:
+    if not study.get("question") or any(o.startswith("question=") for o in overrides or []):
+        return ["## Question", "", str(study["question"]).strip(), ""] if study.get("question") else []
+    if _changes(overrides):  # the question came with a study this run changed: it may not fit
+        return []
+    return ["## Question", "", str(study["question"]).strip(), ""]
 
 
 def _configuration(study: dict) -> list[str]:
@@ -228,12 +250,27 @@ def _figure_section(folder: Path) -> list[str]:
     return lines
 
 
-def _rerun(study: dict, folder: Path) -> list[str]:
+def rerun_command(study: dict, overrides: list[str] | None) -> str:
+    """The command that recomputes this table: ``covstudy`` with the run's own overrides
+    (without the run-time keys, which do not change a number)."""
+    import shlex
+
+    from .study import RUN_KEYS
+
+    if overrides is not None:
+        words = [o for o in overrides if o.split("=")[0].lstrip("+~") not in RUN_KEYS]
+        if study.get("out") and not any(o.startswith("out=") for o in words):
+            words.append(f"out={study['out']}")
+        return " ".join(["covstudy", *(shlex.quote(w) for w in words)])
     name, out = study.get("name"), study.get("out")
     if name:
-        command = f"covstudy study={name}" + (f" out={out}" if out else "")
-    else:
-        command = "covstudy study=<name>   # no study.yaml found; use the study that produced this folder"
+        return (f"covstudy study={name}" + (f" out={out}" if out else "")
+                + "   # no provenance.json: assumes conf/study/" + f"{name}.yaml made this folder")
+    return "covstudy study=<name>   # no study.yaml found; use the study that produced this folder"
+
+
+def _rerun(study: dict, folder: Path, overrides: list[str] | None) -> list[str]:
+    command = rerun_command(study, overrides)
     return ["## How to rerun", "", "```bash", command,
             f"covstudy-plot {folder}   # redraw the figures and this report", "```", "",
             "The LaTeX version of the summary table is in `report.tex` (booktabs; `\\input{report.tex}`).", ""]
@@ -255,9 +292,10 @@ def write_report(folder) -> tuple[Path, Path]:
     study = read_study(folder)
     table = with_exact_infimum(summary_table(df), folder)
     name = study.get("name")
-    md = [f"# Coverage study: {name or folder.name}", "", *_question(study), *_configuration(study),
+    overrides = read_overrides(folder)
+    md = [f"# Coverage study: {name or folder.name}", "", *_question(study, overrides), *_configuration(study),
           *_summary(df, table), *_ranking(table), *_exclusion(df), *_agreement(df),
-          *_figure_section(folder), *_rerun(study, folder)]
+          *_figure_section(folder), *_rerun(study, folder, overrides)]
     md_path, tex_path = folder / "report.md", folder / "report.tex"
     md_path.write_text("\n".join(md))
     tex_path.write_text(_tex(table, name, folder))

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 import os
 import platform
+import signal
 import subprocess
 import sys
 from importlib import metadata
@@ -19,13 +21,13 @@ from pathlib import Path
 import joblib
 import pandas as pd
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
 from . import grid
 from .designs import DESIGNS
+from .progress import Progress
 from .store import Store
-from .study import Study
-from .tasks import evaluate
+from .study import RUN_KEYS, Study
+from .tasks import ROW_MEASURES, evaluate, row_identity
 
 IN_PROCESS_COST = 2e5  # grid.study_cost below which a study runs in this process, without workers
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
@@ -63,6 +65,7 @@ def backend(study: Study, workers: int):
     except ImportError:
         raise BackendError("backend: dask needs the dask extra: pip install 'covstudy[dask]'") from None
     with contextlib.ExitStack() as stack:
+        stack.enter_context(_quiet("distributed"))
         if study.scheduler:
             try:
                 client = stack.enter_context(Client(study.scheduler, timeout="20s"))
@@ -77,41 +80,112 @@ def backend(study: Study, workers: int):
             yield max(1, sum(client.nthreads().values()))
 
 
-def run_study(study: Study, overrides: list[str] | None = None, progress: bool | None = None) -> pd.DataFrame:
+class Interrupted(RuntimeError):
+    """Ctrl-C or SIGTERM: the cells finished so far are saved; a rerun resumes."""
+
+
+class OutError(RuntimeError):
+    """The study folder cannot be written (not a folder, read-only, disk full)."""
+
+
+@contextlib.contextmanager
+def _quiet(name: str):
+    """Only warnings and errors of logger ``name`` (dask's scheduler and nannies log every
+    connection at INFO, ~90 lines a run, through the root logger Hydra sets up)."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def run_study(study: Study, overrides: list[str] | None = None, progress: bool | None = None,
+              say=None) -> pd.DataFrame:
     """Compute every missing cell of ``study`` and return (and write) its results table.
 
-    ``progress=None`` shows a progress bar only on an interactive terminal.
+    ``progress=None`` shows a progress bar on an interactive terminal and a heartbeat line
+    every ~10 s otherwise. ``say`` (default: print to stderr) receives the one-line plan
+    before any work. Raises ``Interrupted`` on Ctrl-C/SIGTERM (finished cells are saved),
+    ``OutError`` when ``out`` cannot be written, ``StudyMismatch`` when ``out`` holds another study.
     """
+    say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     started = dt.datetime.now(dt.timezone.utc)
     all_cells = grid.cells(study)
-    with Store(study.out) as store:
-        store.write_yaml("study.yaml", study.config())
-        done = pd.DataFrame() if study.force else store.finished()
-        done_ids = set(done["cell_id"]) if len(done) else set()
-        todo = [c for c in all_cells if c.cell_id not in done_ids]
-        workers = n_workers(study.n_jobs)
-        tasks = grid.tasks(todo, workers)
-        bar = tqdm(total=len(todo), unit="cell", desc=study.name, disable=None if progress is None else not progress,
-                   file=sys.stderr)
-        if tasks and (workers == 1 or len(tasks) == 1 or grid.study_cost(todo) < IN_PROCESS_COST) \
-                and study.backend == "loky":
-            # Too little work to pay for starting workers (each imports numpy, scipy, pandas).
-            for task in tasks:
-                store.save(_evaluate_single_threaded(task))
-                bar.update(len(task.cells))
-        elif tasks:
-            with backend(study, workers) as n_jobs:
-                parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)), return_as="generator_unordered")
-                for rows in parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks):
-                    store.save(rows)
-                    bar.update(len(rows))
-        bar.close()
-        table = _table(store.compact(), [c.cell_id for c in all_cells])
-        store.write_table(table)
-        if study.exact_curve:
-            write_exact_curve(study)
-        store.write_json("provenance.json", provenance(study, overrides, started, len(todo), workers))
+    try:
+        fresh = not study.out.exists() or (study.out.is_dir() and not any(study.out.iterdir()))
+        with Store(study.out) as store:
+            check_same_study(store, study)
+            store.write_yaml("study.yaml", study.record())
+            done = pd.DataFrame() if study.force else store.finished()
+            done_ids = set(done["cell_id"]) if len(done) else set()
+            todo = [c for c in all_cells if c.cell_id not in done_ids]
+            workers = n_workers(study.n_jobs)
+            tasks = grid.tasks(todo, workers)
+            found = len(all_cells) - len(todo)
+            where = f" ({found} found in {study.out})" if found else ""
+            split = f"{len(tasks)} task{'s' * (len(tasks) > 1)} on {workers} worker{'s' * (workers > 1)}"
+            say(f"{study.name}: {len(todo)} of {len(all_cells)} cells to compute"
+                + (f"{where} in {split}" if tasks else f" (all found in {study.out})"))
+            saved = found
+            try:
+                with Progress(study.name, len(todo), progress) as bar:
+                    if tasks and (workers == 1 or len(tasks) == 1 or grid.study_cost(todo) < IN_PROCESS_COST) \
+                            and study.backend == "loky":
+                        # Too little work to pay for starting workers (each imports numpy, scipy, pandas).
+                        for task in tasks:
+                            rows = _evaluate_single_threaded(task)
+                            store.save(rows)
+                            saved += len(rows)
+                            bar.update(len(rows))
+                    elif tasks:
+                        with backend(study, workers) as n_jobs:
+                            parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)),
+                                                       return_as="generator_unordered")
+                            with _workers_leave_signals_to_us():  # the workers start here
+                                results = parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks)
+                            try:
+                                for rows in results:
+                                    store.save(rows)
+                                    saved += len(rows)
+                                    bar.update(len(rows))
+                            finally:
+                                results.close()  # on an interrupt: cancel what is queued
+            except KeyboardInterrupt:
+                _shutdown_workers()
+                raise Interrupted(f"interrupted: {saved} of {len(all_cells)} cells saved in {study.out}; "
+                                  "rerun the same command to resume") from None
+            except BackendError:
+                if fresh:
+                    store.remove_all()
+                raise
+            table = _table(store.compact(), all_cells)
+            store.write_table(table)
+            if study.exact_curve:
+                write_exact_curve(study)
+            store.write_json("provenance.json", provenance(study, overrides, started, len(todo), workers,
+                                                           store.read_json("provenance.json")))
+    except OSError as err:
+        raise OutError(f"out: cannot write the study folder {study.out}: {err.strerror or err}") from None
     return table
+
+
+@contextlib.contextmanager
+def _workers_leave_signals_to_us():
+    """Workers started in here ignore Ctrl-C and SIGTERM (the dispositions survive exec): the
+    driver alone handles them, saves what is finished and stops the pool. The price: a signal
+    that arrives while the pool starts (about a second) is ignored by the driver too."""
+    try:
+        previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def write_exact_curve(study: Study) -> None:
@@ -127,11 +201,53 @@ def write_exact_curve(study: Study) -> None:
     atomic_write(study.out / "exact_curve_points.csv", _csv_bytes(curves))
 
 
-def _table(finished: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """The current study's rows, in grid order (rows of cells no longer in the study stay in parts/)."""
-    index = pd.Series(range(len(order)), index=order)
+def _shutdown_workers() -> None:
+    """Stop loky's reusable worker pool (and its shared-memory folders) after an interrupt."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        with contextlib.suppress(Exception):
+            executor.shutdown(wait=True, kill_workers=True)
+
+
+class StudyMismatch(RuntimeError):
+    """``out`` holds the results of a different study."""
+
+
+IDENTITY = ("name", "design", "side", "engine", "reps", "seed")  # what makes two studies different
+
+
+def check_same_study(store: Store, study: Study) -> None:
+    """Refuse to run ``study`` into a folder holding another study (unless force=true).
+
+    The same study with more or fewer methods, grid values or deltas is the same study: a
+    rerun computes only its new cells. A different name, design, side, engine, reps or seed
+    would replace the folder's table, so it needs ``force=true``.
+    """
+    old = store.read_yaml("study.yaml")
+    if not old or study.force:
+        return
+    new = study.config()
+    old_design = (old.get("grid") or {}).get("design")
+    differs = [k for k in IDENTITY if (old_design if k == "design" else old.get(k))
+               != (new["grid"]["design"] if k == "design" else new.get(k))]
+    if differs:
+        what = ", ".join(f"{k} {old_design if k == 'design' else old.get(k)!r} here, "
+                         f"{new['grid']['design'] if k == 'design' else new[k]!r} in this run" for k in differs)
+        raise StudyMismatch(f"out: {study.out} holds another study ({what}); choose another out= "
+                            "or add force=true to replace its table")
+
+
+def _table(finished: pd.DataFrame, cells: list[grid.Cell]) -> pd.DataFrame:
+    """The current study's rows, in grid order, with the columns its rows have (rows of cells
+    no longer in the study stay in parts/; columns no cell produces are dropped)."""
+    index = pd.Series(range(len(cells)), index=[c.cell_id for c in cells])
     table = finished[finished["cell_id"].isin(index.index)].copy()
     table = table.iloc[index[table["cell_id"]].argsort()].reset_index(drop=True)
+    known = {*(k for c in cells[:1] for k in row_identity(c)), *(k for d in DESIGNS.values() for k in d.int_columns),
+             *(a.name for d in DESIGNS.values() for a in d.axes), "metric", *ROW_MEASURES}
+    table = table[[c for c in table.columns if c in known]]
     integers = {"reps", "seed", "n_valid", *(c for d in DESIGNS.values() for c in d.int_columns)}
     for col in integers:
         if col in table:
@@ -139,8 +255,9 @@ def _table(finished: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     return table
 
 
-def provenance(study: Study, overrides, started, computed: int, workers: int) -> dict:
-    """What produced the table: versions, git commit, command, times, machine."""
+def provenance(study: Study, overrides, started, computed: int, workers: int, previous: dict | None = None) -> dict:
+    """What produced the table: versions, git commit, command, times, machine, the run-time
+    settings; ``history`` keeps the earlier runs' records (newest last)."""
     versions = {}
     for pkg in PACKAGES:
         try:
@@ -154,14 +271,23 @@ def provenance(study: Study, overrides, started, computed: int, workers: int) ->
         "started": started.isoformat(timespec="seconds"),
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "cells_computed": computed,
-        "n_jobs": study.n_jobs,
+        **{k: v for k, v in study.config().items() if k in RUN_KEYS},
         "workers": workers,
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
         "python": platform.python_version(),
         "git_commit": git_commit(),
         "versions": versions,
+        "history": history(previous),
     }
+
+
+def history(previous: dict | None) -> list[dict]:
+    """The earlier runs of a folder: the previous record's history and the previous record itself."""
+    if not previous:
+        return []
+    earlier = previous.get("history") or []
+    return [*earlier, {k: v for k, v in previous.items() if k != "history"}]
 
 
 def git_commit() -> str | None:

@@ -15,10 +15,12 @@ cells (``force=true``) replace old ones without touching them until compaction.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -33,11 +35,15 @@ class StoreLocked(RuntimeError):
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:  # a full disk or an interrupt: leave no half-written file behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _csv_bytes(frame: pd.DataFrame) -> bytes:
@@ -46,8 +52,29 @@ def _csv_bytes(frame: pd.DataFrame) -> bytes:
     return buf.getvalue().encode()
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path)
+REQUIRED = ("cell_id", "method", "coverage", "mean_width", "seconds")  # never empty in a whole part
+
+
+def read_part(path: Path) -> tuple[pd.DataFrame | None, str | None]:
+    """A part's rows, or None and why it is damaged: empty, not a CSV table, cut short (every
+    part ends with a newline; its last column, ``seconds``, is never empty), or missing a
+    required column or value."""
+    data = path.read_bytes()
+    if not data.strip():
+        return None, "empty"
+    if not data.endswith(b"\n"):
+        return None, "truncated: no final newline"
+    try:
+        frame = pd.read_csv(io.BytesIO(data))
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as err:
+        return None, f"not a CSV table: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
+    missing = [c for c in REQUIRED if c not in frame]
+    if missing or frame.empty:
+        return None, f"no {missing[0]} column" if missing else "no rows"
+    holes = [c for c in REQUIRED if frame[c].isna().any()]
+    if holes:
+        return None, f"missing values in column {holes[0]}"
+    return frame, None
 
 
 class Store:
@@ -84,11 +111,23 @@ class Store:
         return sorted(self.parts.glob("*.csv"))  # names start with a time stamp: oldest first
 
     def finished(self) -> pd.DataFrame:
-        """Every stored row, newest version of each cell_id, in no particular order."""
-        files = self._part_files()
-        if not files:
+        """Every stored row, newest version of each cell_id, in no particular order.
+
+        A damaged part (see ``damage``) is named on stderr and renamed ``*.csv.damaged``, so
+        its cells count as missing and are computed again.
+        """
+        frames = []
+        for f in self._part_files():
+            frame, problem = read_part(f)
+            if problem:
+                f.rename(f.with_name(f.name + ".damaged"))
+                print(f"covstudy: warning: damaged part {f} ({problem}); moved aside to {f.name}.damaged, "
+                      "its cells will be computed again", file=sys.stderr)
+            else:
+                frames.append(frame)
+        if not frames:
             return pd.DataFrame()
-        frame = pd.concat([read_table(f) for f in files], ignore_index=True)
+        frame = pd.concat(frames, ignore_index=True)
         return frame.drop_duplicates("cell_id", keep="last")
 
     def save(self, rows: list[dict]) -> None:
@@ -121,6 +160,29 @@ class Store:
         paths.append(self.out / "results.parquet")
         atomic_write(paths[1], buf.getvalue())
         return paths
+
+    def read_yaml(self, name: str) -> dict:
+        """``out/<name>`` as a mapping, empty if absent or unreadable."""
+        try:
+            data = yaml.safe_load((self.out / name).read_text())
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def read_json(self, name: str) -> dict:
+        try:
+            data = json.loads((self.out / name).read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def remove_all(self) -> None:
+        """Remove what a run wrote into a folder it created (the run could not start)."""
+        for f in [*self.parts.glob("*"), *(self.out / n for n in ("study.yaml", ".lock"))]:
+            f.unlink(missing_ok=True)
+        for d in (self.parts, self.out):
+            with contextlib.suppress(OSError):
+                d.rmdir()
 
     def write_yaml(self, name: str, data: dict) -> None:
         atomic_write(self.out / name, yaml.safe_dump(data, sort_keys=False).encode())

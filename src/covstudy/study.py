@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import validate
 from .designs import DESIGNS, get_design
 from .estimands import estimands_for, get_estimand
 from .evaluate import Analysis, infeasible
@@ -35,8 +36,10 @@ ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
 TOP_KEYS = ("name", "question", "methods", "side", "grid", "reps", "seed", "engine",
             "n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "out",
-            "exact_curve")
-DELTA = dict(integer=False, low=0.0, high=1.0, low_open=True, high_open=True)
+            "exact_curve", "max_cells")
+RUN_KEYS = ("n_jobs", "backend", "scheduler", "workers", "threads_per_worker", "force", "plot", "max_cells")  # how,
+# not what: kept out of study.yaml (provenance.json records them), so a rerun rewrites it byte for byte
+MAX_CELLS = 1_000_000
 
 
 def grid_keys() -> tuple[str, ...]:
@@ -78,6 +81,7 @@ class Study:
     plot: bool
     out: Path
     exact_curve: bool = False  # also the exact confidence coefficient, average coverage and curves (exact_curve.py)
+    max_cells: int = MAX_CELLS  # larger studies are refused before any work (a typo in a range, usually)
 
     @classmethod
     def from_config(cls, cfg: dict) -> "Study":
@@ -108,9 +112,11 @@ class Study:
             plot=boolean("plot", cfg.get("plot", False)),
             out=Path(text("out", cfg.get("out", f"results/{name}"))),
             exact_curve=boolean("exact_curve", cfg.get("exact_curve", False)),
+            max_cells=integer("max_cells", cfg.get("max_cells", MAX_CELLS), low=1),
         )
         if study.exact_curve and design != ("binomial",):
             raise ConfigError(f"exact_curve: only for the binomial design, got grid.design {'/'.join(design)}")
+        check_size(study)
         check_feasible(study)
         return study
 
@@ -126,7 +132,12 @@ class Study:
             "threads_per_worker": self.threads_per_worker,
             "force": self.force, "plot": self.plot, "out": str(self.out),
             **({"exact_curve": True} if self.exact_curve else {}),  # absent when off: older study.yaml unchanged
+            "max_cells": self.max_cells,
         }
+
+    def record(self) -> dict:
+        """What study.yaml records: the configuration without the run-time keys (RUN_KEYS)."""
+        return {k: v for k, v in self.config().items() if k not in RUN_KEYS}
 
 
 def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
@@ -170,7 +181,10 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
             a = d.axis(key)
             axes[key] = axis(f"grid.{key}", grid[key], integer=a.integer, low=a.low, high=a.high,
                              low_open=a.low_open, high_open=a.high_open)
-    axes["delta"] = axis("grid.delta", grid["delta"], **DELTA)
+    try:
+        axes["delta"] = axis("grid.delta", grid["delta"], low=validate.DELTA_MIN, high=validate.DELTA_MAX)
+    except ConfigError as err:
+        raise ConfigError(f"{err} ({validate.DELTA_HINT})") from None
     if metric is not None:
         valid = tuple(e.name for e in estimands_for(data))
         axes = {"metric": tuple(one_or_more("grid.metric", metric, valid)), **axes}
@@ -318,9 +332,24 @@ def analyses_of(spec: MethodSpec, estimand, delta: float, side: str, engine: str
     method = get(spec.name)
     mc = engine in ("mc", "both")
     out = [("main", Analysis(method, spec.params, estimand, delta, side, reps if mc else None, seed if mc else None))]
-    if engine == "both" and not method.input.per_test_set:
+    if engine == "both" and not method.per_test_set:
         out.append(("exact", Analysis(method, spec.params, estimand, delta, side, None, None)))
     return out
+
+
+def check_size(study: Study) -> None:
+    """Refuse a study of more than ``max_cells`` cells, counted from the axes (never enumerated:
+    an accidental ``${seq:1,100000,1}`` must fail at once, not after filling the memory)."""
+    axes = {k: v for k, v in study.axes.items() if k not in ("delta", "metric")}
+    points = sum(math.prod(len(axes[a]) for a in next((o for o in get_design(d).parametrisations if set(o) <= set(axes)),
+                                                       ())) for d in study.design)
+    factors = [(len(study.methods), "method"), (len(study.axes["delta"]), "delta"),
+               (len(study.axes.get("metric", ())) or 1, "metric"), (points, "design point")]
+    count = math.prod(n for n, _ in factors)
+    if count > study.max_cells:
+        what = " × ".join(f"{n:,} {name}{'s' * (n > 1)}" for n, name in factors if name != "metric" or n > 1)
+        raise ConfigError(f"grid: {count:,} cells ({what}) exceed max_cells={study.max_cells:,}; "
+                          f"set max_cells={count} to run them")
 
 
 def check_feasible(study: Study) -> None:
@@ -335,7 +364,7 @@ def check_feasible(study: Study) -> None:
             method.check_side(study.side)
         except ValueError as err:
             raise ConfigError(str(err)) from None
-        if study.engine == "exact" and method.input.per_test_set:
+        if study.engine == "exact" and method.per_test_set:
             raise ConfigError(f"engine: {method.input.label} method {spec.name} has Monte Carlo coverage only; "
                               f"use engine mc or both")
         for est in (e for e in estimands if method.takes in e.takes):

@@ -37,11 +37,14 @@ def read_results(folder) -> pd.DataFrame:
 
 
 def tidy(df: pd.DataFrame) -> pd.DataFrame:
-    """Defaults for optional columns: label = method, side two-sided, engine exact, mcse 0."""
+    """Defaults for optional columns: label = method (shown by its display name), side two-sided,
+    engine exact, mcse 0."""
     df = df.copy()
     if "label" not in df:
         df["label"] = df["method"]
     df["label"] = df["label"].fillna(df["method"]).astype(str)
+    # An entry labelled by its registry name is shown by its display name ("Clopper–Pearson").
+    df["label"] = np.where(df["label"] == df["method"], df["method"].map(display_name), df["label"])
     for col, default in (("side", "two-sided"), ("engine", "exact")):
         if col not in df:
             df[col] = default
@@ -116,6 +119,14 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
         below_nominal=("_below", "mean"), mean_abs_error=("_abs", "mean"), mean_width=("mean_width", "mean"),
     ).reset_index()
     return out.iloc[_registry_order(out)].reset_index(drop=True)
+
+
+def display_name(method: str) -> str:
+    """The method's display name in figures and reports (``Method.display``); unknown methods keep theirs."""
+    from .methods import methods
+
+    known = methods(None)
+    return known[method].display if method in known else str(method)
 
 
 def method_rank(method: str) -> int:

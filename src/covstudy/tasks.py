@@ -38,7 +38,7 @@ def evaluate(task: Task) -> list[dict]:
     rows: dict[Cell, dict] = {}
     for (kind, group), result in zip(owners, results):
         for j, cell in enumerate(group):
-            row = rows.setdefault(cell, _identity(cell))
+            row = rows.setdefault(cell, row_identity(cell))
             if kind == "main":
                 row["truth"] = float(result["truth"][j])
                 row.update({m: float(result[m][j]) for m in MEASURES + NULL_MEASURES if m in result})
@@ -53,7 +53,12 @@ def evaluate(task: Task) -> list[dict]:
     return out
 
 
-def _identity(cell: Cell) -> dict:
+# Every column a row carries after its identity: the runner keeps only these (and the identity's)
+# in the results table, so a column added to the rows above must be added here too.
+ROW_MEASURES = ("truth", *MEASURES, *NULL_MEASURES, "n_valid", "exact_coverage", "exact_mean_width", "seconds")
+
+
+def row_identity(cell: Cell) -> dict:
     return {
         "cell_id": cell.cell_id,
         "method": cell.method.name,

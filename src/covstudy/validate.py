@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
+COUNT_MAX = 10**15  # counts beyond this are not test sets (and leave float64's exact integers)
+
 
 def counts(name: str, value, minimum: int = 0) -> np.ndarray:
     """``value`` as an int64 array of whole numbers >= ``minimum``."""
     arr = np.asarray(value)
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
+    if arr.dtype == object and all(isinstance(v, int) and not isinstance(v, bool) for v in arr.flat):
+        arr = np.asarray(value, dtype=float)  # Python ints beyond 64 bits: refused as too large below
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise ValueError(f"{name} must be whole numbers >= {minimum}, got {value!r}")
     if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
         raise ValueError(f"{name} must be whole numbers >= {minimum}, got non-integer {value!r}")
+    if np.any(arr > COUNT_MAX):  # int64 would wrap around
+        raise ValueError(f"{name} must be at most {COUNT_MAX:.0e}, got {int(arr.max())}")
     arr = arr.astype(np.int64)
     if np.any(arr < minimum):
         raise ValueError(f"{name} must be >= {minimum}, got {arr.min()}")
@@ -24,6 +30,8 @@ def interval(name: str, value, low: float, high: float | None, low_open: bool, h
     """``value`` as a float array inside the interval from ``low`` to ``high`` (None: no upper end)."""
     valid = f"{'(' if low_open else '['}{low:g}, {'inf' if high is None else f'{high:g}'}{')' if high_open else ']'}"
     try:
+        if np.asarray(value).dtype == bool:  # True is not 1.0 here: a mistake, not a number
+            raise TypeError
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number in {valid}, got {value!r}") from None
@@ -66,8 +74,35 @@ def reps_and_seed(reps, seed_value) -> tuple[int | None, int | None]:
     return reps, np.random.SeedSequence().entropy if seed_value is None else seed(seed_value)
 
 
+DELTA_MIN, DELTA_MAX = 1e-10, 0.5  # below 1e-10 some quantile solvers lose their ends (NaN)
+DELTA_HINT = "delta is the miss rate: 95% confidence is delta=0.05"
+
+
+def delta_problem(value) -> str | None:
+    """Why ``value`` is not a valid miss rate (a number in [DELTA_MIN, DELTA_MAX]), or None."""
+    if isinstance(value, (bool, np.bool_)):
+        bad = value
+    else:
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            arr, bad = None, value
+        else:
+            if arr.size == 0:
+                return "must not be empty"
+            ok = (arr >= DELTA_MIN) & (arr <= DELTA_MAX)  # NaN fails too
+            if np.all(ok):
+                return None
+            bad = float(arr[~ok].flat[0])
+    return f"must be in [{DELTA_MIN:g}, {DELTA_MAX:g}], got {bad!r} ({DELTA_HINT})"
+
+
 def delta(value) -> np.ndarray:
-    return unit_interval("delta", value, open_=True)
+    """``value`` as a float array of miss rates in [DELTA_MIN, DELTA_MAX]."""
+    problem = delta_problem(value)
+    if problem:
+        raise ValueError(f"delta {problem}")
+    return np.asarray(value, dtype=float)
 
 
 def k_and_n(k, n) -> tuple[np.ndarray, np.ndarray]:
@@ -100,3 +135,11 @@ def class_counts(k_pos, n_pos, k_neg, n_neg) -> tuple[np.ndarray, ...]:
     if np.any(n_pos + n_neg == 0):
         raise ValueError("n_pos + n_neg must be >= 1 (at most one class may be empty), got n_pos = n_neg = 0")
     return k_pos, n_pos, k_neg, n_neg
+
+
+def bounds_out(lower, upper):
+    """``(lower, upper)`` as Python floats for scalar input, float arrays otherwise."""
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    if lower.ndim == 0 and upper.ndim == 0:
+        return float(lower), float(upper)
+    return lower, upper

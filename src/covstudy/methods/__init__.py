@@ -34,11 +34,11 @@ def interval(method: str, k, n, delta=0.05, side: str = "two-sided", **params) -
     bound (upper = 1), ``"upper"`` the one-sided upper bound (lower = 0). ``params`` are
     the method's parameters, e.g. ``interval("bayes", 3, 10, a=2, b=2)``; see
     ``methods()[name].params``. ``k``, ``n`` and ``delta`` broadcast; the result is a pair
-    of float arrays in [0, 1].
+    of float arrays in [0, 1], or of floats when k, n and delta are single numbers.
     """
     m = get(method, "proportion")
     full = m.prepare(side, params)
     k, n = validate.k_and_n(k, n)
     d = validate.delta(delta)
     lower, upper = m.bounds((k, n), d, side, **full)
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(lower, upper)

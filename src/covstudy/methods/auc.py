@@ -75,7 +75,7 @@ def _wald(estimate, se, delta):
     return np.clip(estimate - half, 0.0, 1.0), np.clip(estimate + half, 0.0, 1.0)
 
 
-@register("delong", takes="scores", family="approximate", guaranteed=False,
+@register("delong", display="DeLong", takes="scores", family="approximate", guaranteed=False,
           reference="DeLong, DeLong & Clarke-Pearson (1988), Biometrics 44(3), 837-845; as pROC's ci.auc "
                     "(Robin et al. 2011, BMC Bioinformatics 12, 77)")
 def delong(scores_pos, scores_neg, delta, rng=None):
@@ -88,7 +88,7 @@ def delong(scores_pos, scores_neg, delta, rng=None):
     return _wald(auc, np.sqrt(var), delta)
 
 
-@register("logit_delong", takes="scores", family="approximate", guaranteed=False,
+@register("logit_delong", display="logit DeLong", takes="scores", family="approximate", guaranteed=False,
           reference="DeLong variance on the logit scale, e.g. Pepe (2003), The Statistical Evaluation of "
                     "Medical Tests, sec. 5.2; Qin & Hotilovac (2008), Stat Methods Med Res 17, 207-221")
 def logit_delong(scores_pos, scores_neg, delta, rng=None):
@@ -114,7 +114,7 @@ def hanley_mcneil_variance(auc, m, n):
     return (auc * (1 - auc) + (m - 1) * (q1 - auc**2) + (n - 1) * (q2 - auc**2)) / (m * n)
 
 
-@register("hanley_mcneil", takes="scores", family="approximate", guaranteed=False,
+@register("hanley_mcneil", display="Hanley–McNeil", takes="scores", family="approximate", guaranteed=False,
           reference="Hanley & McNeil (1982), Radiology 143(1), 29-36")
 def hanley_mcneil(scores_pos, scores_neg, delta, rng=None):
     """Hanley–McNeil interval Â ± z·SE, SE² from exponential-model Q1, Q2 (``hanley_mcneil_variance``), clipped to [0, 1]."""
@@ -130,7 +130,7 @@ def newcombe_variance(theta, m, n):
     return theta * (1 - theta) / (m * n) * (1 + n_star * ((1 - theta) / (2 - theta) + theta / (1 + theta)))
 
 
-@register("newcombe", takes="scores", family="approximate", guaranteed=False,
+@register("newcombe", display="Newcombe (AUC)", takes="scores", family="approximate", guaranteed=False,
           reference="Newcombe (2006), Confidence intervals for an effect size measure based on the Mann-Whitney "
                     "statistic. Part 2: asymptotic methods and evaluation, Stat Med 25(4), 559-573: method 5")
 def newcombe(scores_pos, scores_neg, delta, rng=None):
@@ -161,7 +161,7 @@ def newcombe(scores_pos, scores_neg, delta, rng=None):
     return lower, upper
 
 
-@register("bootstrap", takes="scores", family="approximate", guaranteed=False,
+@register("bootstrap", display="bootstrap (AUC)", takes="scores", family="approximate", guaranteed=False,
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile); "
                     "stratified as pROC's ci.auc(method = 'bootstrap')",
           params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))

@@ -35,7 +35,7 @@ def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tu
     k_pos, n_pos, k_neg, n_neg = validate.class_counts(k_pos, n_pos, k_neg, n_neg)
     d = validate.delta(delta)
     lower, upper = m.kernel(k_pos, n_pos, k_neg, n_neg, d)
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(lower, upper)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -59,8 +59,9 @@ def _union(binomial, k_pos, n_pos, k_neg, n_neg, delta):
     return (lp + ln) / 2, (up + un) / 2
 
 
-@register("ba_cp_union", takes="two_class", family="exact", guaranteed=True,
-          reference="Langford (2005), JMLR 6, 273-306; Sandler & Dirac (2024), Groundlight blog")
+@register("ba_cp_union", display="Clopper–Pearson union", takes="two_class", family="exact", guaranteed=True,
+          reference="Langford (2005), JMLR 6, 273-306; Sandler & Dirac (2024), \"Tales from the Binomial "
+                    "Tail: Confidence intervals for balanced accuracy\", Groundlight blog")
 def ba_cp_union(k_pos, n_pos, k_neg, n_neg, delta):
     """Union bound of Clopper-Pearson class bounds: ((L⁺ + L⁻)/2, (U⁺ + U⁻)/2), each one-sided at delta/4.
 
@@ -71,7 +72,7 @@ def ba_cp_union(k_pos, n_pos, k_neg, n_neg, delta):
     return _union("clopper_pearson", k_pos, n_pos, k_neg, n_neg, delta)
 
 
-@register("ba_wilson_union", takes="two_class", family="approximate", guaranteed=False,
+@register("ba_wilson_union", display="Wilson union", takes="two_class", family="approximate", guaranteed=False,
           reference="Wilson (1927); union construction of Langford (2005)")
 def ba_wilson_union(k_pos, n_pos, k_neg, n_neg, delta):
     """Union bound of Wilson class bounds: ((L⁺ + L⁻)/2, (U⁺ + U⁻)/2), each one-sided at delta/4.
@@ -83,7 +84,7 @@ def ba_wilson_union(k_pos, n_pos, k_neg, n_neg, delta):
     return _union("wilson", k_pos, n_pos, k_neg, n_neg, delta)
 
 
-@register("ba_jeffreys_union", takes="two_class", family="bayesian", guaranteed=False,
+@register("ba_jeffreys_union", display="Jeffreys union", takes="two_class", family="bayesian", guaranteed=False,
           reference="BCD (2001) §4.1.2; union construction of Langford (2005)")
 def ba_jeffreys_union(k_pos, n_pos, k_neg, n_neg, delta):
     """Union bound of Jeffreys class bounds: ((L⁺ + L⁻)/2, (U⁺ + U⁻)/2), each one-sided at delta/4.
@@ -98,7 +99,7 @@ def ba_jeffreys_union(k_pos, n_pos, k_neg, n_neg, delta):
 # Normal approximation.
 
 
-@register("ba_wald", takes="two_class", family="approximate", guaranteed=False,
+@register("ba_wald", display="Wald (BA)", takes="two_class", family="approximate", guaranteed=False,
           reference="normal approximation; e.g. Brodersen et al. (2010) §2 (the BA estimator)")
 def ba_wald(k_pos, n_pos, k_neg, n_neg, delta):
     """Wald interval BÂ ± z·sqrt(tpr̂(1-tpr̂)/n_pos + tnr̂(1-tnr̂)/n_neg)/2, z = Φ⁻¹(1 - delta/2), clipped.
@@ -126,7 +127,7 @@ def ba_wald(k_pos, n_pos, k_neg, n_neg, delta):
 # Posterior of the average (Brodersen et al. 2010).
 
 
-@register("ba_posterior", takes="two_class", family="bayesian", guaranteed=False,
+@register("ba_posterior", display="Brodersen posterior", takes="two_class", family="bayesian", guaranteed=False,
           reference="Brodersen, Ong, Stephan & Buhmann (2010), Proc. ICPR, 3121-3124")
 def ba_posterior(k_pos, n_pos, k_neg, n_neg, delta):
     """Equal-tailed credible interval of (X + Y)/2, X ~ Beta(k_pos+1, n_pos-k_pos+1), Y ~ Beta(k_neg+1, n_neg-k_neg+1).
@@ -140,6 +141,7 @@ def ba_posterior(k_pos, n_pos, k_neg, n_neg, delta):
 
 
 @register("ba_posterior_jeffreys", takes="two_class", family="bayesian", guaranteed=False,
+          display="Brodersen posterior (Jeffreys)",
           reference="Brodersen et al. (2010) with Jeffreys priors Beta(½, ½)")
 def ba_posterior_jeffreys(k_pos, n_pos, k_neg, n_neg, delta):
     """Equal-tailed credible interval of (X + Y)/2, X ~ Beta(k_pos+½, n_pos-k_pos+½), Y ~ Beta(k_neg+½, n_neg-k_neg+½).

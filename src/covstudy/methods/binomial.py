@@ -38,10 +38,12 @@ def beta_interval(a, b, delta):
     """Equal-tailed quantiles (delta/2, 1 - delta/2) of Beta(a, b), elementwise (a, b > 0)."""
     q = np.asarray(delta, dtype=float) / 2
     # 1 - I⁻¹(1 - q) via the reflected Beta keeps full precision for upper ends near 1.
-    return special.betaincinv(a, b, q), 1 - special.betaincinv(b, a, q)
+    lower, upper = special.betaincinv(a, b, q), 1 - special.betaincinv(b, a, q)
+    # With a tiny shape both ends underflow to 0, the lower one to 2.2e-308: keep lower <= upper.
+    return np.minimum(lower, upper), upper
 
 
-@register("wald", aliases=("normal",), family="approximate", guaranteed=False,
+@register("wald", display="Wald", aliases=("normal",), family="approximate", guaranteed=False,
           reference="Laplace (1812); BCD (2001) §2.1")
 def wald(k, n, delta):
     """Wald (normal approximation) interval p̂ ± z·sqrt(p̂(1-p̂)/n), clipped to [0, 1].
@@ -54,7 +56,7 @@ def wald(k, n, delta):
     return _clip(p_hat - half, p_hat + half)
 
 
-@register("wilson", family="approximate", guaranteed=False,
+@register("wilson", display="Wilson", family="approximate", guaranteed=False,
           reference="Wilson (1927), JASA 22, 209-212")
 def wilson(k, n, delta):
     """Wilson score interval: (p̂ + z²/2n ± z·sqrt(p̂(1-p̂)/n + z²/4n²)) / (1 + z²/n).
@@ -74,7 +76,7 @@ def wilson(k, n, delta):
     return np.where((k == 0) & (z >= 0), 0.0, lower), np.where((k == n) & (z >= 0), 1.0, upper)
 
 
-@register("clopper_pearson", aliases=("exact",), family="exact", guaranteed=True,
+@register("clopper_pearson", display="Clopper–Pearson", aliases=("exact",), family="exact", guaranteed=True,
           reference="Clopper & Pearson (1934), Biometrika 26, 404-413")
 def clopper_pearson(k, n, delta):
     """Clopper-Pearson exact interval: [B(delta/2; k, n-k+1), B(1-delta/2; k+1, n-k)].
@@ -91,7 +93,7 @@ def clopper_pearson(k, n, delta):
     return lower, upper
 
 
-@register("jeffreys", family="bayesian", guaranteed=False,
+@register("jeffreys", display="Jeffreys", family="bayesian", guaranteed=False,
           reference="Jeffreys (1946); BCD (2001) §4.1.2 (boundary-modified)")
 def jeffreys(k, n, delta):
     """Jeffreys interval: equal-tailed Beta(k+½, n-k+½) quantiles, lower = 0 at k = 0, upper = 1 at k = n.
@@ -104,7 +106,7 @@ def jeffreys(k, n, delta):
     return np.where(k == 0, 0.0, lower), np.where(k == n, 1.0, upper)
 
 
-@register("agresti_coull", family="approximate", guaranteed=False,
+@register("agresti_coull", display="Agresti–Coull", family="approximate", guaranteed=False,
           reference="Agresti & Coull (1998), Am. Stat. 52, 119-126")
 def agresti_coull(k, n, delta):
     """Agresti-Coull interval p̃ ± z·sqrt(p̃(1-p̃)/ñ), ñ = n + z², p̃ = (k + z²/2)/ñ, clipped to [0, 1].
@@ -119,7 +121,7 @@ def agresti_coull(k, n, delta):
     return _clip(p_tilde - half, p_tilde + half)
 
 
-@register("wald_cc", family="approximate", guaranteed=False,
+@register("wald_cc", display="Wald (cc)", family="approximate", guaranteed=False,
           reference="Newcombe (1998) method 2")
 def wald_cc(k, n, delta):
     """Wald interval with continuity correction: p̂ ± (z·sqrt(p̂(1-p̂)/n) + 1/(2n)), clipped to [0, 1].
@@ -132,7 +134,7 @@ def wald_cc(k, n, delta):
     return _clip(p_hat - half, p_hat + half)
 
 
-@register("wilson_cc", family="approximate", guaranteed=False,
+@register("wilson_cc", display="Wilson (cc)", family="approximate", guaranteed=False,
           reference="Newcombe (1998) method 4")
 def wilson_cc(k, n, delta):
     """Wilson score interval with continuity correction (Newcombe 1998, method 4).
@@ -156,10 +158,10 @@ def wilson_cc(k, n, delta):
     return _clip(lower, upper)
 
 
-@register("bayes", family="bayesian", guaranteed=False,
+@register("bayes", display="Bayes (Beta prior)", family="bayesian", guaranteed=False,
           reference="BCD (2001) §4.1.2 (conjugate Beta prior)",
-          params=(Param("a", 0.5, above=0.0, doc="prior successes, Beta(a, b) prior"),
-                  Param("b", 0.5, above=0.0, doc="prior failures, Beta(a, b) prior")))
+          params=(Param("a", 0.5, above=0.0, doc="prior successes, Beta(a, b) prior", at_most=1e10),
+                  Param("b", 0.5, above=0.0, doc="prior failures, Beta(a, b) prior", at_most=1e10)))
 def bayes(k, n, delta, a=0.5, b=0.5):
     """Equal-tailed credible interval under a Beta(a, b) prior: Beta(k + a, n - k + b) quantiles.
 
@@ -170,7 +172,7 @@ def bayes(k, n, delta, a=0.5, b=0.5):
     return beta_interval(k + a, n - k + b, delta)
 
 
-@register("jeffreys_equal_tailed", family="bayesian", guaranteed=False,
+@register("jeffreys_equal_tailed", display="Jeffreys (equal-tailed)", family="bayesian", guaranteed=False,
           reference="Jeffreys (1946); BCD (2001) §4.1.2")
 def jeffreys_equal_tailed(k, n, delta):
     """Equal-tailed Jeffreys interval: Beta(k+½, n-k+½) quantiles (delta/2, 1 - delta/2), unmodified.
@@ -181,7 +183,7 @@ def jeffreys_equal_tailed(k, n, delta):
     return bayes(k, n, delta, a=0.5, b=0.5)
 
 
-@register("bayes_flat", aliases=("bayes_uniform",), family="bayesian", guaranteed=False,
+@register("bayes_flat", display="Bayes (flat prior)", aliases=("bayes_uniform",), family="bayesian", guaranteed=False,
           reference="Bayes (1763); Laplace (1774)")
 def bayes_flat(k, n, delta):
     """Equal-tailed credible interval under the uniform prior: Beta(k+1, n-k+1) quantiles.
@@ -191,7 +193,7 @@ def bayes_flat(k, n, delta):
     return bayes(k, n, delta, a=1.0, b=1.0)
 
 
-@register("arcsine", family="approximate", guaranteed=False,
+@register("arcsine", display="arcsine", family="approximate", guaranteed=False,
           reference="Anscombe (1948), Biometrika 35, 246-254; BCD (2001) §4.2.2")
 def arcsine(k, n, delta):
     """Variance-stabilised interval sin²(arcsin√p̂ ± z/(2√n)), the angle clipped to [0, π/2].
@@ -207,7 +209,7 @@ def arcsine(k, n, delta):
             np.sin(np.clip(theta + h, 0.0, np.pi / 2)) ** 2)
 
 
-@register("logit", family="approximate", guaranteed=False,
+@register("logit", display="logit", family="approximate", guaranteed=False,
           reference="BCD (2001) §4.2.1")
 def logit(k, n, delta):
     """Wald interval on the log-odds scale: expit(λ̂ ± z·sqrt(n/(k(n-k)))), λ̂ = log(k/(n-k)).

@@ -81,7 +81,7 @@ def design_effect(sizes, icc):
     return 1 + (np.sum(s * s, axis=-1) / s.sum(axis=-1) - 1) * np.asarray(icc, dtype=float)
 
 
-@register("wilson_vif", takes="clustered", family="approximate", guaranteed=False,
+@register("wilson_vif", display="Wilson (VIF)", takes="clustered", family="approximate", guaranteed=False,
           reference="Saha, Miller & Wang (2016); Short et al. (2020); ratesci clusterpci(skew = FALSE)")
 def wilson_vif(successes, sizes, delta, rng=None):
     """Wilson interval with variance inflation ξ̂ from the ANOVA icc: Wilson with z² replaced by ξ̂·z².
@@ -94,7 +94,7 @@ def wilson_vif(successes, sizes, delta, rng=None):
     return wilson(k / xi, n / xi, delta)
 
 
-@register("scas_vif", takes="clustered", family="approximate", guaranteed=False,
+@register("scas_vif", display="SCAS (VIF)", takes="clustered", family="approximate", guaranteed=False,
           reference="Laud (2017), Pharm. Stat. 16, 334-348, App. A.4; ratesci clusterpci(skew = TRUE)")
 def scas_vif(successes, sizes, delta, rng=None):
     """Skewness-corrected score interval (SCAS) with variance inflation ξ̂: Laud's closed form.
@@ -120,7 +120,7 @@ def scas_vif(successes, sizes, delta, rng=None):
     return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
-@register("ratio_wald", takes="clustered", family="approximate", guaranteed=False,
+@register("ratio_wald", display="ratio Wald", takes="clustered", family="approximate", guaranteed=False,
           reference="Cochran (1977) ch. 6, ratio estimator; Liang & Zeger (1986) sandwich; Rao & Scott (1992)")
 def ratio_wald(successes, sizes, delta, rng=None):
     """Ratio-estimator Wald interval p̂ ± z·sqrt(m/(m - 1)·Σ(y_i - p̂·s_i)²/n²), clipped to [0, 1].
@@ -137,7 +137,7 @@ def ratio_wald(successes, sizes, delta, rng=None):
     return np.clip(p_hat - half, 0.0, 1.0), np.clip(p_hat + half, 0.0, 1.0)
 
 
-@register("cluster_bootstrap", takes="clustered", family="approximate", guaranteed=False,
+@register("cluster_bootstrap", display="cluster bootstrap", takes="clustered", family="approximate", guaranteed=False,
           reference="Davison & Hinkley (1997) ch. 3; Field & Welsh (2007), JRSS B 69, 369-390",
           params=(Param("draws", 1000, above=0.0, doc="bootstrap resamples", integer=True),))
 def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
@@ -164,7 +164,7 @@ def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
     return lower.reshape(shape), upper.reshape(shape)
 
 
-@register("wilson_deff", takes="deff", family="approximate", guaranteed=False,
+@register("wilson_deff", display="Wilson (true deff)", takes="deff", family="approximate", guaranteed=False,
           reference="Kish (1965) design effect; Wilson (1927); oracle: the true icc")
 def wilson_deff(k, n, deff, delta):
     """Oracle: the Wilson interval of the effective counts (k/deff, n/deff), deff from the true icc."""
@@ -172,7 +172,7 @@ def wilson_deff(k, n, deff, delta):
     return wilson(k / deff, n / deff, delta)
 
 
-@register("clopper_pearson_deff", takes="deff", family="approximate", guaranteed=False,
+@register("clopper_pearson_deff", display="Clopper–Pearson (true deff)", takes="deff", family="approximate", guaranteed=False,
           reference="Kish (1965) design effect; Clopper & Pearson (1934); oracle: the true icc")
 def clopper_pearson_deff(k, n, deff, delta):
     """Oracle: the Clopper-Pearson interval of the effective counts k' = k/deff, n' = n/deff.
@@ -199,7 +199,7 @@ def clustered_bounds(method, columns: dict, delta, side: str = "two-sided", rng=
     return method.bounds((columns["successes"], columns["sizes"]), delta, side, rng=rng, **params)
 
 
-def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = None,
+def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = 0,
                        **params) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided ``1 - delta`` interval ``(lower, upper)`` for the accuracy p from per-cluster counts.
 
@@ -207,8 +207,8 @@ def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed
     last axis, at least 2; leading axes are separate test sets). ``method`` is a clustered
     method (``methods("clustered")``: wilson_vif, scas_vif, ratio_wald, cluster_bootstrap), an
     oracle (``methods("deff")``: wilson_deff, clopper_pearson_deff, which need the true ``icc``)
-    or any proportion method, applied naively to the totals. ``seed`` makes cluster_bootstrap
-    reproducible; ``params`` are the method's parameters (e.g. ``draws=2000``).
+    or any proportion method, applied naively to the totals. ``seed`` seeds cluster_bootstrap
+    (default 0, fixed: the same call, the same interval; None: fresh entropy); ``params`` are the method's parameters (e.g. ``draws=2000``).
     E.g. ``clustered_interval("wilson_vif", [3, 5, 4], [5, 5, 5])``.
     """
     m = get(method, KINDS)
@@ -233,7 +233,7 @@ def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed
     d = validate.delta(validate.scalar("delta", delta))
     columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
                "successes": y, "sizes": s}
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.input.per_test_set else None
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
     lower, upper = clustered_bounds(m, columns, d, rng=rng, **full)  # two-sided
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(lower, upper)
 

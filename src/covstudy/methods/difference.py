@@ -36,7 +36,7 @@ def _wald(p1, n1, p2, n2, delta, extra=0.0):
     return _clip(p1 - p2 - half, p1 - p2 + half)
 
 
-@register("diff_wald", family="approximate", guaranteed=False, takes="difference",
+@register("diff_wald", display="Wald (difference)", family="approximate", guaranteed=False, takes="difference",
           reference="Newcombe (1998a) method 1")
 def diff_wald(k1, n1, k2, n2, delta):
     """Wald interval d̂ ± z·sqrt(p̂1q̂1/n1 + p̂2q̂2/n2), clipped to [-1, 1] (Newcombe's method 1)."""
@@ -44,7 +44,7 @@ def diff_wald(k1, n1, k2, n2, delta):
     return _wald(k1 / n1, n1, k2 / n2, n2, delta)
 
 
-@register("diff_wald_cc", family="approximate", guaranteed=False, takes="difference",
+@register("diff_wald_cc", display="Wald cc (difference)", family="approximate", guaranteed=False, takes="difference",
           reference="Newcombe (1998a) method 2")
 def diff_wald_cc(k1, n1, k2, n2, delta):
     """Wald interval with continuity correction: d̂ ± (z·sqrt(p̂1q̂1/n1 + p̂2q̂2/n2) + (1/n1 + 1/n2)/2)."""
@@ -52,7 +52,7 @@ def diff_wald_cc(k1, n1, k2, n2, delta):
     return _wald(k1 / n1, n1, k2 / n2, n2, delta, (1 / n1 + 1 / n2) / 2)
 
 
-@register("diff_agresti_caffo", family="approximate", guaranteed=False, takes="difference",
+@register("diff_agresti_caffo", display="Agresti–Caffo", family="approximate", guaranteed=False, takes="difference",
           reference="Agresti & Caffo (2000), Am. Stat. 54, 280-288")
 def diff_agresti_caffo(k1, n1, k2, n2, delta):
     """Agresti-Caffo: the Wald interval after adding one success and one failure to each sample,
@@ -61,7 +61,7 @@ def diff_agresti_caffo(k1, n1, k2, n2, delta):
     return _wald((k1 + 1) / (n1 + 2), n1 + 2, (k2 + 1) / (n2 + 2), n2 + 2, delta)
 
 
-@register("diff_brown_li_jeffreys", family="approximate", guaranteed=False, takes="difference",
+@register("diff_brown_li_jeffreys", display="Brown–Li Jeffreys", family="approximate", guaranteed=False, takes="difference",
           reference="Brown & Li (2005), J. Stat. Plann. Inference 130, 359-375")
 def diff_brown_li_jeffreys(k1, n1, k2, n2, delta):
     """Brown-Li Jeffreys interval: Wald at p̃i = (ki + 1/2)/(ni + 1) with the sample sizes ni,
@@ -70,7 +70,7 @@ def diff_brown_li_jeffreys(k1, n1, k2, n2, delta):
     return _wald((k1 + 0.5) / (n1 + 1), n1, (k2 + 0.5) / (n2 + 1), n2, delta)
 
 
-@register("diff_hauck_anderson", family="approximate", guaranteed=False, takes="difference",
+@register("diff_hauck_anderson", display="Hauck–Anderson", family="approximate", guaranteed=False, takes="difference",
           reference="Hauck & Anderson (1986), Am. Stat. 40, 318-322")
 def diff_hauck_anderson(k1, n1, k2, n2, delta):
     """Hauck-Anderson: d̂ ± (z·sqrt(p̂1q̂1/(n1-1) + p̂2q̂2/(n2-1)) + 1/(2·min(n1, n2))).
@@ -102,7 +102,7 @@ def _haldane(p1, n1, p2, n2, delta, psi):
     return _clip(centre - half, centre + half)
 
 
-@register("diff_haldane", family="approximate", guaranteed=False, takes="difference",
+@register("diff_haldane", display="Haldane", family="approximate", guaranteed=False, takes="difference",
           reference="Newcombe (1998a) method 3")
 def diff_haldane(k1, n1, k2, n2, delta):
     """Haldane interval (Newcombe's method 3): θ* ± w with ψ = (p̂1 + p̂2)/2 (see ``_haldane``)."""
@@ -110,7 +110,7 @@ def diff_haldane(k1, n1, k2, n2, delta):
     return _haldane(k1 / n1, n1, k2 / n2, n2, delta, (k1 / n1 + k2 / n2) / 2)
 
 
-@register("diff_jeffreys_perks", family="approximate", guaranteed=False, takes="difference",
+@register("diff_jeffreys_perks", display="Jeffreys–Perks", family="approximate", guaranteed=False, takes="difference",
           reference="Newcombe (1998a) method 4")
 def diff_jeffreys_perks(k1, n1, k2, n2, delta):
     """Jeffreys-Perks interval (Newcombe's method 4): Haldane's θ* ± w with
@@ -126,7 +126,7 @@ def _mover(p1, l1, u1, p2, l2, u2):
     return _clip(d - np.hypot(p1 - l1, u2 - p2), d + np.hypot(u1 - p1, p2 - l2))
 
 
-@register("diff_newcombe", family="approximate", guaranteed=False, takes="difference",
+@register("diff_newcombe", display="Newcombe hybrid score", family="approximate", guaranteed=False, takes="difference",
           reference="Newcombe (1998a) method 10")
 def diff_newcombe(k1, n1, k2, n2, delta):
     """Newcombe's hybrid score interval (method 10): Wilson limits (li, ui) of each proportion combined
@@ -135,7 +135,7 @@ def diff_newcombe(k1, n1, k2, n2, delta):
     return _mover(k1 / n1, *wilson(k1, n1, delta), k2 / n2, *wilson(k2, n2, delta))
 
 
-@register("diff_newcombe_cc", family="approximate", guaranteed=False, takes="difference",
+@register("diff_newcombe_cc", display="Newcombe hybrid score (cc)", family="approximate", guaranteed=False, takes="difference",
           reference="Newcombe (1998a) method 11")
 def diff_newcombe_cc(k1, n1, k2, n2, delta):
     """Newcombe's method 11: method 10 with the continuity-corrected Wilson limits of each proportion."""
@@ -223,21 +223,21 @@ def _score_interval(k1, n1, k2, n2, delta, bias_correction, skew):
                         shape, delta)
 
 
-@register("diff_mee", family="approximate", guaranteed=False, takes="difference",
+@register("diff_mee", display="Mee", family="approximate", guaranteed=False, takes="difference",
           reference="Mee (1984), Biometrics 40, 1175-1176; Newcombe (1998a) method 5")
 def diff_mee(k1, n1, k2, n2, delta):
     """Mee's score interval: the θ with |d̂ - θ| <= z·sqrt(p̃1q̃1/n1 + p̃2q̃2/n2), p̃ the MLE under p1 - p2 = θ."""
     return _score_interval(k1, n1, k2, n2, delta, False, False)
 
 
-@register("diff_miettinen_nurminen", family="approximate", guaranteed=False, takes="difference",
+@register("diff_miettinen_nurminen", display="Miettinen–Nurminen", family="approximate", guaranteed=False, takes="difference",
           reference="Miettinen & Nurminen (1985), Stat. Med. 4, 213-226; Newcombe (1998a) method 6")
 def diff_miettinen_nurminen(k1, n1, k2, n2, delta):
     """Miettinen-Nurminen score interval: Mee's with the variance times N/(N - 1)."""
     return _score_interval(k1, n1, k2, n2, delta, True, False)
 
 
-@register("diff_scas", family="approximate", guaranteed=False, takes="difference",
+@register("diff_scas", display="SCAS (difference)", family="approximate", guaranteed=False, takes="difference",
           reference="Laud (2017), Pharm. Stat. 16, 334-348 (SCAS)")
 def diff_scas(k1, n1, k2, n2, delta):
     """Skewness-corrected asymptotic score interval (SCAS): Miettinen-Nurminen's statistic corrected
@@ -245,7 +245,7 @@ def diff_scas(k1, n1, k2, n2, delta):
     return _score_interval(k1, n1, k2, n2, delta, True, True)
 
 
-@register("diff_bayes", family="bayesian", guaranteed=False, takes="difference",
+@register("diff_bayes", display="Bayes (difference)", family="bayesian", guaranteed=False, takes="difference",
           reference="Pham-Gia, Turkkan & Eng (1993), Commun. Stat. Theory Methods 22, 1755-1771",
           params=(Param("a", 0.5, above=0.0, doc="prior successes, Beta(a, b) prior on each p"),
                   Param("b", 0.5, above=0.0, doc="prior failures, Beta(a, b) prior on each p")))

@@ -2,7 +2,7 @@
 
 An F1 kernel maps ``(tp, fn, fp, tn, delta, rng, **params)`` (broadcasting arrays, already
 validated) to ``(lower, upper)`` with ``0 <= lower <= upper <= 1``. ``rng`` (a numpy
-Generator) feeds the posterior or bootstrap draws of the sampling methods; they draw in a
+Generator) feeds the bootstrap draws of the sampling method (f1_bootstrap); it draws in a
 fixed order, in blocks of at most ``_BLOCK`` numbers, so the same rng state and inputs give
 the same intervals. Notation: k = TP, l = FP + FN, s = k + l, d = 2k + l, F̂ = 2k/d.
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .binomial import beta_interval
 from .registry import Param, register
 
 _BLOCK = 1 << 21  # random numbers drawn at once (rows × draws), to bound memory
@@ -60,7 +61,8 @@ def _equal_tailed(sampler, n_rows: int, draws: int, delta: np.ndarray):
     return lower, upper
 
 
-@register("f1_delta", takes="confusion", family="approximate", guaranteed=False,
+@register("f1_delta", takes="confusion", family="approximate", guaranteed=False, random=False,
+          display="F1 delta method",
           reference="delta method under the multinomial; cf. Takahashi, Yamamoto, Kuchiba & Koyama (2022), "
                     "Applied Intelligence 52, 4961-4972")
 def f1_delta(tp, fn, fp, tn, delta, rng=None):
@@ -85,39 +87,27 @@ def f1_delta(tp, fn, fp, tn, delta, rng=None):
     return lower, upper
 
 
-@register("f1_bayes", takes="confusion", family="bayesian", guaranteed=False,
+@register("f1_bayes", display="F1 Bayes", takes="confusion", family="bayesian", guaranteed=False, random=False,
           reference="Goutte & Gaussier (2005), ECIR, LNCS 3408, 345-359",
-          params=(Param("draws", 2000, above=0.0, doc="posterior samples", integer=True),
-                  Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
-def f1_bayes(tp, fn, fp, tn, delta, rng=None, draws=2000, alpha=1.0):
-    """Equal-tailed credible interval of F1 from ``draws`` Dirichlet(TP+α, FN+α, FP+α, TN+α) posterior samples.
+          params=(Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell", at_most=1e10),))
+def f1_bayes(tp, fn, fp, tn, delta, rng=None, alpha=1.0):
+    """Equal-tailed credible interval of F1 under the Dirichlet(TP+α, FN+α, FP+α, TN+α) posterior, exactly.
 
-    A Dirichlet vector is independent Gamma variates divided by their sum, and F1 is
-    scale-free, so each sample is F = 2U/(2U + V), U ~ Gamma(TP + α), V ~ Gamma(FP + FN + 2α)
-    (Goutte & Gaussier's construction; V is the sum of the FP and FN variates, the TN variate
-    cancels). The interval is the (delta/2, 1 - delta/2) sample quantiles (linear
-    interpolation). Equivalently F = 2B/(1 + B), B ~ Beta(TP + α, FP + FN + 2α), whose exact
-    quantiles the tests use as reference. s = 0: the interval of the prior's F1.
-    Draws per block of rows: all U, then all V.
+    A Dirichlet vector is independent Gamma variates over their sum and F1 is scale-free, so
+    F = 2U/(2U + V), U ~ Gamma(TP + α), V ~ Gamma(FP + FN + 2α) (Goutte & Gaussier's
+    construction; the TN variate cancels), i.e. F = 2B/(1 + B) with B = U/(U + V) ~
+    Beta(TP + α, FP + FN + 2α). The map is increasing, so the (delta/2, 1 - delta/2)
+    quantiles of F are 2b/(1 + b) at B's quantiles b: exact, no sampling (``rng`` unused).
+    s = 0: the interval of the prior's F1.
     """
     tp, fn, fp, tn, delta = _counts(tp, fn, fp, tn, delta)
-    shape = tp.shape
-    a_tp, a_rest = np.reshape(tp, -1) + alpha, np.reshape(fp + fn, -1) + 2 * alpha
-    rng = np.random.default_rng() if rng is None else rng
-
-    def sample(rows):
-        size = (len(a_tp[rows]), draws)
-        u = rng.standard_gamma(a_tp[rows, None], size=size)
-        v = rng.standard_gamma(a_rest[rows, None], size=size)
-        return 2 * u / (2 * u + v)
-
-    lower, upper = _equal_tailed(sample, a_tp.size, draws, np.reshape(delta, -1))
-    return lower.reshape(shape), upper.reshape(shape)
+    lower, upper = beta_interval(tp + alpha, fp + fn + 2 * alpha, delta)
+    return 2 * lower / (1 + lower), 2 * upper / (1 + upper)
 
 
-@register("f1_bootstrap", takes="confusion", family="approximate", guaranteed=False,
+@register("f1_bootstrap", display="F1 bootstrap", takes="confusion", family="approximate", guaranteed=False,
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
-          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
+          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True, at_most=10**7),))
 def f1_bootstrap(tp, fn, fp, tn, delta, rng=None, draws=2000):
     """Percentile bootstrap: (delta/2, 1 - delta/2) quantiles of F1 over ``draws`` resamples of the n examples.
 

@@ -72,7 +72,7 @@ def _mid_p_lower(k, n, q):
 _mid_p = _symmetric(_mid_p_lower)
 
 
-@register("mid_p", family="approximate", guaranteed=False,
+@register("mid_p", display="mid-p", family="approximate", guaranteed=False,
           reference="Lancaster (1961), JASA 56, 223-234; Berry & Armitage (1995), The Statistician 44, 417-423")
 def mid_p(k, n, delta):
     """Lancaster's mid-p interval: P(X > k) + ½P(X = k) = delta/2 (lower), P(X < k) + ½P(X = k) = delta/2 (upper).
@@ -129,7 +129,7 @@ def _blaker_one_sided(k, n, delta):
     return clopper_pearson(k, n, 2 * np.asarray(delta, dtype=float))
 
 
-@register("blaker", family="exact", guaranteed=True,
+@register("blaker", display="Blaker", family="exact", guaranteed=True,
           reference="Blaker (2000), Canad. J. Statist. 28, 783-798", one_sided=_blaker_one_sided)
 def blaker(k, n, delta):
     """Blaker's exact interval: the p whose acceptability β(p) = P_p(T(X) <= T(k)) exceeds delta.
@@ -173,7 +173,7 @@ def _lrt_signed_lower(k, n, q):
 _lrt = _symmetric(_lrt_signed_lower)
 
 
-@register("lrt", aliases=("likelihood_ratio",), family="approximate", guaranteed=False,
+@register("lrt", display="likelihood ratio", aliases=("likelihood_ratio",), family="approximate", guaranteed=False,
           reference="Wilks (1938), Ann. Math. Statist. 9, 60-62; Newcombe (1998) method 7")
 def lrt(k, n, delta):
     """Likelihood-ratio (profile-likelihood) interval {p : G(p) <= z²}, G(p) = 2[ℓ(p̂) - ℓ(p)].

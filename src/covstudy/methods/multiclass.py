@@ -48,6 +48,7 @@ def _union(binomial, k, n, delta):
 
 
 @register("mr_union_cp", takes="classes", family="exact", guaranteed=True,
+          display="Clopper–Pearson union (macro-recall)",
           reference="Langford (2005), JMLR 6, 273-306; Sandler & Dirac (2024), Groundlight blog (K = 2)")
 def mr_union_cp(k, n, delta):
     """Union bound of Clopper-Pearson class bounds: (mean L_i, mean U_i), each one-sided at delta/(2K).
@@ -59,6 +60,7 @@ def mr_union_cp(k, n, delta):
 
 
 @register("mr_union_wilson", takes="classes", family="approximate", guaranteed=False,
+          display="Wilson union (macro-recall)",
           reference="Wilson (1927); union construction of Langford (2005)")
 def mr_union_wilson(k, n, delta):
     """Union bound of Wilson class bounds: (mean L_i, mean U_i), each one-sided at delta/(2K).
@@ -69,6 +71,7 @@ def mr_union_wilson(k, n, delta):
 
 
 @register("mr_union_jeffreys", takes="classes", family="bayesian", guaranteed=False,
+          display="Jeffreys union (macro-recall)",
           reference="BCD (2001) §4.1.2; union construction of Langford (2005)")
 def mr_union_jeffreys(k, n, delta):
     """Union bound of Jeffreys class bounds (BCD's boundary rule), each one-sided at delta/(2K).
@@ -78,7 +81,7 @@ def mr_union_jeffreys(k, n, delta):
     return _union("jeffreys", k, n, delta)
 
 
-@register("mr_wald", takes="classes", family="approximate", guaranteed=False,
+@register("mr_wald", display="Wald (macro-recall)", takes="classes", family="approximate", guaranteed=False,
           reference="normal approximation to the mean of K independent class recalls")
 def mr_wald(k, n, delta):
     """Wald interval mean(r̂_i) ± z·sqrt(Σ r̂_i(1 - r̂_i)/n_i)/K, z = Φ⁻¹(1 - delta/2), clipped.
@@ -97,7 +100,7 @@ def mr_wald(k, n, delta):
     return np.clip(centre - half, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
-@register("mr_posterior", takes="classes", family="bayesian", guaranteed=False,
+@register("mr_posterior", display="posterior (macro-recall)", takes="classes", family="bayesian", guaranteed=False,
           reference="Brodersen, Ong, Stephan & Buhmann (2010), Proc. ICPR (K = 2), generalised to K classes")
 def mr_posterior(k, n, delta):
     """Equal-tailed credible interval of the mean of K independent Beta(k_i + 1, n_i - k_i + 1) posteriors.
@@ -110,6 +113,7 @@ def mr_posterior(k, n, delta):
 
 
 @register("mr_posterior_jeffreys", takes="classes", family="bayesian", guaranteed=False,
+          display="posterior, Jeffreys (macro-recall)",
           reference="Brodersen et al. (2010) with Jeffreys priors Beta(½, ½), K classes")
 def mr_posterior_jeffreys(k, n, delta):
     """Equal-tailed credible interval of the mean of K independent Beta(k_i + ½, n_i - k_i + ½) posteriors.
@@ -158,7 +162,7 @@ def macro_f1_variance(confusion) -> np.ndarray:
     return 2 * (own + cross) / (n * K * K)
 
 
-@register("mf1_takahashi", takes="multiclass", family="approximate", guaranteed=False,
+@register("mf1_takahashi", display="Takahashi (macro-F1)", takes="multiclass", family="approximate", guaranteed=False,
           reference="Takahashi, Yamamoto, Kuchiba & Koyama (2022), Applied Intelligence 52, 4961-4972, §3.2")
 def mf1_takahashi(confusion, delta):
     """Delta-method (Wald) interval macro-F1 ± z·sqrt(Var), z = Φ⁻¹(1 - delta/2), clipped to [0, 1].
@@ -190,7 +194,7 @@ def _sampled(confusion, delta, draws: int, sample):
     return lower.reshape(shape), upper.reshape(shape)
 
 
-@register("mf1_bayes", takes="multiclass_draws", family="bayesian", guaranteed=False,
+@register("mf1_bayes", display="Bayes (macro-F1)", takes="multiclass_draws", family="bayesian", guaranteed=False,
           reference="Dirichlet-multinomial posterior of the cells; cf. Goutte & Gaussier (2005) for binary F1",
           params=(Param("draws", 2000, above=0.0, doc="posterior samples", integer=True),
                   Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
@@ -208,6 +212,7 @@ def mf1_bayes(confusion, delta, rng=None, draws=2000, alpha=1.0):
 
 
 @register("mf1_bootstrap", takes="multiclass_draws", family="approximate", guaranteed=False,
+          display="bootstrap (macro-F1)",
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
           params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
 def mf1_bootstrap(confusion, delta, rng=None, draws=2000):

@@ -42,7 +42,7 @@ def _wald(b, c, n, delta, extra=0.0):
     return _clip((b - c) / n - half, (b - c) / n + half)
 
 
-@register("paired_wald", family="approximate", guaranteed=False, takes="paired",
+@register("paired_wald", display="Wald (paired)", family="approximate", guaranteed=False, takes="paired",
           reference="Newcombe (1998b) method 1; Fagerland, Lydersen & Laake (2014)")
 def paired_wald(both, only_first, only_second, neither, delta):
     """Wald interval (b - c)/n ± z·sqrt((b + c) - (b - c)²/n)/n, clipped to [-1, 1]."""
@@ -50,7 +50,7 @@ def paired_wald(both, only_first, only_second, neither, delta):
     return _wald(b, c, a + b + c + d, delta)
 
 
-@register("paired_wald_cc", family="approximate", guaranteed=False, takes="paired",
+@register("paired_wald_cc", display="Wald cc (paired)", family="approximate", guaranteed=False, takes="paired",
           reference="Newcombe (1998b) method 2")
 def paired_wald_cc(both, only_first, only_second, neither, delta):
     """Wald interval with continuity correction: (b - c)/n ± (z·sqrt((b + c) - (b - c)²/n)/n + 1/n)."""
@@ -68,7 +68,7 @@ def _adjusted_wald(b, c, n, delta, add):
     return _clip(p12 - p21 - half, p12 - p21 + half)
 
 
-@register("paired_agresti_min", family="approximate", guaranteed=False, takes="paired",
+@register("paired_agresti_min", display="Agresti–Min", family="approximate", guaranteed=False, takes="paired",
           reference="Agresti & Min (2005), Stat. Med. 24, 729-740")
 def paired_agresti_min(both, only_first, only_second, neither, delta):
     """Agresti-Min: the Wald interval after adding 1/2 to every cell, p̃12 = (b + 1/2)/(n + 2),
@@ -77,7 +77,7 @@ def paired_agresti_min(both, only_first, only_second, neither, delta):
     return _adjusted_wald(b, c, a + b + c + d, delta, 0.5)
 
 
-@register("paired_bonett_price", family="approximate", guaranteed=False, takes="paired",
+@register("paired_bonett_price", display="Bonett–Price", family="approximate", guaranteed=False, takes="paired",
           reference="Bonett & Price (2012), J. Educ. Behav. Stat. 37, 479-488")
 def paired_bonett_price(both, only_first, only_second, neither, delta):
     """Bonett-Price adjusted Wald: p̃12 = (b + 1)/(n + 2), p̃21 = (c + 1)/(n + 2),
@@ -86,7 +86,7 @@ def paired_bonett_price(both, only_first, only_second, neither, delta):
     return _adjusted_wald(b, c, a + b + c + d, delta, 1.0)
 
 
-@register("paired_newcombe", family="approximate", guaranteed=False, takes="paired",
+@register("paired_newcombe", display="Newcombe (paired)", family="approximate", guaranteed=False, takes="paired",
           reference="Newcombe (1998b) method 10")
 def paired_newcombe(both, only_first, only_second, neither, delta):
     """Newcombe's method 10: Wilson limits (li, ui) of p̂1 = (a + b)/n and p̂2 = (a + c)/n combined with
@@ -154,7 +154,7 @@ def _score_interval(both, only_first, only_second, neither, delta, bias_correcti
                                                             crit[i]), shape, delta)
 
 
-@register("paired_tango", family="approximate", guaranteed=False, takes="paired",
+@register("paired_tango", display="Tango", family="approximate", guaranteed=False, takes="paired",
           reference="Tango (1998), Stat. Med. 17, 891-908")
 def paired_tango(both, only_first, only_second, neither, delta):
     """Tango's score interval: the θ with |b - c - nθ| <= z·sqrt(n(2p̃21 + θ(1 - θ))), p̃21 the
@@ -162,7 +162,7 @@ def paired_tango(both, only_first, only_second, neither, delta):
     return _score_interval(both, only_first, only_second, neither, delta, False, False)
 
 
-@register("paired_scas", family="approximate", guaranteed=False, takes="paired",
+@register("paired_scas", display="SCAS (paired)", family="approximate", guaranteed=False, takes="paired",
           reference="Laud (2017), Pharm. Stat. 16, 334-348; ratesci's pairbinci (Score, skew, bcf)")
 def paired_scas(both, only_first, only_second, neither, delta):
     """Skewness-corrected asymptotic score interval for paired data: Tango's statistic with the
@@ -170,7 +170,7 @@ def paired_scas(both, only_first, only_second, neither, delta):
     return _score_interval(both, only_first, only_second, neither, delta, True, True)
 
 
-@register("paired_bayes", family="bayesian", guaranteed=False, takes="paired",
+@register("paired_bayes", display="Bayes (paired)", family="bayesian", guaranteed=False, takes="paired",
           reference="Dirichlet-multinomial posterior (e.g. Gelman et al., Bayesian Data Analysis, 3rd ed., ch. 3)",
           params=(Param("prior", 0.5, above=0.0, doc="Dirichlet prior count added to each of the four cells"),))
 def paired_bayes(both, only_first, only_second, neither, delta, prior=0.5):

@@ -75,13 +75,15 @@ INPUTS = {
 @dataclass(frozen=True)
 class Param:
     """A numeric method parameter: its default, the open lower bound ``above`` it must exceed,
-    and whether it must be a whole number (then it is passed on as an int)."""
+    the largest value ``at_most`` it may take, and whether it must be a whole number (then it
+    is passed on as an int)."""
 
     name: str
     default: float
     above: float = -math.inf
     doc: str = ""
     integer: bool = False
+    at_most: float = math.inf
 
     def check(self, method: str, value):
         try:
@@ -89,9 +91,11 @@ class Param:
         except (TypeError, ValueError):
             x = math.nan
         kind = "whole number" if self.integer else "finite number"
-        if (isinstance(value, bool) or not (math.isfinite(x) and x > self.above)
+        if (isinstance(value, bool) or not (math.isfinite(x) and self.above < x <= self.at_most)
                 or (self.integer and x != int(x))):
-            raise ValueError(f"{method}: parameter {self.name} must be a {kind} > {self.above:g}, got {value!r}")
+            most = f" and <= {self.at_most:g}" if self.at_most < math.inf else ""
+            raise ValueError(f"{method}: parameter {self.name} must be a {kind} > {self.above:g}{most}, "
+                             f"got {value!r}")
         return int(x) if self.integer else x
 
 
@@ -109,9 +113,21 @@ class Method:
     aliases: tuple[str, ...] = ()
     params: tuple[Param, ...] = ()
     one_sided: Kernel | None = field(default=None, repr=False)  # None: equal-tailed (see module doc)
+    random: bool | None = None  # draws random numbers (None: as its kind of input, INPUTS)
+    display: str = ""  # its name in figures and reports, e.g. "Clopper–Pearson" ("": from the name)
+
+    def __post_init__(self):
+        if not self.display:
+            object.__setattr__(self, "display", default_display(self.name))
 
     def __str__(self) -> str:
         return self.description
+
+    @property
+    def per_test_set(self) -> bool:
+        """Whether the kernel draws random numbers, so it is called once per simulated test set
+        and has no exact engine."""
+        return self.input.per_test_set if self.random is None else self.random
 
     @property
     def input(self) -> Input:
@@ -171,6 +187,11 @@ class Method:
         return np.zeros(shape), np.array(np.broadcast_to(upper, shape), dtype=float)
 
 
+def default_display(name: str) -> str:
+    """A method's display name when it declares none: its registry name in words ("paired_wald" -> "paired wald")."""
+    return name.replace("_", " ")
+
+
 def side_message(side: object) -> str:
     return f"side must be one of {', '.join(SIDES)}, got {side!r}"
 
@@ -184,12 +205,15 @@ class Registry:
 
     def register(self, name: str, *, family: str, guaranteed: bool, reference: str, takes: str = "proportion",
                  aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
-                 one_sided: Kernel | None = None) -> Callable[[Kernel], Kernel]:
+                 one_sided: Kernel | None = None, random: bool | None = None,
+                 display: str = "") -> Callable[[Kernel], Kernel]:
         """Decorator registering ``kernel`` under ``name``; the description is its docstring's first line.
 
         ``takes`` is what the kernel's counts are (a key of INPUTS); ``params`` declares the
         keyword parameters it takes; ``one_sided`` is the one-sided kernel of a proportion
-        method that is not equal-tailed (module docstring).
+        method that is not equal-tailed (module docstring); ``random=False`` marks a kernel of a
+        sampling kind of input (``Input.per_test_set``) that is deterministic, so it has an exact engine;
+        ``display`` is its name in figures and reports (default: the name in words).
         """
         if family not in FAMILIES:
             raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
@@ -203,7 +227,7 @@ class Registry:
                 self._names[key] = name
             description = (kernel.__doc__ or name).strip().splitlines()[0]
             self._methods[name] = Method(name, kernel, description, family, guaranteed, reference, takes,
-                                         tuple(aliases), tuple(params), one_sided)
+                                         tuple(aliases), tuple(params), one_sided, random, display)
             return kernel
 
         return decorate

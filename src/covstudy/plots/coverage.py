@@ -131,14 +131,12 @@ class CoverageVsPrevalence(Plot):
     name, axes, position = "coverage_vs_prevalence", ("n", "prevalence", "tpr", "tnr"), 10
 
     def selections(self, sub, combo):
-        """Per n (up to three), the operating point (tpr, tnr) with the most prevalences: the longest curve."""
+        """Per n (up to three), every operating point (tpr, tnr) with two or more prevalences: a
+        figure each, so no operating point of the study goes undrawn."""
         out = []
         for n in pick(sub["n"].unique()):
             counts = sub[sub["n"] == n].groupby(["tpr", "tnr"])["prevalence"].nunique()
-            counts = counts[counts >= 2]
-            if not counts.empty:
-                tpr, tnr = counts.sort_values(ascending=False, kind="stable").index[0]
-                out.append({"n": n, "tpr": tpr, "tnr": tnr})
+            out += [{"n": n, "tpr": tpr, "tnr": tnr} for tpr, tnr in counts[counts >= 2].index]
         return out
 
     def draw(self, sub, combo, sel, colors, order):

@@ -20,31 +20,37 @@ def heatmap_panels(sub, x, y, combo, colors, order, title):
     vmin = max(np.nanmin(cov), 1 - 4 * delta)
     vmin = min(vmin, 1 - 1.5 * delta)
     norm = TwoSlopeNorm(vcenter=1 - delta, vmin=vmin, vmax=1.0)
-    ys_all = np.sort(sub[y].unique())
-    log_y = y == "n" and ys_all[-1] / ys_all[0] >= 10 and not _even(ys_all)
+    ys_all, xs_all = np.sort(sub[y].unique()), np.sort(sub[x].unique())
+    # n, and any unevenly spaced axis, is drawn as one row (column) per computed value, evenly
+    # spaced and labelled, so that no band suggests a value in between was computed.
+    rows, cols = (np.arange(len(v)) if _discrete(name, v) else v.astype(float)
+                  for name, v in ((y, ys_all), (x, xs_all)))
     mesh = None
     for ax, label in zip(axes, labels):
         grid = sub[sub["label"] == label].pivot_table(index=y, columns=x, values="coverage", aggfunc="mean")
-        grid = grid.reindex(index=ys_all, columns=np.sort(sub[x].unique()))
-        mesh = ax.pcolormesh(grid.columns.to_numpy(float), grid.index.to_numpy(float),
-                             np.ma.masked_invalid(grid.to_numpy(float)), cmap="RdBu", norm=norm,
-                             shading="nearest", rasterized=True)
-        if log_y:
-            ax.set_yscale("log")
+        grid = grid.reindex(index=ys_all, columns=xs_all)
+        mesh = ax.pcolormesh(cols, rows, np.ma.masked_invalid(grid.to_numpy(float)),
+                             cmap="RdBu", norm=norm, shading="nearest", rasterized=True)
+        for axis, name, values in ((ax.yaxis, y, ys_all), (ax.xaxis, x, xs_all)):
+            if _discrete(name, values):
+                ticks = np.unique(np.round(np.linspace(0, len(values) - 1, min(len(values), 8))).astype(int))
+                axis.set_ticks(ticks, [_fmt(values[i]) for i in ticks])
+                axis.set_tick_params(length=0)
         if square:
             ax.set_aspect("equal")
         ax.set_title(label, fontweight="bold")
     _label_outer(axes, ncols, LABELS.get(x, x), LABELS.get(y, y))
     extend = "min" if np.nanmin(cov) < vmin else "neither"
     cb = fig.colorbar(mesh, ax=list(axes), shrink=0.9, extend=extend, pad=0.02)
-    cb.set_label(f"coverage probability (centred on 1 − δ = {_fmt(1 - delta)})")
+    cb.set_label(f"coverage (centre: 1 − δ = {_fmt(1 - delta)})")  # short: it must fit one panel's height
     fig.suptitle(title + note)
     return fig
 
 
-def _even(values) -> bool:
-    steps = np.diff(values)
-    return len(steps) == 0 or np.allclose(steps, steps[0], rtol=1e-6)
+def _discrete(name: str, values) -> bool:
+    """Draw an axis as labelled rows/columns: always n (test-set sizes), and any unevenly spaced axis."""
+    steps = np.diff(values.astype(float))
+    return name == "n" or (len(steps) > 0 and not np.allclose(steps, steps[0], rtol=1e-6))
 
 
 def _filled(sub, x, y) -> float:

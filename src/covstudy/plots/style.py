@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from ..summary import method_rank
 
 DPI = 150
-MAX_PANELS = 16  # at most this many method panels per figure (the first in registry order)
+MAX_PANELS = 16  # at most this many method panels per figure (the first in the config's order)
 
 # Okabe & Ito (2008), "Color Universal Design"; yellow dropped (invisible as a thin line on white).
 OKABE_ITO = {"blue": "#0072B2", "vermillion": "#D55E00", "green": "#009E73", "purple": "#CC79A7",
@@ -54,6 +54,12 @@ _RC = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsiz
 # --------------------------------------------------------------------------- colours and order
 
 def method_order(table: pd.DataFrame) -> list[str]:
+    """Display labels in the order of the table's rows: a study's table lists its cells in the
+    order of the config's ``methods``, so panels and legends follow that order."""
+    return list(dict.fromkeys(table["label"]))
+
+
+def _registry_order(table: pd.DataFrame) -> list[str]:
     """Display labels in registry order (binomial methods, then balanced ones, then the rest by name)."""
     pairs = table[["method", "label"]].drop_duplicates()
     pairs = sorted(pairs.itertuples(index=False), key=lambda r: (method_rank(r.method), r.method, r.label))
@@ -71,13 +77,13 @@ def method_colors(table: pd.DataFrame) -> dict[str, str]:
     taken: set[str] = set()
     pairs = table[["method", "label"]].drop_duplicates()
     first_label = pairs.groupby("method", sort=False)["label"].agg("min")
-    for label in method_order(table):
+    for label in _registry_order(table):  # colours do not depend on the row order
         method = pairs.loc[pairs["label"] == label, "method"].iloc[0]
         if method in _FIXED_COLOURS and first_label[method] == label:
             colors[label] = OKABE_ITO[_FIXED_COLOURS[method]]
             taken.add(colors[label])
     free = [c for c in FALLBACK if c not in taken] or list(FALLBACK)
-    for i, label in enumerate(lab for lab in method_order(table) if lab not in colors):
+    for i, label in enumerate(lab for lab in _registry_order(table) if lab not in colors):
         colors[label] = free[i % len(free)]
     return colors
 
@@ -157,7 +163,7 @@ def _legend(fig, handles, spare, title=None):
 
 
 def _panel_labels(sub, order):
-    """The labels to draw as panels: all, or the first MAX_PANELS in registry order (and a note saying so)."""
+    """The labels to draw as panels: all, or the first MAX_PANELS in ``order`` (and a note saying so)."""
     present = [lab for lab in order if lab in set(sub["label"])]
     note = f" (first {MAX_PANELS} of {len(present)} methods)" if len(present) > MAX_PANELS else ""
     return present[:MAX_PANELS], note

@@ -21,6 +21,8 @@ def tradeoff(sub, combo, colors, order, title, unit="p"):
                label=f"nominal 1 − δ = {_fmt(1 - delta)}")
     means = sub.groupby("label").agg(w=("mean_width", "mean"), c=("coverage", "mean"), lo=("coverage", "min"))
     ylo = _coverage_ylim(means["lo"].to_numpy(), delta)[0]
+    lowest_mean = means["c"].min()
+    ylo = min(ylo, lowest_mean - 0.05 * (1 - lowest_mean))  # every mean stays on the axis
     for label in labels:
         m = means.loc[label]
         ax.plot([m.w, m.w], [max(m.lo, ylo), m.c], color=colors[label], lw=1.2, zorder=2)
