@@ -35,7 +35,7 @@ _ACCEPT = 1e-5  # a Halley step below this many sd of S is the last one (see _Su
 _ACCEPT_CUBIC = 1e-2  # a cubic Taylor step below this many sd of S is the last one
 _MAX_ITER = 100
 _BLOCK = 512  # quantile problems solved at once
-_NEGLIGIBLE = 1e-12  # nodes with less than this share of the weight are skipped (F_S moves < 1e-10)
+_NEGLIGIBLE = 1e-10  # nodes with less than this share of the weight are skipped (F_S moves < 1e-8)
 
 # tanh-sinh rule on [-1, 1]: r = tanh(π/2·sinh t), t = -T..T step H. The complements 1 ± r
 # are kept separately so that nodes next to an endpoint keep their full relative precision.
@@ -70,7 +70,7 @@ class _Sum:
         self.log_beta_x = special.betaln(self.ax, self.bx)
         self.log_beta_y = special.betaln(self.ay, self.by)
         self.x_lo = special.betaincinv(self.ax, self.bx, EPS)
-        self.x_hi = special.betaincinv(self.ax, self.bx, 1 - EPS)
+        self.x_hi = 1 - special.betaincinv(self.bx, self.ax, EPS)  # Q_X(1 - EPS), without 1 - EPS's rounding
         # A bracket of every quantile used (EPS < q < 1 - EPS): S <= Q_X(EPS) needs X <= Q_X(EPS),
         # and S > Q_X(1 - EPS) + 1 needs X > Q_X(1 - EPS). (Y's quantiles would tighten it, at a
         # cost of two more Beta quantiles per problem, only for the rare bisection steps.)
