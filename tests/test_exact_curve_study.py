@@ -45,6 +45,8 @@ def test_exact_curve_tables_figures_and_report(tmp_path):
     md, tex = write_report(s.out)
     text = md.read_text()
     assert "| min coverage (grid) | min coverage (exact inf over p) |" in text
+    rows = text.split("## Summary per method")[1].split("\n\n")[1].splitlines()[2:]
+    assert rows and not any("| nan |" in row for row in rows)  # every label finds its infimum (display names)
     assert "Min cov. (exact inf)" in tex.read_text()
 
 

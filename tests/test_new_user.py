@@ -1,6 +1,7 @@
 """What a new user trips over (issue 17): silent wrong numbers at the edges of the input space."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from covstudy import balanced_interval, coverage, interval, metric_interval, plan
@@ -203,3 +204,11 @@ def test_every_method_has_a_display_name():
     r = Registry()
     r.register("paired_wald", family="approximate", guaranteed=False, reference="x")(lambda k, n, delta: (k, n))
     assert r.get("paired_wald").display == "paired wald"  # methods registered elsewhere need nothing
+
+
+def test_display_labels_keep_parameters_and_own_labels():
+    from covstudy.summary import display_labels
+
+    table = pd.DataFrame({"method": ["wilson", "wilson", "cluster_bootstrap"],
+                          "label": ["wilson", "mine", "cluster_bootstrap(draws=400)"]})
+    assert display_labels(table)["label"].tolist() == ["Wilson", "mine", "cluster bootstrap (draws=400)"]

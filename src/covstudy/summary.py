@@ -36,15 +36,25 @@ def read_results(folder) -> pd.DataFrame:
     return join_exact(tidy(df))
 
 
-def tidy(df: pd.DataFrame) -> pd.DataFrame:
-    """Defaults for optional columns: label = method (shown by its display name), side two-sided,
-    engine exact, mcse 0."""
+def display_labels(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` whose ``label`` is filled from ``method``; an entry labelled by its registry
+    name is shown by its display name ("Clopper–Pearson")."""
     df = df.copy()
     if "label" not in df:
         df["label"] = df["method"]
     df["label"] = df["label"].fillna(df["method"]).astype(str)
-    # An entry labelled by its registry name is shown by its display name ("Clopper–Pearson").
-    df["label"] = np.where(df["label"] == df["method"], df["method"].map(display_name), df["label"])
+    shown = df["method"].map(display_name)
+    df["label"] = np.where(df["label"] == df["method"], shown, df["label"])
+    # an entry labelled by name and parameters ("bootstrap(draws=500)") keeps its parameters
+    with_params = pd.Series([lab.startswith(f"{m}(") for lab, m in zip(df["label"], df["method"])], index=df.index)
+    df.loc[with_params, "label"] = shown[with_params] + " (" + df.loc[with_params, "label"].str.split("(", n=1).str[1]
+    return df
+
+
+def tidy(df: pd.DataFrame) -> pd.DataFrame:
+    """Defaults for optional columns: label = method (shown by its display name), side two-sided,
+    engine exact, mcse 0."""
+    df = display_labels(df)
     for col, default in (("side", "two-sided"), ("engine", "exact")):
         if col not in df:
             df[col] = default
@@ -207,7 +217,6 @@ def with_exact_infimum(table: pd.DataFrame, folder) -> pd.DataFrame:
     path = Path(folder) / "exact_curve.csv"
     if not path.is_file():
         return table
-    inf = (pd.read_csv(path).groupby(["label", "delta", "side"], sort=False)["confidence_coefficient"].min()
-           .rename("exact_min_coverage").reset_index())
-    inf["label"] = inf["label"].astype(str)
+    inf = (display_labels(pd.read_csv(path)).groupby(["label", "delta", "side"], sort=False)["confidence_coefficient"]
+           .min().rename("exact_min_coverage").reset_index())
     return table.merge(inf, on=["label", "delta", "side"], how="left")

@@ -161,7 +161,7 @@ def newcombe(scores_pos, scores_neg, delta, rng=None):
     return lower, upper
 
 
-@register("bootstrap", display="bootstrap (AUC)", takes="scores", family="approximate", guaranteed=False,
+@register("bootstrap", display="percentile bootstrap", takes="scores", family="approximate", guaranteed=False,
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile); "
                     "stratified as pROC's ci.auc(method = 'bootstrap')",
           params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))

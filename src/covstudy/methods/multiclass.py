@@ -162,7 +162,7 @@ def macro_f1_variance(confusion) -> np.ndarray:
     return 2 * (own + cross) / (n * K * K)
 
 
-@register("mf1_takahashi", display="Takahashi (macro-F1)", takes="multiclass", family="approximate", guaranteed=False,
+@register("mf1_takahashi", display="macro-F1 Takahashi", takes="multiclass", family="approximate", guaranteed=False,
           reference="Takahashi, Yamamoto, Kuchiba & Koyama (2022), Applied Intelligence 52, 4961-4972, §3.2")
 def mf1_takahashi(confusion, delta):
     """Delta-method (Wald) interval macro-F1 ± z·sqrt(Var), z = Φ⁻¹(1 - delta/2), clipped to [0, 1].
@@ -194,7 +194,7 @@ def _sampled(confusion, delta, draws: int, sample):
     return lower.reshape(shape), upper.reshape(shape)
 
 
-@register("mf1_bayes", display="Bayes (macro-F1)", takes="multiclass_draws", family="bayesian", guaranteed=False,
+@register("mf1_bayes", display="macro-F1 Bayes", takes="multiclass_draws", family="bayesian", guaranteed=False,
           reference="Dirichlet-multinomial posterior of the cells; cf. Goutte & Gaussier (2005) for binary F1",
           params=(Param("draws", 2000, above=0.0, doc="posterior samples", integer=True),
                   Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
@@ -212,7 +212,7 @@ def mf1_bayes(confusion, delta, rng=None, draws=2000, alpha=1.0):
 
 
 @register("mf1_bootstrap", takes="multiclass_draws", family="approximate", guaranteed=False,
-          display="bootstrap (macro-F1)",
+          display="macro-F1 bootstrap",
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
           params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
 def mf1_bootstrap(confusion, delta, rng=None, draws=2000):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from ..summary import display_labels
 from .kind import describe, file_stem
 from .style import (
     LABELS,
@@ -27,8 +28,9 @@ from .style import (
 
 def exact_curve_figures(folder: Path, out, colors: dict, order: list) -> None:
     """One figure per (n, delta, side) of the exact curves, a panel per method, saved through ``out``."""
-    points = pd.read_csv(folder / "exact_curve_points.csv")
-    summary = pd.read_csv(folder / "exact_curve.csv")
+    # the labels as the results table shows them (display names), so colours and order match
+    points = display_labels(pd.read_csv(folder / "exact_curve_points.csv"))
+    summary = display_labels(pd.read_csv(folder / "exact_curve.csv"))
     for (n, delta, side), sub in points.groupby(["n", "delta", "side"], sort=True):
         combo = {"delta": delta, "side": side, "engine": "exact"}
         inf = summary[(summary["n"] == n) & (summary["delta"] == delta) & (summary["side"] == side)]
