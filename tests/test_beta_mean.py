@@ -93,3 +93,30 @@ def test_agrees_with_the_earlier_solver():
     got_lower, got_upper = beta_mean.interval(*params.T, 0.05)
     np.testing.assert_allclose(got_lower, lower, rtol=0, atol=1e-9)
     np.testing.assert_allclose(got_upper, upper, rtol=0, atol=1e-9)
+
+
+def _study_problems(count, seed):
+    """Posterior parameters of the balanced-accuracy methods over the balanced_imbalance region:
+    n up to 1000, class sizes from 1 (log-uniform), rates 0.7-0.99 and the edges k = 0, k = n;
+    uniform and Jeffreys priors."""
+    rng = np.random.default_rng(seed)
+    n = rng.choice([20, 50, 100, 200, 500, 1000], count)
+    n_pos = np.minimum(np.round(np.exp(rng.uniform(0, np.log(n - 1)))), n - 1)
+    n_neg = n - n_pos
+    k_pos, k_neg = rng.binomial(n_pos.astype(int), rng.choice([0.7, 0.9, 0.99], count)), rng.binomial(
+        n_neg.astype(int), rng.choice([0.7, 0.9, 0.99], count))
+    k_pos = np.where(rng.random(count) < 0.1, n_pos, k_pos)  # the edges: a class all correct...
+    k_neg = np.where(rng.random(count) < 0.05, 0, k_neg)  # ... or all wrong
+    prior = rng.choice([1.0, 0.5], count)
+    return np.stack([k_pos + prior, n_pos - k_pos + prior, k_neg + prior, n_neg - k_neg + prior], axis=1)
+
+
+def test_dense_sweep_of_the_study_region_within_1e_6():
+    """Issue 18: a four-cumulant start and a cubic Taylor step accepted below 1e-2 sd (one CDF
+    evaluation for most quantiles). Each interval end m of 100 problems of the study's region
+    is bracketed by the QUADPACK CDF: F(m - 1e-6) < q < F(m + 1e-6)."""
+    params = _study_problems(100, seed=18)
+    lower, upper = beta_mean.interval(*params.T, 0.05)
+    for row, lo, hi in zip(params, lower, upper):
+        for q, m in ((0.025, lo), (0.975, hi)):
+            assert sum_cdf(2 * (m - 1e-6), *row) < q < sum_cdf(2 * (m + 1e-6), *row), (row, q, m)

@@ -125,8 +125,8 @@ class Method:
 
     @property
     def per_test_set(self) -> bool:
-        """Whether the kernel draws random numbers, so it is called once per simulated test set
-        and has no exact engine."""
+        """Whether the kernel is called once per simulated test set (it draws random numbers, or
+        reads what no design enumerates, such as scores or per-cluster counts), so it has no exact engine."""
         return self.input.per_test_set if self.random is None else self.random
 
     @property
