@@ -162,21 +162,22 @@ def test_plan_line_before_work_and_nothing_to_do_said(tmp_path):
     lines = []
     s = study(tmp_path / "s")
     run_study(s, say=lines.append, progress=False)
-    assert re.fullmatch(r"t: 8 of 8 cells to compute in \d+ tasks? on 1 worker", lines[0])
+    forecast = r"; roughly (<1 s|\d+ s|\d+ min|[\d.]+ h) of CPU, ~\d+ MB a worker"
+    assert re.fullmatch(r"t: 8 of 8 cells to compute in \d+ tasks? on 1 worker" + forecast, lines[0])
     run_study(s, say=lines.append, progress=False)
     assert lines[-1] == f"t: 0 of 8 cells to compute (all found in {s.out})"
     run_study(study(tmp_path / "s", methods=["wald", "wilson", "jeffreys"]), say=lines.append, progress=False)
-    assert re.fullmatch(rf"t: 4 of 12 cells to compute \(8 found in {re.escape(str(s.out))}\) in \d+ tasks? on 1 worker",
-                        lines[-1])
+    assert re.fullmatch(rf"t: 4 of 12 cells to compute \(8 found in {re.escape(str(s.out))}\) in \d+ tasks? on 1 worker"
+                        + forecast, lines[-1])
 
 
 def test_heartbeat_line_without_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr(progress, "HEARTBEAT", 0.05)
-    with progress.Progress("t", 10) as p:  # pytest's stderr is not a terminal
-        p.update(4)
+    with progress.Progress("t", 10, 1000.0) as p:  # pytest's stderr is not a terminal
+        p.update(4, 250.0)
         time.sleep(0.3)
     err = capsys.readouterr().err
-    assert "t: 4 of 10 cells (40%), 0 s elapsed, ~0 s left" in err
+    assert re.search(r"t: 4 of 10 cells, 25% of the work, \d+ s elapsed, ~\d+ s left", err)
 
 
 # --- 11, 12. one study per folder; the history of its runs -------------------------------------

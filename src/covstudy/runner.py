@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from . import grid
 from .designs import DESIGNS
+from .estimate import cell_seconds, forecast
 from .progress import Progress
 from .store import Store
 from .study import RUN_KEYS, Study
@@ -127,10 +128,12 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             where = f" ({found} found in {study.out})" if found else ""
             split = f"{len(tasks)} task{'s' * (len(tasks) > 1)} on {workers} worker{'s' * (workers > 1)}"
             say(f"{study.name}: {len(todo)} of {len(all_cells)} cells to compute"
-                + (f"{where} in {split}" if tasks else f" (all found in {study.out})"))
+                + (f"{where} in {split}; {forecast(tasks, workers)}" if tasks
+                   else f" (all found in {study.out})"))
             saved = found
+            cost = {c.cell_id: cell_seconds(c) for c in todo}  # the bar advances by the forecast work done
             try:
-                with Progress(study.name, len(todo), progress) as bar:
+                with Progress(study.name, len(todo), sum(cost.values()), progress) as bar:
                     if tasks and (workers == 1 or len(tasks) == 1 or grid.study_cost(todo) < IN_PROCESS_COST) \
                             and study.backend == "loky":
                         # Too little work to pay for starting workers (each imports numpy, scipy, pandas).
@@ -138,7 +141,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
                             rows = _evaluate_single_threaded(task)
                             store.save(rows)
                             saved += len(rows)
-                            bar.update(len(rows))
+                            bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
                     elif tasks:
                         with backend(study, workers) as n_jobs:
                             parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)),
@@ -149,7 +152,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
                                 for rows in results:
                                     store.save(rows)
                                     saved += len(rows)
-                                    bar.update(len(rows))
+                                    bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
                             finally:
                                 results.close()  # on an interrupt: cancel what is queued
             except KeyboardInterrupt:

@@ -1,0 +1,108 @@
+"""A rough forecast of a run, printed before any work: CPU time and memory per worker.
+
+Both come from ``Design.cost`` (the outcomes whose intervals a cell computes, see
+designs/base.py), the same estimate the runner splits tasks by:
+
+* time: per task, ``SECONDS_PER_INTERVAL`` for each interval a table method computes (an
+  exact table once for all the points sharing it, a Monte Carlo cell the outcomes it draws),
+  ``SECONDS_PER_OUTCOME`` for each outcome weight scored, ``SECONDS_PER_TEST_SET`` for each
+  test set of a method that needs each one (``Method.per_test_set``: AUC, bootstrap, cluster
+  methods) and ``SECONDS_PER_CELL`` of overhead a cell. The constants were fitted by eye on the
+  shared 2-core development machine; an interval costs ~1e-6 s in closed form (Wilson) but
+  ~3e-5 s with Beta quantiles and more with root finding, and no method says which it is, so
+  the forecast is an order of magnitude, no more: over the committed studies it was within
+  ~6x of the CPU time measured, above or below;
+* memory: a worker's interpreter with numpy, scipy and pandas (``BASE_BYTES``) plus the
+  largest task's interval tables (lower and upper, 16 bytes a cell, one table per method,
+  estimand and delta, at most the evaluator's cache) and its largest batch of outcome
+  weights (8 bytes each, a few copies while it is scored).
+"""
+
+from __future__ import annotations
+
+from . import evaluate
+from .designs import get_design
+from .grid import Cell, Task, cells_cost
+from .methods import get
+
+SECONDS_PER_INTERVAL = 5e-6  # CPU seconds per interval computed by a table method (rough: see above)
+SECONDS_PER_OUTCOME = 1e-7  # CPU seconds per outcome weight scored (coverage, width) by a table method
+SECONDS_PER_TEST_SET = 1e-4  # CPU seconds per simulated test set, methods that need each one
+SECONDS_PER_CELL = 1e-4  # CPU seconds of overhead per cell (its point's truth, measures, row)
+BASE_BYTES = 200e6  # a worker after importing numpy, scipy, pandas (max RSS of a small study: ~200 MB)
+WEIGHT_COPIES = 4  # outcome weights, their columns and the scoring temporaries
+
+
+def _per_test_set(cell: Cell) -> bool:
+    return cell.reps is not None and get(cell.method.name).per_test_set
+
+
+def cell_seconds(cell: Cell) -> float:
+    """Forecast CPU seconds of one cell on its own (the progress bar advances by it)."""
+    if _per_test_set(cell):
+        return SECONDS_PER_CELL + SECONDS_PER_TEST_SET * cell.reps
+    return SECONDS_PER_CELL + (SECONDS_PER_INTERVAL + SECONDS_PER_OUTCOME) * cells_cost([cell])
+
+
+def task_seconds(task: Task) -> float:
+    """Forecast CPU seconds of ``task``: an exact interval table is computed once for every
+    point of the task (the points share its key), Monte Carlo cells compute the outcomes they
+    draw; every cell scores its outcomes; test-set methods cost per test set."""
+    tables: dict[tuple, float] = {}
+    scored = 0.0
+    seconds = SECONDS_PER_CELL * len(task.cells)
+    for cell in task.cells:
+        if _per_test_set(cell):
+            seconds += SECONDS_PER_TEST_SET * cell.reps
+            continue
+        cost = cells_cost([cell])
+        group = (cell.method, cell.estimand, cell.delta, cell.reps is None)
+        tables[group] = max(tables.get(group, 0.0), cost) if cell.reps is None else tables.get(group, 0.0) + cost
+        scored += cost
+    return seconds + SECONDS_PER_INTERVAL * sum(tables.values()) + SECONDS_PER_OUTCOME * scored
+
+
+def cpu_seconds(tasks: list[Task]) -> float:
+    """Forecast CPU seconds of computing ``tasks``."""
+    return sum(map(task_seconds, tasks))
+
+
+def task_bytes(task: Task) -> float:
+    """Forecast peak memory of a worker computing ``task``."""
+    design = get_design(task.key[0])
+    tables: dict[tuple, float] = {}  # one interval table per (method, estimand, delta): its largest use
+    outcomes: dict[tuple, float] = {}  # outcome weights per point
+    for cell in task.cells:
+        cost = cells_cost([cell])
+        group = (cell.method, cell.estimand, cell.delta)
+        tables[group] = max(tables.get(group, 0.0), cost)
+        point = tuple(cell.design_point.items())
+        outcomes[point] = max(outcomes.get(point, 0.0), float(design.outcome_count(cell.design_point))
+                              if cell.reps is None else cost)
+    table_cells = min(sum(tables.values()), evaluate._CACHE_CELLS)
+    # Points are generated in batches of at most _BATCH_ELEMENTS weights (one point at least).
+    batch = min(sum(outcomes.values()), max(evaluate._BATCH_ELEMENTS, *outcomes.values()))
+    return BASE_BYTES + 16 * table_cells + 8 * WEIGHT_COPIES * batch
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` rounded for a person: "40 s", "12 min", "3.5 h"."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def size(nbytes: float) -> str:
+    """``nbytes`` rounded for a person: "300 MB", "2.5 GB"."""
+    return f"{nbytes / 1e6:.0f} MB" if nbytes < 1e9 else f"{nbytes / 1e9:.1f} GB"
+
+
+def forecast(tasks: list[Task], workers: int) -> str:
+    """"roughly 2 min of CPU (~1 min on 2 workers), ~300 MB a worker": the plan line's tail."""
+    cpu = cpu_seconds(tasks)
+    spread = min(workers, len(tasks))
+    wall = f" (~{duration(cpu / spread)} on {spread} workers)" if spread > 1 and cpu >= 2 else ""
+    memory = max((task_bytes(t) for t in tasks), default=BASE_BYTES)
+    return f"roughly {'<1 s' if cpu < 0.5 else duration(cpu)} of CPU{wall}, ~{size(memory)} a worker"
