@@ -112,7 +112,7 @@ def confidence_coefficient(method: str, n: int, delta: float = 0.05, side: str =
     binomial tail evaluations per end (about 0.2 s at n = 10⁵).
     """
     m, n, d, full, lower, upper = ends(method, n, delta, side, **params)
-    lo, hi = _range(p_range)
+    lo, hi = validate.p_range(p_range)
     value, at, how, count, irregular = infimum(lower, upper, n, lo, hi)
     return ConfidenceCoefficient(value, at, how, m.name, n, d, side, (lo, hi), count, irregular, full)
 
@@ -122,7 +122,7 @@ def average_coverage(method: str, n: int, delta: float = 0.05, side: str = "two-
     """The exact averages over p uniform on ``p_range`` of coverage, miss rates and expected
     width of ``method`` at n and delta (module docstring; incomplete Beta integrals)."""
     m, n, d, full, lower, upper = ends(method, n, delta, side, **params)
-    lo, hi = _range(p_range)
+    lo, hi = validate.p_range(p_range)
     if hi == lo:  # a single p: the average is the value there
         w = stats.binom.pmf(np.arange(n + 1), n, lo)
         cov = float(np.sum(w * ((lower <= lo) & (lo <= upper))))
@@ -152,17 +152,6 @@ def _beta_mass(k, n, a, b):
     ia = np.where(upper_half, -special.betainc(beta, alpha, 1 - a), special.betainc(alpha, beta, a))
     ib = np.where(upper_half, -special.betainc(beta, alpha, 1 - b), special.betainc(alpha, beta, b))
     return np.where(b > a, (ib - ia) / (n + 1), 0.0)
-
-
-def _range(p_range) -> tuple[float, float]:
-    try:
-        lo, hi = (float(v) for v in p_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"p_range must be two numbers (lo, hi) in [0, 1], got {p_range!r}") from None
-    validate.unit_interval("p_range", [lo, hi], open_=False)
-    if lo > hi:
-        raise ValueError(f"p_range must have lo <= hi, got ({lo:g}, {hi:g})")
-    return lo, hi
 
 
 def infimum(lower: np.ndarray, upper: np.ndarray, n: int, lo: float = 0.0, hi: float = 1.0, k0: int = 0):
@@ -213,7 +202,7 @@ def coverage_curve(method: str, n: int, delta: float = 0.05, side: str = "two-si
     then from the right), so a line through the points shows each jump as a vertical step.
     """
     _, n, _, _, lower, upper = ends(method, n, delta, side, **params)
-    lo, hi = _range(p_range)
+    lo, hi = validate.p_range(p_range)
     if lo == hi:
         raise ValueError(f"p_range must have lo < hi for a curve, got ({lo:g}, {hi:g})")
     points = int(validate.counts("points", validate.scalar("points", points), minimum=0))
@@ -300,7 +289,7 @@ def study_tables(methods, n_values, deltas, side: str, p_range, points: int = 4)
     """
     import pandas as pd
 
-    lo, hi = _range(p_range)
+    lo, hi = validate.p_range(p_range)
     n_values = sorted(n_values)
     idx = np.unique(np.round(np.linspace(0, len(n_values) - 1, min(CURVE_N, len(n_values)))).astype(int))
     curve_n = {n_values[i] for i in idx}

@@ -204,13 +204,7 @@ def _p_grid(p, p_range, points) -> tuple[np.ndarray, str]:
     if p is not None:
         value = float(validate.unit_interval("p", validate.scalar("p", p), open_=False))
         return np.array([value]), f"at p = {value:g}"
-    try:
-        lo, hi = (float(v) for v in p_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"p_range must be two numbers (lo, hi) in [0, 1], got {p_range!r}") from None
-    validate.unit_interval("p_range", [lo, hi], open_=False)
-    if lo > hi:
-        raise ValueError(f"p_range must have lo <= hi, got ({lo:g}, {hi:g})")
+    lo, hi = validate.p_range(p_range)
     points = int(validate.counts("p_points", validate.scalar("p_points", points), minimum=1))
     grid = np.linspace(lo, hi, points)
     if lo < 0.5 < hi:

@@ -51,6 +51,18 @@ def unit_interval(name: str, value, *, open_: bool) -> np.ndarray:
     return interval(name, value, 0.0, 1.0, open_, open_)
 
 
+def p_range(value) -> tuple[float, float]:
+    """``(lo, hi)``, two numbers in [0, 1] with lo <= hi (a range of true proportions)."""
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"p_range must be two numbers (lo, hi) in [0, 1], got {value!r}") from None
+    unit_interval("p_range", [lo, hi], open_=False)
+    if lo > hi:
+        raise ValueError(f"p_range must have lo <= hi, got ({lo:g}, {hi:g})")
+    return lo, hi
+
+
 def scalar(name: str, value):
     """``value`` itself if it is a single number (not an array)."""
     if np.ndim(value) != 0:
