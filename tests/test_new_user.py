@@ -119,10 +119,19 @@ def test_extreme_prior_parameters_keep_lower_below_upper():
 # --- 17. floats for scalars, fixed seeds, exact f1_bayes ------------------------------------------
 
 def test_scalar_in_float_out_array_in_array_out():
+    from covstudy import (auc_interval, clustered_interval, difference_interval, multiclass_interval,
+                          paired_interval, superiority_probability)
+
     for lower, upper in (interval("wilson", 3, 10), balanced_interval("ba_wald", 3, 5, 4, 5),
                          metric_interval("precision", "wilson", 40, 10, 5, 45),
-                         metric_interval("f1", "f1_bayes", 40, 10, 5, 45)):
+                         metric_interval("f1", "f1_bayes", 40, 10, 5, 45),
+                         difference_interval("newcombe", 56, 70, 48, 80), paired_interval("tango", 20, 12, 2, 16),
+                         multiclass_interval("macro_recall", "mr_wald", [[8, 2], [1, 9]]),
+                         clustered_interval("wilson_vif", [18, 20, 9], [20, 20, 20]),
+                         auc_interval("delong", [0.3, 1.2, 2.0], [0.1, -0.5, 0.8])):
         assert type(lower) is float and type(upper) is float
+    assert type(superiority_probability(12, 2)) is float
+    assert type(superiority_probability(k1=56, n1=70, k2=48, n2=80)) is float
     lower, upper = interval("wilson", [3], 10)
     assert isinstance(lower, np.ndarray) and lower.shape == (1,)
 

@@ -72,7 +72,7 @@ def paired_counts(both, only_first, only_second, neither) -> tuple[np.ndarray, .
     return out
 
 
-def difference_interval(method: str, k1, n1, k2, n2, delta=0.05, **params) -> tuple[np.ndarray, np.ndarray]:
+def difference_interval(method: str, k1, n1, k2, n2, delta=0.05, **params):
     """The ``1 - delta`` interval ``(lower, upper)`` for p1 - p2 from k1 of n1 and k2 of n2 correct on
     two independent test sets; arguments broadcast, bounds in [-1, 1]. ``method`` is one of
     ``methods("difference")`` (prefix ``diff_`` optional), e.g.
@@ -80,12 +80,11 @@ def difference_interval(method: str, k1, n1, k2, n2, delta=0.05, **params) -> tu
     m = _method(method, "difference")
     full = m.prepare("two-sided", params)
     counts = difference_counts(k1, n1, k2, n2)
-    lower, upper = m.bounds(counts, validate.delta(delta), "two-sided", **full)
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(*m.bounds(counts, validate.delta(delta), "two-sided", **full))
 
 
 def paired_interval(method: str, both, only_first, only_second, neither, delta=0.05,
-                    **params) -> tuple[np.ndarray, np.ndarray]:
+                    **params):
     """The ``1 - delta`` interval ``(lower, upper)`` for acc_first - acc_second of two classifiers scored
     on the same test set: ``both`` examples right for both, ``only_first``, ``only_second``, ``neither``.
     Arguments broadcast, bounds in [-1, 1]. ``method`` is one of ``methods("paired")`` (prefix
@@ -93,8 +92,7 @@ def paired_interval(method: str, both, only_first, only_second, neither, delta=0
     m = _method(method, "paired")
     full = m.prepare("two-sided", params)
     counts = paired_counts(both, only_first, only_second, neither)
-    lower, upper = m.bounds(counts, validate.delta(delta), "two-sided", **full)
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return validate.bounds_out(*m.bounds(counts, validate.delta(delta), "two-sided", **full))
 
 
 def _prior(prior) -> float:
@@ -105,7 +103,7 @@ def _prior(prior) -> float:
 
 
 def superiority_probability(only_first=None, only_second=None, prior: float = 1.0, *, k1=None, n1=None,
-                            k2=None, n2=None) -> np.ndarray:
+                            k2=None, n2=None):
     """Posterior probability that the first classifier is the more accurate (module docstring).
 
     Paired (one test set): ``superiority_probability(only_first, only_second, prior=1.0)``, the
@@ -123,12 +121,18 @@ def superiority_probability(only_first=None, only_second=None, prior: float = 1.
         shape = k1.shape
         out = np.array([_unpaired_superiority(x1 + a, m1 - x1 + a, x2 + a, m2 - x2 + a)
                         for x1, m1, x2, m2 in zip(k1.ravel(), n1.ravel(), k2.ravel(), n2.ravel())])
-        return out.reshape(shape)
+        return _float_out(out.reshape(shape))
     if only_first is None or only_second is None:
         raise ValueError("give either only_first, only_second (paired) or all of k1, n1, k2, n2 (unpaired)")
     b, c = _counts(("only_first", "only_second"), (only_first, only_second))
     # P(R > 1/2) for R ~ Beta(b + a, c + a): the reflected form keeps full precision near 1.
-    return np.asarray(special.betainc(c + a, b + a, 0.5), dtype=float)
+    return _float_out(special.betainc(c + a, b + a, 0.5))
+
+
+def _float_out(values):
+    """A Python float for scalar input, a float array otherwise (as the intervals)."""
+    values = np.asarray(values, dtype=float)
+    return float(values) if values.ndim == 0 else values
 
 
 def _unpaired_superiority(a1, b1, a2, b2) -> float:
