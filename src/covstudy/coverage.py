@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import validate
-from .designs import DESIGNS, get_design
+from .designs import DESIGNS, Design, get_design
 from .estimands import get_estimand
 from .evaluate import Analysis, Evaluator, infeasible
 from .measures import MEASURES, NULL_MEASURES
@@ -122,11 +122,10 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(reps, seed)
     analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed)
-    for pt in points:
-        problem = infeasible(d, pt, analysis)
-        if problem:
-            mc_ok = reps is None and d.check(pt, False) is None
-            raise ValueError(problem + ("; use Monte Carlo (reps=...)" if mc_ok else ""))
+    problem, pt = infeasible(d, points, analysis)
+    if problem:
+        mc_ok = reps is None and d.check(pt, False) is None
+        raise ValueError(problem + ("; use Monte Carlo (reps=...)" if mc_ok else ""))
     [out] = Evaluator(d).score(points, [(analysis, list(range(len(points))))])
     if scalar:
         out = {k: (v[0] if k == "n_valid" else float(v[0])) for k, v in out.items()}
@@ -159,6 +158,10 @@ def design_points(d, axes: dict) -> tuple[list[dict], list[str]]:
         shapes = " and ".join(str(values[k].shape) for k in arrays)
         raise ValueError(f"{names} must broadcast together, got shapes {shapes}") from None
     columns = [(v.astype(np.int64) if d.axis(k).integer else v.astype(float)).tolist() for k, v in zip(values, flat)]
+    if type(d).derive is Design.derive:  # nothing to derive: the given axes in column order (~3x faster)
+        order = [list(values).index(a.name) for a in d.axes if a.name in values]
+        names, columns = [list(values)[i] for i in order], [columns[i] for i in order]
+        return [dict(zip(names, row)) for row in zip(*columns)], arrays
     points = [d.derive(dict(zip(values, row))) for row in zip(*columns)]
     return points, arrays
 
@@ -230,7 +233,7 @@ def multiclass_coverage(metric: str, method: str, n: int, prevalence, rates, des
     reps, seed = validate.reps_and_seed(reps, seed)
     point = {"K": pi.size, "n": n, "prevalence": tuple(pi.tolist()), "rates": tuple(map(tuple, R.tolist()))}
     analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed)
-    problem = infeasible(d, point, analysis)
+    problem, _ = infeasible(d, [point], analysis)
     if problem:
         raise ValueError(problem + ("; use Monte Carlo (reps=...)" if reps is None and d.check(point, False) is None
                                     else ""))

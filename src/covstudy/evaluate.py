@@ -56,19 +56,25 @@ class Analysis:
         return self.estimand.merge(self.method) if self.reps is None else None
 
 
-def infeasible(design: Design, point: dict, analysis: Analysis) -> str | None:
-    """Why ``analysis`` cannot run at ``point`` ("<key>: ..."), or None; cheap, before any work:
-    no exact engine for methods drawing random numbers, the design's limits, an undefined truth."""
-    if analysis.reps is None and analysis.method.per_test_set:
-        return f"reps: {analysis.method.name} {analysis.method.input.why_mc_only}, so it has Monte Carlo " \
-               f"coverage only; give reps (e.g. reps=2000)"
-    problem = design.check(point, analysis.reps is None, analysis.merge)
-    if problem is None:
-        try:
-            analysis.estimand.truth(design.truth_inputs(point))
-        except ValueError as err:
-            return str(err)
-    return problem
+def infeasible(design: Design, points: list[dict], analysis: Analysis) -> tuple[str | None, dict | None]:
+    """Why ``analysis`` cannot run at one of ``points`` ("<key>: ...") and that point, or (None,
+    None); cheap, before any work: no exact engine for methods drawing random numbers, the
+    design's limits, an undefined truth."""
+    exact = analysis.reps is None
+    if exact and analysis.method.per_test_set:
+        return (f"reps: {analysis.method.name} {analysis.method.input.why_mc_only}, so it has Monte Carlo "
+                f"coverage only; give reps (e.g. reps=2000)"), points[0]
+    check, merge, truth, inputs = design.check, analysis.merge, analysis.estimand.truth, design.truth_inputs
+    for point in points:
+        problem = check(point, exact, merge)
+        if problem is None:
+            try:
+                truth(inputs(point))
+            except ValueError as err:
+                problem = str(err)
+        if problem:
+            return problem, point
+    return None, None
 
 
 def clear_cache() -> None:
@@ -88,8 +94,9 @@ class Evaluator:
     def batches(self, points: list[dict]) -> list[list[int]]:
         """Indices of ``points`` grouped by the design's batch key, each group small enough to generate at once."""
         groups: dict = {}
+        key = self.design.batch_key
         for i, pt in enumerate(points):
-            groups.setdefault(self.design.batch_key(pt), []).append(i)
+            groups.setdefault(key(pt), []).append(i)
         out = []
         for idx in groups.values():
             size = max(1, _BATCH_ELEMENTS // self.design.outcome_count(points[idx[0]]))
@@ -101,11 +108,12 @@ class Evaluator:
         ``truth`` and ``n_valid`` as arrays over those points. Batch by batch, so that each
         batch's outcomes are generated once per engine and kept no longer than needed."""
         where = [{i: k for k, i in enumerate(idx)} for _, idx in jobs]
+        everywhere = [list(idx) == list(range(len(points))) for _, idx in jobs]  # the public API's one job
         out: list[dict[str, np.ndarray]] = [{} for _ in jobs]
         for batch in self.batches(points):
             generated: dict[tuple, Outcomes] = {}
             for j, (a, idx) in enumerate(jobs):
-                rows = [r for r, i in enumerate(batch) if i in where[j]]
+                rows = list(range(len(batch))) if everywhere[j] else [r for r, i in enumerate(batch) if i in where[j]]
                 if not rows:
                     continue
                 key = (a.reps, a.seed, a.merge)
@@ -117,7 +125,7 @@ class Evaluator:
                 if len(rows) < len(batch):
                     outcomes = Outcomes(outcomes.columns, outcomes.weight[rows], outcomes.tables)
                 result = self._score_batch([points[batch[r]] for r in rows], outcomes, a)
-                at = [where[j][batch[r]] for r in rows]
+                at = batch if everywhere[j] else [where[j][batch[r]] for r in rows]
                 for name, values in result.items():
                     if name not in out[j]:
                         out[j][name] = np.empty(len(idx), dtype=values.dtype)
@@ -149,7 +157,8 @@ class Evaluator:
             rng = stream(a.seed, **self.design.stream_identity(pt), purpose="f1 draws", method=a.method.name,
                          **params)
         lower, upper = self.intervals(outcomes, a, rng, params)
-        truth = np.array([a.estimand.truth(self.design.truth_inputs(pt)) for pt in batch])
+        truth_of, inputs = a.estimand.truth, self.design.truth_inputs
+        truth = np.array([truth_of(inputs(pt)) for pt in batch])
         weight = outcomes.weight if a.reps is None else outcomes.weight / a.reps
         result = measures(weight, lower, upper, truth, a.reps, null=a.estimand.null)
         result["truth"] = truth

@@ -31,9 +31,14 @@ def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
     w = np.asarray(weights, dtype=float)
     t = np.asarray(truth, dtype=float)[..., None]
     # Frequencies k/reps can sum to 1 + 1e-16: clip, so coverage never exceeds 1 (nor MCSE turn NaN).
-    miss_low = np.clip(np.sum(w * (t < lower), axis=-1), 0.0, 1.0)
-    miss_high = np.clip(np.sum(w * (t > upper), axis=-1), 0.0, 1.0)
-    coverage = np.clip(np.sum(w * ((lower <= t) & (t <= upper)), axis=-1), 0.0, 1.0)
+    low, high = t < lower, t > upper
+    miss_low = np.clip(np.sum(w * low, axis=-1), 0.0, 1.0)
+    miss_high = np.clip(np.sum(w * high, axis=-1), 0.0, 1.0)
+    inside = ~(low | high)  # lower <= t <= upper, with two comparisons instead of four
+    undefined = np.isnan(lower) | np.isnan(upper)  # an undefined interval covers nothing
+    if np.any(undefined):
+        inside &= ~undefined
+    coverage = np.clip(np.sum(w * inside, axis=-1), 0.0, 1.0)
     width = np.asarray(upper, dtype=float) - lower if width is None else np.asarray(width, dtype=float)
     # Row-wise sums, not BLAS matmul: a row's result must not depend on which other rows
     # share its array (chunking) or on the BLAS thread count.

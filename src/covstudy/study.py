@@ -377,7 +377,7 @@ def check_feasible(study: Study) -> None:
                         if key in seen:
                             continue
                         seen.add(key)
-                        problem = infeasible(design, point, a)
+                        problem, _ = infeasible(design, [point], a)
                         if problem:
                             mc_ok = a.reps is None and design.check(point, False) is None
                             raise ConfigError(f"grid.{problem}" + ("; use engine mc" if mc_ok else ""))

@@ -94,7 +94,7 @@ def binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
     """
     p = np.atleast_1d(np.asarray(p, dtype=float))
     inner = (p > 0) & (p < 1)
-    k = np.arange(n + 1)
+    k_float = np.arange(n + 1, dtype=float)
     high, low = _log_choose(n)
     out = np.zeros((len(p), n + 1))
     rows = np.flatnonzero(inner)
@@ -104,8 +104,18 @@ def binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
         q = p[r]
         mode = np.minimum(np.floor((n + 1) * q), n).astype(np.int64)
         logit = np.log(q) - np.log1p(-q)
-        log_ratio = ((high - high[mode][:, None]) + (low - low[mode][:, None])) + (k - mode[:, None]) * logit[:, None]
-        out[r] = stats.binom.pmf(mode, n, q)[:, None] * np.exp(log_ratio)
+        # ((high - high_m) + (low - low_m)) + (k - m)·logit p, in place: a third fewer passes over memory
+        log_ratio = high - high[mode][:, None]
+        term = low - low[mode][:, None]
+        log_ratio += term
+        np.subtract(k_float, mode[:, None].astype(float), out=term)  # exact: whole numbers below 2^53
+        term *= logit[:, None]
+        log_ratio += term
+        np.exp(log_ratio, out=log_ratio)
+        log_ratio *= stats.binom.pmf(mode, n, q)[:, None]
+        if r.size == len(p):  # every row at once (the usual case): no copy
+            return log_ratio
+        out[r] = log_ratio
     for row in np.flatnonzero(~inner):
         out[row, round(n * p[row])] = 1.0
     return out
