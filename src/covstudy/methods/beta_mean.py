@@ -38,7 +38,7 @@ from scipy import special
 from .distinct import unique_rows
 
 _TOL = 1e-10  # Newton/bisection stopping rule on s = 2m
-_ACCEPT = 1e-4  # a Halley step below this many sd of S is the last one (see _Sum.quantile)
+_ACCEPT = 1e-5  # a Halley step below this many sd of S is the last one (see _Sum.quantile)
 _ACCEPT_CUBIC = 1e-2  # a cubic Taylor step below this many sd of S is the last one
 _MAX_ITER = 100
 _BLOCK_NODES = 15_000  # (problems x nodes) solved at once: ~120 kB temporaries, below malloc's mmap threshold
