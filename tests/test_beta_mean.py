@@ -114,6 +114,22 @@ def test_the_gauss_rules_agree_with_tanh_sinh():
             np.testing.assert_allclose(fast, robust, rtol=0, atol=2e-8)
 
 
+def test_kinked_partner_quantiles_within_1e_8():
+    """A wide partner with a small parameter (a class all or nearly all correct) has a CDF with a
+    kink or a singular slope at 0 or 1; where the narrow one's parameters are >= 3 the Newton
+    derivatives go through f_X (``x_form``) and steps are accepted on X's scale. Both ends of
+    such intervals (both priors) against the QUADPACK root, within 1e-8."""
+    params = [(4, 1, 990, 9), (3.5, 0.5, 989.5, 8.5), (8.5, 0.5, 619.5, 3.5), (665.5, 26.5, 0.5, 2.5),
+              (12, 2, 400, 30), (20.5, 1.5, 300.5, 10.5)]
+    for row in params:
+        s = beta_mean._Sum(*row)
+        assert s.x_form or beta_mean._Sum(row[1], row[0], row[3], row[2]).x_form, row
+        lower, upper = beta_mean.interval(*row, 0.05)
+        for q, m in ((0.025, lower), (0.975, upper)):
+            expected = mean_quantile(q, *row, bracket=(max(m - 1e-5, 0), min(m + 1e-5, 1)))
+            assert abs(m - expected) < 1e-8, (row, q, m - expected)
+
+
 def _study_problems(count, seed):
     """Posterior parameters of the balanced-accuracy methods over the balanced_imbalance region:
     n up to 1000, class sizes from 1 (log-uniform), rates 0.7-0.99 and the edges k = 0, k = n;

@@ -21,11 +21,13 @@ rounding for any integrable end singularity, for other small parameters.
 
 Quantiles invert F_S by safeguarded Newton/Halley steps (bisection when a step leaves the
 bracket) from a four-cumulant Cornish-Fisher start. Where f_S is smooth enough (Y's parameters
->= 3) the step is the root of F_S's cubic Taylor polynomial, and a step below 0.01 sd of S is
-the last one: its error is of order step⁴/sd³, ~1e-9 sd. Most quantiles thus cost one CDF
-evaluation (1.15 on the balanced_imbalance study, 2.1 with Halley steps alone). The tests check
-them against Monte Carlo and adaptive quadrature, on a sweep of the study's parameter region
-too, and the Gauss-Legendre rules against the tanh-sinh rule.
+>= 3, or X's when Y's are smaller: the derivatives then go through f_X, see _Sum.cdf_pdf) the
+step is the root of F_S's cubic Taylor polynomial, and a step below 0.015 sd is the last one:
+its error is of order step⁴/sd³, ~1e-9 sd. The sd is S's, or X's where F_Y has a kink at 0 or 1
+that F_S smooths only on X's scale. Most quantiles thus cost one CDF evaluation (1.22 on the
+balanced_imbalance study, 2.1 with Halley steps alone). The tests check them against Monte
+Carlo and adaptive quadrature, on a sweep of the study's parameter region too, and the
+Gauss-Legendre rules against the tanh-sinh rule.
 Reference: Brodersen, Ong, Stephan & Buhmann (2010), "The balanced accuracy and its
 posterior distribution", Proc. 20th ICPR, 3121-3124.
 """
@@ -38,19 +40,20 @@ from scipy import special
 from .distinct import unique_rows
 
 _TOL = 1e-10  # Newton/bisection stopping rule on s = 2m
-_ACCEPT = 1e-5  # a Halley step below this many sd of S is the last one (see _Sum.quantile)
-_ACCEPT_CUBIC = 1e-2  # a cubic Taylor step below this many sd of S is the last one
+_ACCEPT = 1e-5  # a Halley step below this many sd is the last one (see _Sum.quantile)
+_ACCEPT_CUBIC = 1.5e-2  # a cubic Taylor step below this many sd is the last one
 _MAX_ITER = 100
 _BLOCK_NODES = 15_000  # (problems x nodes) solved at once: ~120 kB temporaries, below malloc's mmap threshold
 _NEGLIGIBLE = 1e-10  # nodes with less than this share of the weight are skipped (F_S moves < 1e-8)
 
 
-# Quadrature rules on [-1, 1], as (1 + r, 1 - r, weights, eps): the nodes' distances from both
-# ends (kept apart, so that nodes next to an end keep their full relative precision), the
-# weights, and the tail mass of X left out of the integration range on each side.
+# Quadrature rules on [-1, 1], as (1 + r, 1 - r, weights, eps, sparse): the nodes' distances from
+# both ends (kept apart, so that nodes next to an end keep their full relative precision), the
+# weights, the tail mass of X left out of the integration range on each side, and whether
+# nodes of negligible weight are common enough to be worth skipping.
 def _gauss_legendre(n, eps):
     z, w = np.polynomial.legendre.leggauss(n)
-    return 1 + z, 1 - z, w, eps
+    return 1 + z, 1 - z, w, eps, False
 
 
 def _gauss_legendre_cosine(n, eps):
@@ -58,14 +61,14 @@ def _gauss_legendre_cosine(n, eps):
     ends, so that an end behaviour (r + 1)^(k/2) becomes a polynomial in t."""
     z, w = np.polynomial.legendre.leggauss(n)
     t = (1 + z) / 2
-    return 2 * np.sin(np.pi * t / 2) ** 2, 2 * np.cos(np.pi * t / 2) ** 2, w * np.pi / 2 * np.sin(np.pi * t), eps
+    return 2 * np.sin(np.pi * t / 2) ** 2, 2 * np.cos(np.pi * t / 2) ** 2, w * np.pi / 2 * np.sin(np.pi * t), eps, True
 
 
 def _tanh_sinh(T, h, eps):
     """r = tanh(π/2·sinh t), t = -T..T in steps of h (double-exponential quadrature)."""
     t = np.arange(-T, T + h / 2, h)
     v = np.pi / 2 * np.sinh(t)
-    return 2 / (1 + np.exp(-2 * v)), 2 / (1 + np.exp(2 * v)), h * np.pi / 2 * np.cosh(t) / np.cosh(v) ** 2, eps
+    return 2 / (1 + np.exp(-2 * v)), 2 / (1 + np.exp(2 * v)), h * np.pi / 2 * np.cosh(t) / np.cosh(v) ** 2, eps, True
 
 
 _SMOOTH_FROM = 5.0  # Beta parameters from here on leave no singular behaviour in the range
@@ -108,10 +111,11 @@ class _Sum:
 
     def __init__(self, a1, b1, a2, b2, rule=_TANH_SINH):
         a1, b1, a2, b2 = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a1, b1, a2, b2)))
-        self.one_plus_r, self.one_minus_r, self.weights, eps = rule
+        self.one_plus_r, self.one_minus_r, self.weights, eps, self.sparse = rule
         swap = _sd(a1, b1) > _sd(a2, b2)
         self.ax, self.bx = np.where(swap, a2, a1), np.where(swap, b2, b1)
         self.ay, self.by = np.where(swap, a1, a2), np.where(swap, b1, b2)
+        self.x_form = (np.minimum(self.ay, self.by) < 3) & (np.minimum(self.ax, self.bx) >= 3)  # see cdf_pdf
         self.log_beta_x = special.betaln(self.ax, self.bx)
         self.log_beta_y = special.betaln(self.ay, self.by)
         # Q_X(eps) = I⁻¹(eps; a_X, b_X) and Q_X(1 - eps) = 1 - I⁻¹(eps; b_X, a_X) (without 1 - eps's
@@ -132,7 +136,11 @@ class _Sum:
 
         f_S^(j)(s) = ∫ f_X(x) f_Y^(j)(s - x) dx with f_Y' = f_Y·g, f_Y'' = f_Y·(g² + g'),
         g(y) = (a_Y - 1)/y - (b_Y - 1)/(1 - y); exact when f_Y^(j) is integrable and vanishes at
-        0 and 1 (a_Y, b_Y > j; the quantile search uses f_S' and f_S'' only then)."""
+        0 and 1 (a_Y, b_Y > j; the quantile search uses f_S' and f_S'' only then). Where Y's
+        parameters are too small for that and X's are not (``x_form``), the derivatives go to
+        f_X instead: f_S^(j)(s) = ∫ f_X^(j)(x) f_Y(s - x) dx, with the same g of (a_X, b_X, x)
+        (the ends of X's range add terms of order f_X(Q_X(eps)), negligible for a_X, b_X >= 3)."""
+        x_form = self.x_form.reshape(-1)[idx]
         ax, bx, ay, by = (v.reshape(-1)[idx][:, None] for v in (self.ax, self.bx, self.ay, self.by))
         lbx, lby = self.log_beta_x.reshape(-1)[idx][:, None], self.log_beta_y.reshape(-1)[idx][:, None]
         s = s[:, None]
@@ -146,21 +154,33 @@ class _Sum:
             f_x = np.exp((ax - 1) * np.log(x) + (bx - 1) * np.log(one_minus_x) - lbx)
         # An empty range (xa >= xb) has zero length; keep its (unused) terms finite.
         weight = length / 2 * self.weights * np.where(np.isfinite(f_x), f_x, 0.0)
-        # Most nodes of a concentrated X carry no weight: Y's terms (the incomplete Beta
-        # function dominates the cost) only where the weight is not negligible (>= _NEGLIGIBLE of the row's).
-        keep = weight > _NEGLIGIBLE * np.sum(weight, axis=1, keepdims=True)
-        row = np.nonzero(keep)[0]
-        ay, by, lby, y, w = ay[row, 0], by[row, 0], lby[row, 0], y[keep], weight[keep]
+        base = special.betainc(ax[:, 0], bx[:, 0], np.clip(s[:, 0] - 1, 0.0, 1.0))  # F_X(s - 1)
+        if self.sparse:
+            # Many tanh-sinh nodes carry no weight: Y's terms (the incomplete Beta function
+            # dominates the cost) only where the weight is not negligible (>= _NEGLIGIBLE of the row's).
+            keep = weight > _NEGLIGIBLE * np.sum(weight, axis=1, keepdims=True)
+            row = np.nonzero(keep)[0]
+            ay, by, lby, y, w = ay[row, 0], by[row, 0], lby[row, 0], y[keep], weight[keep]
+            ax, bx, x, one_minus_x, x_form = ax[row, 0], bx[row, 0], x[keep], one_minus_x[keep], x_form[row]
+
+            def total(v):
+                return np.bincount(row, w * v, minlength=len(s))
+        else:  # Gauss-Legendre nodes all carry weight: no selection
+
+            def total(v):
+                return np.sum(weight * v, axis=1)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             f_y = np.exp((ay - 1) * np.log(y) + (by - 1) * np.log1p(-y) - lby)
-            g = (ay - 1) / y - (by - 1) / (1 - y)
-            slope, curve = f_y * g, f_y * (g * g - (ay - 1) / (y * y) - (by - 1) / ((1 - y) * (1 - y)))
+            a, b, z, one_minus_z = ay, by, y, 1 - y
+            if np.any(x_form):
+                if not self.sparse:
+                    x_form = x_form[:, None]
+                a, b, z, one_minus_z = (np.where(x_form, u, v) for u, v in ((ax, a), (bx, b), (x, z), (one_minus_x, one_minus_z)))
+            g = (a - 1) / z - (b - 1) / one_minus_z
+            slope, curve = f_y * g, f_y * (g * g - (a - 1) / (z * z) - (b - 1) / (one_minus_z * one_minus_z))
         # At y = 0 or 1, where f_Y' and f_Y'' may be unbounded:
         f_y, slope, curve = (np.where(np.isfinite(v), v, 0.0) for v in (f_y, slope, curve))
-        # Sums over each row's kept nodes (in node order)
-        cdf, pdf, dpdf, d2pdf = (np.bincount(row, w * v, minlength=len(s))
-                                 for v in (special.betainc(ay, by, y), f_y, slope, curve))
-        base = special.betainc(ax[:, 0], bx[:, 0], np.clip(s[:, 0] - 1, 0.0, 1.0))
+        cdf, pdf, dpdf, d2pdf = (total(v) for v in (special.betainc(ay, by, y), f_y, slope, curve))
         return np.clip(base + cdf, 0.0, 1.0), pdf, dpdf, d2pdf
 
     def _cornish_fisher(self, q):
@@ -180,9 +200,12 @@ class _Sum:
         q = np.broadcast_to(np.asarray(q, dtype=float), self.ax.shape).reshape(-1)
         lo, hi = self.s_lo.reshape(-1).copy(), self.s_hi.reshape(-1).copy()
         s = np.clip(self._cornish_fisher(q.reshape(self.ax.shape)).reshape(-1), lo, hi)
-        sd = np.hypot(_sd(self.ax, self.bx), _sd(self.ay, self.by)).reshape(-1)
-        smooth = (np.minimum(self.ay, self.by) >= 1).reshape(-1)  # f_Y' integrable: f_S' exists
-        smoother = (np.minimum(self.ay, self.by) >= 3).reshape(-1)  # f_Y'' bounded, f_Y, f_Y' vanish at 0, 1
+        # The scale on which F_S is smooth: sd of S, or of X where F_Y has a kink at 0 or 1 (x_form)
+        sd = np.where(self.x_form, _sd(self.ax, self.bx), np.hypot(_sd(self.ax, self.bx), _sd(self.ay, self.by))).reshape(-1)
+        # f_S' and f_S'' are exact (cdf_pdf) where f_Y' is integrable (Y's parameters >= 1),
+        # where f_Y'' is bounded and f_Y, f_Y' vanish at 0 and 1 (>= 3), or through f_X (x_form)
+        smooth = ((np.minimum(self.ay, self.by) >= 1) | self.x_form).reshape(-1)
+        smoother = ((np.minimum(self.ay, self.by) >= 3) | self.x_form).reshape(-1)
         active = np.arange(q.size)
         for _ in range(_MAX_ITER):
             if active.size == 0:
@@ -205,7 +228,7 @@ class _Sum:
             step = s[active] - np.where(use_cubic, cubic, np.where(use_halley, halley, newton))
             inside = np.isfinite(step) & (step >= lo[active]) & (step <= hi[active])
             new = np.where(inside, step, (lo[active] + hi[active]) / 2)
-            # Once the step is below _ACCEPT standard deviations of S, Halley's step (error of
+            # Once the step is below _ACCEPT sd (S's, or X's: see above), Halley's step (error of
             # order step³) lands well within _TOL, and below _ACCEPT_CUBIC the cubic Taylor
             # step (error of order step⁴): accept it without another evaluation.
             small = ((np.abs(newton) < _TOL) | (use_halley & (np.abs(newton) < _ACCEPT * sd[active]))
