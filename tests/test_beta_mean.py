@@ -105,7 +105,7 @@ def test_the_gauss_rules_agree_with_tanh_sinh():
     params = _study_problems(600, seed=7)
     params = np.concatenate([params, [(1, 1, 1, 1), (3001, 1, 1, 2001), (5.5, 900.5, 1, 1), (20000, 30, 7, 7),
                                       (0.5, 0.5, 0.5, 0.5), (0.5, 3000.5, 0.5, 2000.5), (10.5, 0.5, 3000.5, 0.5)]])
-    groups = dict((id(rule), rows) for rule, rows in beta_mean._by_rule(params.T))
+    groups = {id(rule): rows for rule, rows in beta_mean._by_rule(params.T)}
     for rule in (beta_mean._GAUSS, beta_mean._GAUSS_COSINE):
         rows = groups[id(rule)]
         assert len(rows) > 100

@@ -16,7 +16,6 @@ never appear among the proportion methods and vice versa.
 
 from __future__ import annotations
 
-
 import numpy as np
 from scipy import special
 
