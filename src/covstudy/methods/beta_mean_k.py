@@ -2,7 +2,7 @@
 
 The posterior of macro recall (the mean of K class recalls with independent Beta posteriors)
 generalises Brodersen et al.'s (2010) posterior of balanced accuracy (K = 2). For K = 2 the
-quantiles are those of ``beta_mean`` (tanh-sinh quadrature of the exact convolution). For
+quantiles are those of ``beta_mean`` (quadrature of the exact convolution). For
 K >= 3 each X_i is put on a lattice lo_i + c·h: the Beta mass of each cell (regularised
 incomplete beta function) is split between the cell's two ends so that the cell's mean is kept
 (which makes singular Beta(½, ·) densities harmless), the K lattices are convolved by FFT, and
