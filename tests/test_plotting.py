@@ -200,3 +200,27 @@ def test_panels_are_capped_in_config_order():
     assert plotting.MAX_PANELS == 16
     assert len(labels) == 16 and labels[0] == "m00" and labels[-1] == "m15"
     assert note == " (first 16 of 21 methods)"
+
+
+def test_tradeoff_texts_stay_on_the_figure_and_apart():
+    """The trade-off figure is narrow: a long title is wrapped, the axis label fits, and the
+    minima written below the axis for methods of similar width do not overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from covstudy.plots.tradeoff import tradeoff
+
+    labels = ["A", "B", "C", "D"]
+    sub = pd.DataFrame({"label": np.repeat(labels, 2), "mean_width": [0.10, 0.10, 0.101, 0.101, 0.102, 0.102, 0.2, 0.2],
+                        "coverage": [0.95, 0.30, 0.94, 0.31, 0.93, 0.32, 0.96, 0.95]})
+    fig = tradeoff(sub, {"delta": 0.05}, dict(zip(labels, OKABE_ITO.values())), labels,
+                   title="Trade-off\n" + ", ".join(f"axis{i} = {i}" for i in range(20)))
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    ax = fig.axes[0]
+    for text in (fig._suptitle, ax.xaxis.label):
+        extent = text.get_window_extent(renderer)
+        assert box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text()
+    notes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text().startswith("min ")]
+    assert len(notes) == 3
+    assert not any(a.overlaps(b) for i, a in enumerate(notes) for b in notes[i + 1:])

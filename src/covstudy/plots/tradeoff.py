@@ -3,6 +3,8 @@ combination, with a bar down to its minimum coverage."""
 
 from __future__ import annotations
 
+import textwrap
+
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
@@ -23,16 +25,21 @@ def tradeoff(sub, combo, colors, order, title, unit="p"):
     ylo = _coverage_ylim(means["lo"].to_numpy(), delta)[0]
     lowest_mean = means["c"].min()
     ylo = min(ylo, lowest_mean - 0.05 * (1 - lowest_mean))  # every mean stays on the axis
+    # Minima below the axis are written there, each stacked above those to its left that are too
+    # close to read side by side (a label takes ~20% of the axis).
+    span = (means["w"].max() - means["w"].min()) or 1.0
+    below = means.loc[[lab for lab in labels if means.loc[lab].lo < ylo], "w"].sort_values()
+    level = {lab: int(sum(w - below.iloc[:i] < 0.2 * span)) for i, (lab, w) in enumerate(below.items())}
     for label in labels:
         m = means.loc[label]
         ax.plot([m.w, m.w], [max(m.lo, ylo), m.c], color=colors[label], lw=1.2, zorder=2)
         ax.plot(m.w, m.c, "o", color=colors[label], ms=6, zorder=3, label=label)
         ax.plot(m.w, max(m.lo, ylo), "v" if m.lo < ylo else "_", color=colors[label], ms=7, mew=1.5, zorder=3)
-        if m.lo < ylo:
-            ax.annotate(f"min {m.lo:.3f}", (m.w, ylo), xytext=(4, 4), textcoords="offset points", fontsize=7,
-                        color=colors[label])
+        if label in level:
+            ax.annotate(f"min {m.lo:.3f}", (m.w, ylo), xytext=(4, 4 + 9 * level[label]), textcoords="offset points",
+                        fontsize=7, color=colors[label])
     ax.set_ylim(ylo, 1 + 0.02 * (1 - ylo))
-    ax.set_xlabel(f"mean expected interval width over the grid (units of {unit})")
+    ax.set_xlabel(f"mean expected interval width over the grid\n(units of {unit})")
     ax.set_ylabel(LABELS["coverage"])
     ax.grid(True, lw=0.3, color="0.85")
     handles, _ = ax.get_legend_handles_labels()
@@ -42,7 +49,7 @@ def tradeoff(sub, combo, colors, order, title, unit="p"):
         handles.append(Line2D([], [], color="0.3", marker="v", ls="", label="minimum below the axis"))
     ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, frameon=False)
-    fig.suptitle(title)
+    fig.suptitle("\n".join(textwrap.fill(line, 64) for line in title.split("\n")))  # the figure is narrow
     return fig
 
 
