@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from .kind import Plot, describe, register_plot
 from .style import (
@@ -64,6 +65,8 @@ class _DifferencePlot(Plot):
             ax.set_title(label, fontweight="bold")
             ax.grid(True, lw=0.3, color="0.85")
         self.limits(axes, sub, delta)
+        for ax in axes:  # four panels a row leave room for about five tick labels
+            ax.xaxis.set_major_locator(MaxNLocator(5))
         for ax, label in zip(axes, labels):
             _note_below(ax, sub.loc[sub["label"] == label, self.measure].to_numpy(float))
         _label_outer(axes, ncols, "true difference", self.ylabel)
