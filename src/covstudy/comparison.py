@@ -96,7 +96,7 @@ def paired_interval(method: str, both, only_first, only_second, neither, delta=0
 
 
 def _prior(prior) -> float:
-    value = float(validate.scalar("prior", prior))
+    value = validate.number("prior", prior, "(0, inf)")
     if not (np.isfinite(value) and value > 0):
         raise ValueError(f"prior must be a finite number > 0, got {prior!r}")
     return value

@@ -126,7 +126,15 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
     if problem:
         mc_ok = reps is None and d.check(pt, False) is None
         raise ValueError(problem + ("; use Monte Carlo (reps=...)" if mc_ok else ""))
-    [out] = Evaluator(d).score(points, [(analysis, list(range(len(points))))])
+    # A repeated point is computed once and given to each of its places (its stream is keyed by
+    # the point, so it is the same number either way).
+    keys = [tuple(pt.items()) for pt in points]
+    first = {key: i for i, key in reversed(list(enumerate(keys)))}
+    distinct = sorted(set(first.values()))
+    [out] = Evaluator(d).score([points[i] for i in distinct], [(analysis, list(range(len(distinct))))])
+    if len(distinct) < len(points):
+        at = np.searchsorted(distinct, [first[key] for key in keys])
+        out = {k: v[at] for k, v in out.items()}
     if scalar:
         out = {k: (v[0] if k == "n_valid" else float(v[0])) for k, v in out.items()}
     point = {k: (np.array(v) if k in arrays or (k not in axes and len(set(v)) > 1) else v[0])

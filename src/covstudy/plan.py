@@ -213,10 +213,7 @@ def _p_grid(p, p_range, points) -> tuple[np.ndarray, str]:
 
 
 def _positive(name, value) -> float:
-    try:
-        x = float(validate.scalar(name, value))
-    except (TypeError, ValueError):
-        x = math.nan
+    x = validate.number(name, value, "(0, 1]")
     if not (math.isfinite(x) and 0 < x <= 1):
         raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
     return x

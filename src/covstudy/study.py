@@ -100,7 +100,7 @@ class Study:
             methods=methods,
             side=side,
             design=design, axes=axes,
-            reps=integer("reps", cfg.get("reps", 10_000), low=1),
+            reps=integer("reps", cfg.get("reps", 10_000), low=1, high=validate.REPS_MAX),
             seed=integer("seed", cfg.get("seed", 0), low=0),
             engine=engine,
             n_jobs=n_jobs_value(cfg.get("n_jobs", -1)),
@@ -265,9 +265,10 @@ def text(key, value, allow_empty=False):
     return value
 
 
-def integer(key, value, low):
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{key}: must be an integer >= {low}, got {value!r}")
+def integer(key, value, low, high=None):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        valid = f">= {low}" if high is None else f"in [{low}, {high:,}]"
+        raise ConfigError(f"{key}: must be an integer {valid}, got {value!r}")
     return value
 
 

@@ -5,10 +5,37 @@ from __future__ import annotations
 import numpy as np
 
 COUNT_MAX = 10**15  # counts beyond this are not test sets (and leave float64's exact integers)
+REPS_MAX = 10**8  # simulated test sets per point: MCSE <= 5e-5; more is hours a point, use the exact engine
+DRAWS_MAX = 10**7  # bootstrap resamples or posterior draws of one interval (methods' ``draws``)
+LEVELS_MAX = 1000  # points of an ordinal score scale (binormal ``levels``): one root per cut point
+MC_BYTES_MAX = 2 * 10**9  # what one Monte Carlo point holds at once (reps × test-set size), on a shared machine
 
 
-def counts(name: str, value, minimum: int = 0) -> np.ndarray:
-    """``value`` as an int64 array of whole numbers >= ``minimum``."""
+def not_numbers(value) -> bool:
+    """Whether ``value`` holds a bool or a string anywhere (True is not 1, "100" is not 100: mistakes)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "bSU" or (value.dtype == object and any(map(not_numbers, value.flat)))
+    if isinstance(value, (list, tuple)):
+        return any(map(not_numbers, value))
+    return False
+
+
+def number(name: str, value, valid: str = "") -> float:
+    """``value`` as a float if it is one real number (not a bool or a string); NaN passes, for the caller's range."""
+    try:
+        if not_numbers(value) or np.ndim(value) != 0:
+            raise TypeError
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number{' in ' + valid if valid else ''}, got {value!r}") from None
+
+
+def counts(name: str, value, minimum: int = 0, maximum: int = COUNT_MAX) -> np.ndarray:
+    """``value`` as an int64 array of whole numbers in [``minimum``, ``maximum``]."""
+    if not_numbers(value):
+        raise ValueError(f"{name} must be whole numbers >= {minimum}, got {value!r}")
     arr = np.asarray(value)
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
@@ -18,8 +45,9 @@ def counts(name: str, value, minimum: int = 0) -> np.ndarray:
         raise ValueError(f"{name} must be whole numbers >= {minimum}, got {value!r}")
     if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
         raise ValueError(f"{name} must be whole numbers >= {minimum}, got non-integer {value!r}")
-    if np.any(arr > COUNT_MAX):  # int64 would wrap around
-        raise ValueError(f"{name} must be at most {COUNT_MAX:.0e}, got {int(arr.max())}")
+    if np.any(arr > maximum):  # beyond COUNT_MAX int64 would wrap around
+        limit = f"{maximum:.0e}" if maximum == COUNT_MAX else f"{maximum:,}"
+        raise ValueError(f"{name} must be at most {limit}, got {int(arr.max())}")
     arr = arr.astype(np.int64)
     if np.any(arr < minimum):
         raise ValueError(f"{name} must be >= {minimum}, got {arr.min()}")
@@ -30,7 +58,7 @@ def interval(name: str, value, low: float, high: float | None, low_open: bool, h
     """``value`` as a float array inside the interval from ``low`` to ``high`` (None: no upper end)."""
     valid = f"{'(' if low_open else '['}{low:g}, {'inf' if high is None else f'{high:g}'}{')' if high_open else ']'}"
     try:
-        if np.asarray(value).dtype == bool:  # True is not 1.0 here: a mistake, not a number
+        if not_numbers(value):
             raise TypeError
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -54,6 +82,8 @@ def unit_interval(name: str, value, *, open_: bool) -> np.ndarray:
 def p_range(value) -> tuple[float, float]:
     """``(lo, hi)``, two numbers in [0, 1] with lo <= hi (a range of true proportions)."""
     try:
+        if not_numbers(value):
+            raise TypeError
         lo, hi = (float(v) for v in value)
     except (TypeError, ValueError):
         raise ValueError(f"p_range must be two numbers (lo, hi) in [0, 1], got {value!r}") from None
@@ -82,7 +112,7 @@ def reps_and_seed(reps, seed_value) -> tuple[int | None, int | None]:
     recorded); (None, None) for the exact engine (reps None)."""
     if reps is None:
         return None, None
-    reps = int(counts("reps", scalar("reps", reps), minimum=1))
+    reps = int(counts("reps", scalar("reps", reps), minimum=1, maximum=REPS_MAX))
     return reps, np.random.SeedSequence().entropy if seed_value is None else seed(seed_value)
 
 
@@ -92,7 +122,7 @@ DELTA_HINT = "delta is the miss rate: 95% confidence is delta=0.05"
 
 def delta_problem(value) -> str | None:
     """Why ``value`` is not a valid miss rate (a number in [DELTA_MIN, DELTA_MAX]), or None."""
-    if isinstance(value, (bool, np.bool_)):
+    if not_numbers(value):
         bad = value
     else:
         try:

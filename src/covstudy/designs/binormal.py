@@ -42,6 +42,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import optimize, special, stats
 
+from .. import validate
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .confusion import PREVALENCE, class_sizes
@@ -146,8 +147,9 @@ class Binormal(Design):
         if point["n_pos"] < 2 or point["n_neg"] < 2:
             return f"n, prevalence: the binormal design needs n_pos, n_neg >= 2, got n_pos = {point['n_pos']}, " \
                    f"n_neg = {point['n_neg']} from n = {point['n']}, prevalence = {point['prevalence']}"
-        if point["levels"] == 1:
-            return "levels: must be 0 (continuous scores) or >= 2 (an ordinal scale), got 1"
+        if point["levels"] == 1 or point["levels"] > validate.LEVELS_MAX:  # each level is a root to find
+            return (f"levels: must be 0 (continuous scores) or in [2, {validate.LEVELS_MAX:,}] (an ordinal scale), "
+                    f"got {point['levels']:,}")
         if exact:
             return MC_ONLY
         size = point["n_pos"] + point["n_neg"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from .registry import Param, register
+from .registry import draws_param, register
 
 _BLOCK = 1 << 20  # scores ranked at once (test sets × examples), to bound memory
 
@@ -164,7 +164,7 @@ def newcombe(scores_pos, scores_neg, delta, rng=None):
 @register("bootstrap", display="percentile bootstrap", takes="scores", family="approximate", guaranteed=False,
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile); "
                     "stratified as pROC's ci.auc(method = 'bootstrap')",
-          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
+          params=(draws_param(2000, "bootstrap resamples"),))
 def bootstrap(scores_pos, scores_neg, delta, rng=None, draws=2000):
     """Stratified percentile bootstrap: (delta/2, 1 - delta/2) quantiles of Â over ``draws`` resamples.
 

@@ -28,7 +28,7 @@ from scipy import special
 from .. import validate
 from .binomial import wilson
 from .f1 import row_quantiles
-from .registry import Param, get, methods, register
+from .registry import draws_param, get, methods, register
 
 KINDS = ("proportion", "deff", "clustered")  # what applies to clustered data, as the estimand lists them
 _BLOCK = 1 << 21  # bootstrap random numbers drawn at once (test sets × draws × clusters)
@@ -139,7 +139,7 @@ def ratio_wald(successes, sizes, delta, rng=None):
 
 @register("cluster_bootstrap", display="cluster bootstrap", takes="clustered", family="approximate", guaranteed=False,
           reference="Davison & Hinkley (1997) ch. 3; Field & Welsh (2007), JRSS B 69, 369-390",
-          params=(Param("draws", 1000, above=0.0, doc="bootstrap resamples", integer=True),))
+          params=(draws_param(1000, "bootstrap resamples"),))
 def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
     """Percentile bootstrap over clusters: (delta/2, 1 - delta/2) quantiles of Σy*/Σs* over ``draws`` resamples.
 

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import special
 
 from .binomial import beta_interval
-from .registry import Param, register
+from .registry import Param, draws_param, register
 
 _BLOCK = 1 << 21  # random numbers drawn at once (rows × draws), to bound memory
 
@@ -107,7 +107,7 @@ def f1_bayes(tp, fn, fp, tn, delta, rng=None, alpha=1.0):
 
 @register("f1_bootstrap", display="F1 bootstrap", takes="confusion", family="approximate", guaranteed=False,
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
-          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True, at_most=10**7),))
+          params=(draws_param(2000, "bootstrap resamples"),))
 def f1_bootstrap(tp, fn, fp, tn, delta, rng=None, draws=2000):
     """Percentile bootstrap: (delta/2, 1 - delta/2) quantiles of F1 over ``draws`` resamples of the n examples.
 

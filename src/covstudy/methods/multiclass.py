@@ -28,7 +28,7 @@ from scipy import special
 from . import beta_mean_k
 from .balanced import class_bounds
 from .f1 import _BLOCK, row_quantiles
-from .registry import Param, register
+from .registry import Param, draws_param, register
 
 
 def _z(delta):
@@ -196,7 +196,7 @@ def _sampled(confusion, delta, draws: int, sample):
 
 @register("mf1_bayes", display="macro-F1 Bayes", takes="multiclass_draws", family="bayesian", guaranteed=False,
           reference="Dirichlet-multinomial posterior of the cells; cf. Goutte & Gaussier (2005) for binary F1",
-          params=(Param("draws", 2000, above=0.0, doc="posterior samples", integer=True),
+          params=(draws_param(2000, "posterior samples"),
                   Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
 def mf1_bayes(confusion, delta, rng=None, draws=2000, alpha=1.0):
     """Equal-tailed credible interval of macro-F1 from ``draws`` Dirichlet(C + α) posterior samples of the K² cells.
@@ -214,7 +214,7 @@ def mf1_bayes(confusion, delta, rng=None, draws=2000, alpha=1.0):
 @register("mf1_bootstrap", takes="multiclass_draws", family="approximate", guaranteed=False,
           display="macro-F1 bootstrap",
           reference="Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval)",
-          params=(Param("draws", 2000, above=0.0, doc="bootstrap resamples", integer=True),))
+          params=(draws_param(2000, "bootstrap resamples"),))
 def mf1_bootstrap(confusion, delta, rng=None, draws=2000):
     """Percentile bootstrap: (delta/2, 1 - delta/2) quantiles of macro-F1 over ``draws`` resamples of the n examples.
 

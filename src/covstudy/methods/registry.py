@@ -34,6 +34,8 @@ from typing import Callable
 
 import numpy as np
 
+from .. import validate
+
 Kernel = Callable[..., tuple[np.ndarray, np.ndarray]]
 
 FAMILIES = ("exact", "approximate", "bayesian")
@@ -87,16 +89,21 @@ class Param:
 
     def check(self, method: str, value):
         try:
-            x = float(value)
+            x = math.nan if validate.not_numbers(value) else float(value)
         except (TypeError, ValueError):
             x = math.nan
         kind = "whole number" if self.integer else "finite number"
-        if (isinstance(value, bool) or not (math.isfinite(x) and self.above < x <= self.at_most)
+        if (not (math.isfinite(x) and self.above < x <= self.at_most)
                 or (self.integer and x != int(x))):
             most = f" and <= {self.at_most:g}" if self.at_most < math.inf else ""
             raise ValueError(f"{method}: parameter {self.name} must be a {kind} > {self.above:g}{most}, "
                              f"got {value!r}")
         return int(x) if self.integer else x
+
+
+def draws_param(default: int, doc: str) -> Param:
+    """The ``draws`` parameter of a bootstrap or posterior-sampling method: one bound for all (validate.DRAWS_MAX)."""
+    return Param("draws", default, above=0.0, doc=doc, integer=True, at_most=validate.DRAWS_MAX)
 
 
 @dataclass(frozen=True)
@@ -252,6 +259,8 @@ class Registry:
     def all(self, takes: str | None = "proportion") -> dict[str, Method]:
         """Methods that take ``takes`` (every method if None) by canonical name, in registration
         order; ``str(m)`` is a method's one-line description."""
+        if takes is not None and takes not in INPUTS:
+            raise ValueError(f"takes must be one of {', '.join(INPUTS)} or None, got {takes!r}")
         return {n: m for n, m in self._methods.items() if takes is None or m.takes == takes}
 
 
