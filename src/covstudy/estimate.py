@@ -15,10 +15,16 @@ designs/base.py), the same estimate the runner splits tasks by:
 * memory: a worker's interpreter with numpy, scipy and pandas (``BASE_BYTES``) plus the
   largest task's interval tables (lower and upper, 16 bytes a cell, one table per method,
   estimand and delta, at most the evaluator's cache) and its largest batch of outcome
-  weights (8 bytes each, a few copies while it is scored).
+  weights (8 bytes each, a few copies while it is scored) and, for Monte Carlo, one point's
+  simulated test sets and resamples (``evaluate.mc_bytes``).
+
+A study whose forecast does not fit in the machine's memory is refused before any work
+(``memory_problem``, called by ``Study.from_config``).
 """
 
 from __future__ import annotations
+
+import os
 
 from . import evaluate
 from .designs import get_design
@@ -82,7 +88,29 @@ def task_bytes(task: Task) -> float:
     table_cells = min(sum(tables.values()), evaluate._CACHE_CELLS)
     # Points are generated in batches of at most _BATCH_ELEMENTS weights (one point at least).
     batch = min(sum(outcomes.values()), max(evaluate._BATCH_ELEMENTS, *outcomes.values()))
-    return BASE_BYTES + 16 * table_cells + 8 * WEIGHT_COPIES * batch
+    simulated = max((evaluate.mc_bytes(design, c.design_point, get(c.method.name), dict(c.method.params), c.reps)
+                     for c in task.cells if c.reps is not None), default=0.0)  # one point's test sets at a time
+    return BASE_BYTES + 16 * table_cells + 8 * WEIGHT_COPIES * batch + simulated
+
+
+def memory_problem(tasks: list[Task], workers: int, ram: float | None = None) -> str | None:
+    """Why the forecast memory cannot fit in this machine's RAM ("n_jobs: ..."), or None."""
+    ram = physical_memory() if ram is None else ram
+    each = max((task_bytes(t) for t in tasks), default=BASE_BYTES)
+    spread = max(1, min(workers, len(tasks)))
+    if ram is None or each * spread <= ram:
+        return None
+    fewer = f"lower n_jobs (now {spread} workers), " if spread > 1 and each <= ram else ""
+    return (f"n_jobs: the forecast is ~{size(each)} a worker on {spread} worker{'s' * (spread > 1)}, more than "
+            f"this machine's {size(ram)} of memory; {fewer}lower reps or the grid")
+
+
+def physical_memory() -> float | None:
+    """This machine's RAM in bytes (None where the OS does not tell)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def duration(seconds: float) -> str:

@@ -23,12 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import validate
 from .designs import Design, Outcomes
 from .estimands import Estimand
 from .measures import measures
 from .methods import Method
 from .seeds import stream
 
+MC_BYTES_PER_NUMBER = 32  # measured: a held number's int64 and the copies made sorting, de-duplicating, scoring
 _BATCH_ELEMENTS = 4_000_000  # (points × outcomes) generated at once: bounds memory
 _CACHE_CELLS = 20_000_000  # the interval-table cache keeps at most this many cells (~320 MB)
 # cache key -> (None, lower, upper) for a whole table, or (cells, lower, upper) for the sorted
@@ -66,7 +68,7 @@ def infeasible(design: Design, points: list[dict], analysis: Analysis) -> tuple[
                 f"coverage only; give reps (e.g. reps=2000)"), points[0]
     check, merge, truth, inputs = design.check, analysis.merge, analysis.estimand.truth, design.truth_inputs
     for point in points:
-        problem = check(point, exact, merge)
+        problem = check(point, exact, merge) or (None if exact else mc_memory(design, point, analysis))
         if problem is None:
             try:
                 truth(inputs(point))
@@ -75,6 +77,28 @@ def infeasible(design: Design, points: list[dict], analysis: Analysis) -> tuple[
         if problem:
             return problem, point
     return None, None
+
+
+def mc_bytes(design: Design, point: dict, method: Method, params: dict, reps: int) -> float:
+    """About the peak memory of Monte Carlo at ``point``: the simulated test sets held at once
+    (every one where the design or the method keeps them, else at most its distinct outcomes)
+    and one test set's resamples (a method's ``draws``), MC_BYTES_PER_NUMBER a number."""
+    kept = design.keeps_test_sets or method.per_test_set
+    held = reps if kept else min(reps, design.outcome_count(point))
+    return MC_BYTES_PER_NUMBER * design.test_set_numbers(point) * (held + params.get("draws", 0))
+
+
+def mc_memory(design: Design, point: dict, analysis: Analysis) -> str | None:
+    """Why Monte Carlo at ``point`` would not fit in validate.MC_BYTES_MAX ("reps: ..."), or None."""
+    need = mc_bytes(design, point, analysis.method, dict(analysis.params), analysis.reps)
+    if need <= validate.MC_BYTES_MAX:
+        return None
+    draws = dict(analysis.params).get("draws")
+    lower = ", ".join(["reps", *(["draws"] if draws else []), *([design.sized_by] if design.sized_by else [])])
+    at = ", ".join(f"{a} = {point[a]:,}" for a in design.sized_by.split(", ") if a)
+    return (f"reps: Monte Carlo{f' at {at}' if at else ''} needs ~{need / 1e9:.1f} GB (reps = {analysis.reps:,}"
+            f"{f', draws = {draws:,}' if draws else ''}, {design.test_set_numbers(point):,} numbers a test set), "
+            f"more than the {validate.MC_BYTES_MAX / 1e9:g} GB limit; lower {lower}")
 
 
 def clear_cache() -> None:

@@ -118,6 +118,7 @@ class Study:
             raise ConfigError(f"exact_curve: only for the binomial design, got grid.design {'/'.join(design)}")
         check_size(study)
         check_feasible(study)
+        check_fits(study)
         return study
 
     def config(self) -> dict:
@@ -353,6 +354,21 @@ def check_size(study: Study) -> None:
                           f"set max_cells={count} to run them")
 
 
+def check_fits(study: Study) -> None:
+    """The run's memory forecast (the plan line's) fits in this machine's RAM; else ConfigError.
+    Not for a dask scheduler elsewhere, whose workers' memory is unknown here."""
+    if study.scheduler is not None:
+        return
+    from . import grid
+    from .estimate import memory_problem
+    from .runner import n_workers
+
+    workers = n_workers(study.n_jobs) if study.workers is None else study.workers
+    problem = memory_problem(grid.tasks(grid.cells(study), workers), workers)
+    if problem:
+        raise ConfigError(problem)
+
+
 def check_feasible(study: Study) -> None:
     """Every method, side and point of the study can be computed by its engines; else ConfigError."""
     data = get_design(study.design[0]).data
@@ -374,11 +390,13 @@ def check_feasible(study: Study) -> None:
                 for name in study.design:
                     design = get_design(name)
                     for point in points[name]:
-                        key = (name, tuple(point.items()), est.name, a.reps is None, a.merge)
+                        key = (name, tuple(point.items()), est.name, a.reps is None, a.merge,
+                               method.per_test_set, spec.params)  # the last two: the memory check
                         if key in seen:
                             continue
                         seen.add(key)
                         problem, _ = infeasible(design, [point], a)
                         if problem:
                             mc_ok = a.reps is None and design.check(point, False) is None
-                            raise ConfigError(f"grid.{problem}" + ("; use engine mc" if mc_ok else ""))
+                            where = "" if problem.startswith("reps:") else "grid."
+                            raise ConfigError(f"{where}{problem}" + ("; use engine mc" if mc_ok else ""))

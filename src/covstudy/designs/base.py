@@ -144,6 +144,13 @@ class Design:
         """About how many outcomes carry most of the probability (all of them, by default)."""
         return float(self.outcome_count(point))
 
+    keeps_test_sets: bool = False  # Monte Carlo holds every simulated test set (else its distinct outcomes, in blocks)
+    sized_by: str = ""  # the axes that set test_set_numbers ("": a fixed count)
+
+    def test_set_numbers(self, point: dict) -> int:
+        """How many numbers one simulated test set is held as (e.g. the four cells of a confusion matrix)."""
+        return 4
+
     def stream_identity(self, point: dict) -> dict:
         """What keys the point's random stream (seeds.stream); never includes loop order."""
         raise NotImplementedError

@@ -158,6 +158,12 @@ class Binormal(Design):
                    f"{MC_LIMIT:,}, got {size:,}"
         return None
 
+    keeps_test_sets = True
+    sized_by = "n_pos, n_neg"
+
+    def test_set_numbers(self, point: dict) -> int:
+        return point["n_pos"] + point["n_neg"]
+
     def table_key(self, point: dict) -> tuple:
         return (point["n_pos"], point["n_neg"])
 

@@ -59,6 +59,12 @@ class Clustered(Design):
                    f"got {point['clusters']:,}"
         return None
 
+    keeps_test_sets = True
+    sized_by = "clusters"
+
+    def test_set_numbers(self, point: dict) -> int:
+        return 2 * point["clusters"]  # successes and sizes of every cluster
+
     def table_key(self, point: dict) -> tuple:
         return (point["clusters"], point["cluster_size"], point["icc"])
 

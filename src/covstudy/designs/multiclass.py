@@ -215,6 +215,12 @@ class _Multiclass(Design):
                         f"{EXACT_LIMIT:,} outcomes")
         return None
 
+    keeps_test_sets = True  # its distinct matrices, as many as reps for large n
+    sized_by = "K"
+
+    def test_set_numbers(self, point: dict) -> int:
+        return point["K"] ** 2
+
     def table_key(self, point: dict) -> tuple:
         return (point["K"], point["n"])
 
