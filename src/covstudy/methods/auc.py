@@ -224,7 +224,11 @@ def auc_interval(method: str, scores_pos, scores_neg, delta=0.05, seed: int | No
 
 
 def _scores(name: str, value) -> np.ndarray:
+    from .. import validate
+
     try:
+        if validate.not_numbers(value):
+            raise TypeError
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a 1-d array of at least 2 finite numbers, got {value!r}") from None
