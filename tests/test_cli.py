@@ -55,8 +55,8 @@ def test_overrides_map_to_the_table(tmp_path):
 BAD_INPUT = [
     ("+colour=red", "colour: unknown key"),
     ("+grid.q=[1]", "grid.q: unknown key"),
-    ("reps=abc", "reps: must be an integer >= 1, got 'abc'"),
-    ("reps=0", "reps: must be an integer >= 1, got 0"),
+    ("reps=abc", "reps: must be an integer in [1, 100,000,000], got 'abc'"),
+    ("reps=0", "reps: must be an integer in [1, 100,000,000], got 0"),
     ("grid.p=[0.2,1.5]", "grid.p: must be in [0.0, 1.0], got 1.5"),
     ("grid.n=[0,10]", "grid.n: must be in [1, inf], got 0"),
     ("grid.n=[10.5]", "grid.n: must be whole numbers in [1, inf], got 10.5"),
