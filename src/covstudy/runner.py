@@ -28,7 +28,7 @@ from .estimate import cell_seconds, forecast
 from .progress import Progress
 from .store import Store
 from .study import RUN_KEYS, Study
-from .tasks import ROW_MEASURES, evaluate, row_identity
+from .tasks import ROW_MEASURES, evaluate, row_columns, row_identity
 
 IN_PROCESS_COST = 2e5  # grid.study_cost below which a study runs in this process, without workers
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
@@ -119,6 +119,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
         with Store(study.out) as store:
             check_same_study(store, study)
             store.write_yaml("study.yaml", study.record())
+            store.columns = {c.cell_id: row_columns(c) for c in all_cells}
             done = pd.DataFrame() if study.force else store.finished()
             done_ids = set(done["cell_id"]) if len(done) else set()
             todo = [c for c in all_cells if c.cell_id not in done_ids]
