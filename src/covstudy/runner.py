@@ -7,7 +7,10 @@ not depend on any of them: each grid point's random stream is keyed by its ident
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import ctypes
+import ctypes.util
 import datetime as dt
 import logging
 import os
@@ -15,6 +18,8 @@ import platform
 import signal
 import subprocess
 import sys
+import threading
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -135,27 +140,21 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             cost = {c.cell_id: cell_seconds(c) for c in todo}  # the bar advances by the forecast work done
             try:
                 with Progress(study.name, len(todo), sum(cost.values()), progress) as bar:
-                    if tasks and (workers == 1 or len(tasks) == 1 or grid.study_cost(todo) < IN_PROCESS_COST) \
-                            and study.backend == "loky":
+                    if tasks and grid.study_cost(todo) < IN_PROCESS_COST and study.backend == "loky":
                         # Too little work to pay for starting workers (each imports numpy, scipy, pandas).
+                        # More runs on workers even with one: a long numpy call here would hold off
+                        # Ctrl-C and SIGTERM until it returns, a worker is killed at once.
                         for task in tasks:
                             rows = _evaluate_single_threaded(task)
                             store.save(rows)
                             saved += len(rows)
                             bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
                     elif tasks:
-                        with backend(study, workers) as n_jobs:
-                            parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)),
-                                                       return_as="generator_unordered")
-                            with _workers_leave_signals_to_us():  # the workers start here
-                                results = parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks)
-                            try:
-                                for rows in results:
-                                    store.save(rows)
-                                    saved += len(rows)
-                                    bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
-                            finally:
-                                results.close()  # on an interrupt: cancel what is queued
+                        with contextlib.closing(_on_workers(study, tasks, workers)) as results:
+                            for rows in results:
+                                store.save(rows)
+                                saved += len(rows)
+                                bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
             except KeyboardInterrupt:
                 _shutdown_workers()
                 raise Interrupted(f"interrupted: {saved} of {len(all_cells)} cells saved in {study.out}; "
@@ -173,6 +172,53 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
     except OSError as err:
         raise OutError(f"out: cannot write the study folder {study.out}: {err.strerror or err}") from None
     return table
+
+
+def _on_workers(study: Study, tasks: list[grid.Task], workers: int):
+    """Each task's rows, as a worker finishes it (in any order): on loky processes that die
+    with this one (``_die_with_parent``), or on the study's dask cluster."""
+    if study.backend == "loky":
+        from joblib.externals.loky import get_reusable_executor
+
+        executor = get_reusable_executor(max_workers=min(workers, len(tasks)), timeout=300,
+                                         initializer=_die_with_parent, initargs=(os.getpid(),),
+                                         env={v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                                               "MKL_NUM_THREADS")})
+        with _workers_leave_signals_to_us():  # the workers start here
+            futures = [executor.submit(_evaluate_single_threaded, t) for t in tasks]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:  # on an interrupt: what is queued never starts
+                future.cancel()
+        return
+    with backend(study, workers) as n_jobs:
+        parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)), return_as="generator_unordered")
+        results = parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks)
+        try:
+            yield from results
+        finally:
+            results.close()
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: exit when the process ``parent`` dies, even by ``kill -9`` (a worker
+    left behind would compute on for nothing and hold the run's stdout and stderr open).
+    On Linux the kernel sends SIGKILL (PR_SET_PDEATHSIG), even inside a long numpy call;
+    elsewhere a thread notices the worker being re-parented."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    if os.getppid() != parent:  # died before the above took effect
+        os._exit(1)
+    threading.Thread(target=watch, name="covstudy-parent-watch", daemon=True).start()
 
 
 @contextlib.contextmanager
