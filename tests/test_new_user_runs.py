@@ -133,7 +133,7 @@ def test_interrupt_saves_says_how_to_resume_and_exits_130(tmp_path, sig):
     last = err.strip().splitlines()[-1]
     assert last.startswith("covstudy: interrupted: ") and last.endswith(
         f"of 396 cells saved in {out}; rerun the same command to resume"), err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "Warning" not in err  # e.g. the resource tracker's "leaked semlock objects"
     assert not list(out.glob("*.tmp")) and not list((out / "parts").glob(".*.tmp"))
     for _ in range(100):  # the worker pool is gone (its resource tracker may take a moment)
         leftovers = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True, check=False).stdout.split()

@@ -16,6 +16,7 @@ import logging
 import os
 import platform
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -57,6 +58,26 @@ def n_workers(n_jobs: int) -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def check_backend(study: Study) -> None:
+    """BackendError, before any work, if the study's dask backend cannot start: dask missing,
+    or nothing listening at its scheduler's address (a quick connection, not dask's 20 s timeout)."""
+    if study.backend != "dask":
+        return
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        raise BackendError("backend: dask needs the dask extra: pip install 'covstudy[dask]'") from None
+    if not study.scheduler:
+        return
+    address = study.scheduler.split("://")[-1]
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5).close()
+    except (OSError, ValueError) as err:
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err) or type(err).__name__
+        raise BackendError(f"scheduler: cannot reach the dask scheduler at {study.scheduler} ({why})") from None
 
 
 @contextlib.contextmanager
@@ -117,6 +138,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
     ``OutError`` when ``out`` cannot be written, ``StudyMismatch`` when ``out`` holds another study.
     """
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+    check_backend(study)
     started = dt.datetime.now(dt.timezone.utc)
     all_cells = grid.cells(study)
     try:
