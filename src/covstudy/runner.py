@@ -206,14 +206,15 @@ def _on_workers(study: Study, tasks: list[grid.Task], workers: int):
                                          initializer=_die_with_parent, initargs=(os.getpid(),),
                                          env={v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                                                "MKL_NUM_THREADS")})
-        with _workers_leave_signals_to_us():  # the workers start here
-            futures = [executor.submit(_evaluate_single_threaded, t) for t in tasks]
+        with _workers_leave_signals_to_us():  # the first submission starts the workers
+            futures = [executor.submit(_evaluate_single_threaded, tasks[0])]
+        futures += [executor.submit(_evaluate_single_threaded, t) for t in tasks[1:]]
         try:
             for future in concurrent.futures.as_completed(futures):
                 yield future.result()
         finally:
-            for future in futures:  # on an interrupt: what is queued never starts
-                future.cancel()
+            if not all(f.done() for f in futures):  # an interrupt or an error: stop what runs and is queued
+                _shutdown_workers()
         return
     with backend(study, workers) as n_jobs:
         parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)), return_as="generator_unordered")
@@ -247,7 +248,7 @@ def _die_with_parent(parent: int) -> None:
 def _workers_leave_signals_to_us():
     """Workers started in here ignore Ctrl-C and SIGTERM (the dispositions survive exec): the
     driver alone handles them, saves what is finished and stops the pool. The price: a signal
-    that arrives while the pool starts (about a second) is ignored by the driver too."""
+    that arrives while the workers are spawned (a fraction of a second) is ignored by the driver too."""
     try:
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     except ValueError:  # not the main thread
