@@ -153,3 +153,31 @@ def test_balanced_study_end_to_end(tmp_path):
     assert (iid["n_valid"] <= 500).all() and (iid["n_valid"] < 500).any()  # n = 20, prevalence 0.1: empty classes
     assert (table.loc[table["method"] == "ba_cp_union", "exact_coverage"] >= 0.95).all()
     assert list((tmp_path / "results" / "ba" / "figures").glob("ba_*.png"))
+
+
+@pytest.mark.parametrize("override, message", [
+    ("foo=1", "Could not override 'foo'. To append to your config use +foo=1"),
+    ("grid.nn=3", "Could not override 'grid.nn'. To append to your config use +grid.nn=3"),
+    ("hydra/launcher=bogus", "In 'hydra/config': Could not find 'hydra/launcher/bogus'; available options in "
+                             "'hydra/launcher': basic, slurm, submitit_local, submitit_slurm"),
+    ("methods=[wald", "no viable alternative at input '[wald'"),
+])
+def test_hydra_errors_are_one_line_and_exit_2(tmp_path, override, message):
+    run = covstudy(tmp_path, override, "out=x")
+    assert run.returncode == 2
+    assert run.stderr == f"covstudy: error: {message}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unreachable_scheduler_is_one_line_before_the_plan(tmp_path):
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    pytest.importorskip("dask.distributed")
+    run = covstudy(tmp_path, "backend=dask", f"scheduler=tcp://127.0.0.1:{port}", "out=x")
+    assert run.returncode == 2
+    assert run.stderr == (f"covstudy: error: scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:{port} "
+                          "(Connection refused)\n")
+    assert list(tmp_path.iterdir()) == []

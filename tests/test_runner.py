@@ -1,10 +1,12 @@
 """The study runner: determinism across n_jobs/chunking/resumption, the store, the lock."""
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -76,22 +78,44 @@ def test_second_run_on_same_out_is_refused(tmp_path):
     run_study(s)  # released
 
 
-def test_killed_run_resumes_to_the_uninterrupted_table(tmp_path):
+def children(pid):
+    """The live (not zombie) child processes of ``pid``, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError):
+            state, ppid = stat.read_text().rsplit(")", 1)[1].split()[:2]
+            if int(ppid) == pid and state != "Z":
+                found.append(int(stat.parent.name))
+    return found
+
+
+def running(pid):
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    return False
+
+
+def test_killed_run_leaves_no_workers_and_resumes_to_the_uninterrupted_table(tmp_path):
     # Blaker's interval tables at large n take a fraction of a second per task: slow enough
     # to kill the run after its first finished task, whatever the machine.
     args = ["methods=[blaker,wilson]", "grid.n=[4000,5000,6000,7000,8000,9000]", "grid.p=${seq:0.01,0.99,0.01}",
-            "engine=exact", "n_jobs=1"]
+            "engine=exact", "n_jobs=2"]
     cmd = [sys.executable, "-m", "covstudy", *args, f"out={tmp_path / 'killed'}"]
     out = tmp_path / "killed"
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and not list((out / "parts").glob("*.csv")):
         time.sleep(0.01)
+    pool = children(proc.pid)  # two workers and the resource trackers
     assert proc.poll() is None, "the study finished before it could be killed; make it bigger"
+    assert len(pool) >= 2
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    deadline = time.time() + 60  # generous: a worker notices at once, but may be busy starting up
+    while time.time() < deadline and any(map(running, pool)):
+        time.sleep(0.1)
+    assert not any(map(running, pool)), "workers outlived the killed run"
     assert not (out / "results.csv").exists()
-    assert 1 <= len(list((out / "parts").glob("*.csv"))) < 6
     subprocess.run(cmd, cwd=tmp_path, check=True, capture_output=True)
     resumed = pd.read_csv(out / "results.csv")
     clean = run_study(Study.from_config({
@@ -100,6 +124,31 @@ def test_killed_run_resumes_to_the_uninterrupted_table(tmp_path):
                  "delta": [0.05]}, "out": str(tmp_path / "clean")}))
     assert len(clean) == 6 * 99 * 2
     pd.testing.assert_frame_equal(numbers(resumed), numbers(clean), check_dtype=False)
+
+
+def test_sigterm_stops_a_long_cell_within_seconds(tmp_path):
+    # One exact Blaker cell at n = 10^7: about a minute of one numpy computation (43 s before it
+    # was moved onto a worker, since a signal waits for the numpy call in the driver to return).
+    cmd = [sys.executable, "-m", "covstudy", "methods=[blaker]", "grid.n=[10000000]", "grid.p=[0.5]",
+           "engine=exact", "n_jobs=2", f"out={tmp_path / 'long'}"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc.stderr.readline()  # the plan line: the work starts
+    deadline = time.time() + 30
+    while time.time() < deadline and not children(proc.pid):
+        time.sleep(0.05)
+    time.sleep(1)  # while the pool starts, the driver ignores signals (runner._workers_leave_signals_to_us)
+    proc.send_signal(signal.SIGTERM)
+    start = time.time()
+    try:
+        _, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("SIGTERM took longer than 15 s to stop the run")
+    assert time.time() - start < 15
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1].endswith("0 of 1 cells saved in " + str(tmp_path / "long")
+                                                  + "; rerun the same command to resume"), err
 
 
 def test_dask_backend_matches_loky_bit_for_bit(tmp_path):

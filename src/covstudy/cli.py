@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import os
 import signal
 import sys
 from pathlib import Path
@@ -127,8 +128,40 @@ def main() -> None:
             close = difflib.get_close_matches(option, options, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             _fail(f"{group}: must be one of {', '.join(options)}, got {option!r}{hint}")
+    if not any(a.startswith("-") for a in sys.argv[1:]):  # a single run: Hydra's own errors in one line too
+        _check_overrides(sys.argv[1:])
+    # An interrupt kills the pool's workers; its resource trackers (which inherit this) would
+    # then warn of "leaked semlock objects" after the resume line.
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"),
+                                                          "ignore:resource_tracker:UserWarning"]))
     sys.argv = ["--help" if a == "--hydra-help" else a for a in sys.argv]
     _app()
+
+
+def _check_overrides(overrides: list[str]) -> None:
+    """Compose the config as Hydra will (its config included): an unknown key, a bad option
+    of a config group, a malformed override exit with one line (``_fail``) instead of Hydra's
+    multi-line message and exit code 1."""
+    from hydra import compose, initialize_config_dir
+
+    try:
+        with initialize_config_dir(config_dir=_conf_dir(), version_base="1.3"):
+            compose(config_name="config", overrides=overrides, return_hydra_config=True)
+    except (OmegaConfBaseException, hydra.errors.HydraException) as err:
+        _fail(_one_line(str(err)))
+
+
+def _one_line(message: str) -> str:
+    """Hydra's multi-line error as one line: its first paragraph (without OmegaConf's key
+    details), and the options it lists, if any."""
+    head, _, rest = message.strip().partition("\n\n")
+    lines = [line.strip() for line in head.splitlines()
+             if line.strip() and not line.strip().startswith(("full_key:", "object_type=", "Key '", "See https://"))]
+    text = " ".join(lines)
+    if rest.startswith("Available options"):
+        title, *options = rest.split("Config search path")[0].strip().splitlines()
+        text += f"; {title.rstrip(':').lower()}: {', '.join(o.strip() for o in options)}"
+    return text.replace("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", "").strip()
 
 
 @hydra.main(version_base="1.3", config_path=_conf_dir(), config_name="config")

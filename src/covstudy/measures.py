@@ -23,6 +23,11 @@ import numpy as np
 
 MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width")  # what every result carries
 NULL_MEASURES = ("excludes_zero", "excludes_zero_mcse")  # results of estimands with a null value (differences)
+# The closed range each measure below lies in: rates in [0, 1], an MCSE sqrt(r(1 - r)/reps) at most 1/2,
+# widths non-negative (a stored part outside them is damaged).
+RANGES = {"coverage": (0.0, 1.0), "mcse": (0.0, 0.5), "miss_low": (0.0, 1.0), "miss_high": (0.0, 1.0),
+          "mean_width": (0.0, np.inf), "sd_width": (0.0, np.inf), "excludes_zero": (0.0, 1.0),
+          "excludes_zero_mcse": (0.0, 0.5)}
 
 
 def measures(weights, lower, upper, truth, reps: int | None = None, width=None,

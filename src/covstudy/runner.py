@@ -7,14 +7,20 @@ not depend on any of them: each grid point's random stream is keyed by its ident
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import ctypes
+import ctypes.util
 import datetime as dt
 import logging
 import os
 import platform
 import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -28,7 +34,7 @@ from .estimate import cell_seconds, forecast
 from .progress import Progress
 from .store import Store
 from .study import RUN_KEYS, Study
-from .tasks import ROW_MEASURES, evaluate, row_identity
+from .tasks import ROW_MEASURES, evaluate, row_columns, row_identity
 
 IN_PROCESS_COST = 2e5  # grid.study_cost below which a study runs in this process, without workers
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
@@ -52,6 +58,26 @@ def n_workers(n_jobs: int) -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def check_backend(study: Study) -> None:
+    """BackendError, before any work, if the study's dask backend cannot start: dask missing,
+    or nothing listening at its scheduler's address (a quick connection, not dask's 20 s timeout)."""
+    if study.backend != "dask":
+        return
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        raise BackendError("backend: dask needs the dask extra: pip install 'covstudy[dask]'") from None
+    if not study.scheduler:
+        return
+    address = study.scheduler.split("://")[-1]
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5).close()
+    except (OSError, ValueError) as err:
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err) or type(err).__name__
+        raise BackendError(f"scheduler: cannot reach the dask scheduler at {study.scheduler} ({why})") from None
 
 
 @contextlib.contextmanager
@@ -112,6 +138,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
     ``OutError`` when ``out`` cannot be written, ``StudyMismatch`` when ``out`` holds another study.
     """
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+    check_backend(study)
     started = dt.datetime.now(dt.timezone.utc)
     all_cells = grid.cells(study)
     try:
@@ -119,6 +146,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
         with Store(study.out) as store:
             check_same_study(store, study)
             store.write_yaml("study.yaml", study.record())
+            store.columns = {c.cell_id: row_columns(c) for c in all_cells}
             done = pd.DataFrame() if study.force else store.finished()
             done_ids = set(done["cell_id"]) if len(done) else set()
             todo = [c for c in all_cells if c.cell_id not in done_ids]
@@ -134,27 +162,21 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             cost = {c.cell_id: cell_seconds(c) for c in todo}  # the bar advances by the forecast work done
             try:
                 with Progress(study.name, len(todo), sum(cost.values()), progress) as bar:
-                    if tasks and (workers == 1 or len(tasks) == 1 or grid.study_cost(todo) < IN_PROCESS_COST) \
-                            and study.backend == "loky":
+                    if tasks and grid.study_cost(todo) < IN_PROCESS_COST and study.backend == "loky":
                         # Too little work to pay for starting workers (each imports numpy, scipy, pandas).
+                        # More runs on workers even with one: a long numpy call here would hold off
+                        # Ctrl-C and SIGTERM until it returns, a worker is killed at once.
                         for task in tasks:
                             rows = _evaluate_single_threaded(task)
                             store.save(rows)
                             saved += len(rows)
                             bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
                     elif tasks:
-                        with backend(study, workers) as n_jobs:
-                            parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)),
-                                                       return_as="generator_unordered")
-                            with _workers_leave_signals_to_us():  # the workers start here
-                                results = parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks)
-                            try:
-                                for rows in results:
-                                    store.save(rows)
-                                    saved += len(rows)
-                                    bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
-                            finally:
-                                results.close()  # on an interrupt: cancel what is queued
+                        with contextlib.closing(_on_workers(study, tasks, workers)) as results:
+                            for rows in results:
+                                store.save(rows)
+                                saved += len(rows)
+                                bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
             except KeyboardInterrupt:
                 _shutdown_workers()
                 raise Interrupted(f"interrupted: {saved} of {len(all_cells)} cells saved in {study.out}; "
@@ -174,11 +196,59 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
     return table
 
 
+def _on_workers(study: Study, tasks: list[grid.Task], workers: int):
+    """Each task's rows, as a worker finishes it (in any order): on loky processes that die
+    with this one (``_die_with_parent``), or on the study's dask cluster."""
+    if study.backend == "loky":
+        from joblib.externals.loky import get_reusable_executor
+
+        executor = get_reusable_executor(max_workers=min(workers, len(tasks)), timeout=300,
+                                         initializer=_die_with_parent, initargs=(os.getpid(),),
+                                         env={v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                                               "MKL_NUM_THREADS")})
+        with _workers_leave_signals_to_us():  # the first submission starts the workers
+            futures = [executor.submit(_evaluate_single_threaded, tasks[0])]
+        futures += [executor.submit(_evaluate_single_threaded, t) for t in tasks[1:]]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                yield future.result()
+        finally:
+            if not all(f.done() for f in futures):  # an interrupt or an error: stop what runs and is queued
+                _shutdown_workers()
+        return
+    with backend(study, workers) as n_jobs:
+        parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)), return_as="generator_unordered")
+        results = parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks)
+        try:
+            yield from results
+        finally:
+            results.close()
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: exit when the process ``parent`` dies, even by ``kill -9`` (a worker
+    left behind would compute on for nothing and hold the run's stdout and stderr open).
+    On Linux the kernel sends SIGKILL (PR_SET_PDEATHSIG), even inside a long numpy call;
+    elsewhere a thread notices the worker being re-parented."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    if os.getppid() != parent:  # died before the above took effect
+        os._exit(1)
+    threading.Thread(target=watch, name="covstudy-parent-watch", daemon=True).start()
+
+
 @contextlib.contextmanager
 def _workers_leave_signals_to_us():
     """Workers started in here ignore Ctrl-C and SIGTERM (the dispositions survive exec): the
     driver alone handles them, saves what is finished and stops the pool. The price: a signal
-    that arrives while the pool starts (about a second) is ignored by the driver too."""
+    that arrives while the workers are spawned (a fraction of a second) is ignored by the driver too."""
     try:
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     except ValueError:  # not the main thread

@@ -52,13 +52,12 @@ def _csv_bytes(frame: pd.DataFrame) -> bytes:
     return buf.getvalue().encode()
 
 
-REQUIRED = ("cell_id", "method", "coverage", "mean_width", "seconds")  # never empty in a whole part
-
-
-def read_part(path: Path) -> tuple[pd.DataFrame | None, str | None]:
+def read_part(path: Path, columns: dict | None = None) -> tuple[pd.DataFrame | None, str | None]:
     """A part's rows, or None and why it is damaged: empty, not a CSV table, cut short (every
-    part ends with a newline; its last column, ``seconds``, is never empty), or missing a
-    required column or value."""
+    part ends with a newline), or not rows as a task writes them (tasks.row_problem: columns,
+    types, ranges; exactly ``columns[cell_id]`` for the cells it names)."""
+    from .tasks import row_problem
+
     data = path.read_bytes()
     if not data.strip():
         return None, "empty"
@@ -68,13 +67,11 @@ def read_part(path: Path) -> tuple[pd.DataFrame | None, str | None]:
         frame = pd.read_csv(io.BytesIO(data))
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as err:
         return None, f"not a CSV table: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
-    missing = [c for c in REQUIRED if c not in frame]
-    if missing or frame.empty:
-        return None, f"no {missing[0]} column" if missing else "no rows"
-    holes = [c for c in REQUIRED if frame[c].isna().any()]
-    if holes:
-        return None, f"missing values in column {holes[0]}"
-    return frame, None
+    try:
+        problem = "no rows" if frame.empty else row_problem(frame, columns)
+    except Exception as err:  # whatever else is wrong makes a damaged part, never a folder stuck on it
+        problem = f"unreadable: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    return (None, problem) if problem else (frame, None)
 
 
 class Store:
@@ -84,6 +81,7 @@ class Store:
         self.out = Path(out)
         self.parts = self.out / "parts"
         self._lock = None
+        self.columns: dict[str, tuple] = {}  # cell_id -> its row's columns (tasks.row_columns), for read_part
 
     def __enter__(self) -> "Store":
         self.parts.mkdir(parents=True, exist_ok=True)
@@ -118,7 +116,7 @@ class Store:
         """
         frames = []
         for f in self._part_files():
-            frame, problem = read_part(f)
+            frame, problem = read_part(f, self.columns)
             if problem:
                 f.rename(f.with_name(f.name + ".damaged"))
                 print(f"covstudy: warning: damaged part {f} ({problem}); moved aside to {f.name}.damaged, "

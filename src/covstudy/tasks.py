@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import time
 
-from .designs import get_design
+import numpy as np
+import pandas as pd
+
+from . import validate
+from .designs import DESIGNS, get_design
 from .estimands import get_estimand
 from .evaluate import Evaluator
 from .grid import Cell, Task
-from .measures import MEASURES, NULL_MEASURES
+from .measures import MEASURES, NULL_MEASURES, RANGES
+from .methods import get
 from .study import analyses_of
 
 
@@ -56,6 +61,11 @@ def evaluate(task: Task) -> list[dict]:
 # Every column a row carries after its identity: the runner keeps only these (and the identity's)
 # in the results table, so a column added to the rows above must be added here too.
 ROW_MEASURES = ("truth", *MEASURES, *NULL_MEASURES, "n_valid", "exact_coverage", "exact_mean_width", "seconds")
+# The range of each: the measures' own, an estimand's value (rates, AUCs and their differences), counts.
+ROW_RANGES = {"truth": (-1.0, 1.0), **RANGES, "n_valid": (0, np.inf), "exact_coverage": RANGES["coverage"],
+              "exact_mean_width": RANGES["mean_width"], "seconds": (0.0, np.inf)}
+TEXT_COLUMNS = ("cell_id", "method", "label", "params", "side", "design", "engine", "metric")
+ALWAYS = ("cell_id", "method", "side", "design", "delta", "engine", "truth", *MEASURES, "seconds")  # in every row
 
 
 def row_identity(cell: Cell) -> dict:
@@ -72,3 +82,85 @@ def row_identity(cell: Cell) -> dict:
         "reps": cell.reps,
         "seed": cell.seed,
     }
+
+
+def row_columns(cell: Cell) -> tuple[str, ...]:
+    """The columns of ``cell``'s row, as ``evaluate`` writes it."""
+    null = get_estimand(get_design(cell.design).data, cell.estimand).null is not None
+    exact = cell.engine == "both" and not get(cell.method.name).per_test_set  # as study.analyses_of
+    return (*row_identity(cell), "truth", *MEASURES, *(NULL_MEASURES if null else ()), "n_valid",
+            *(("exact_coverage", "exact_mean_width") if exact else ()), "seconds")
+
+
+def row_problem(frame: pd.DataFrame, columns: dict[str, tuple] | None = None) -> str | None:
+    """Why ``frame`` (rows read back from a part) is not what ``evaluate`` writes, or None: an
+    unexpected or a missing column, a non-number in a numeric column, a value out of its range
+    (ROW_RANGES, the design's axes, delta's, whole reps and seeds), or an empty value where a
+    row has one. ``columns`` (cell_id -> row_columns) makes the check exact for those cells:
+    their rows must have exactly those columns, filled."""
+    designs = set(frame["design"].dropna()) if "design" in frame else set()
+    if unknown := sorted(designs - set(DESIGNS), key=str):
+        return f"unknown design {unknown[0]!r}"
+    if "metric" in frame and (bad := [m for d in designs for m in frame.loc[frame["design"] == d, "metric"].dropna()
+                                      if _estimand(get_design(d).data, m) is None]):
+        return f"unknown metric {bad[0]!r}"
+    axes = {a.name: a for d in designs for a in get_design(d).axes}
+    known = {*TEXT_COLUMNS, *axes, "delta", "reps", "seed", *ROW_MEASURES}
+    ours = frame["cell_id"].isin(columns or {}) if "cell_id" in frame else pd.Series(False, index=frame.index)
+    if ours.all() and columns:  # only this study's cells: their columns exactly
+        known = {c for i in frame["cell_id"] for c in columns[i]}
+    needed = [*ALWAYS, *(NULL_MEASURES if any(_has_null(d, frame) for d in designs) else ())]
+    needed += [c for i in frame.loc[ours, "cell_id"].drop_duplicates() for c in columns[i] if c not in needed]
+    if missing := [c for c in needed if c not in frame]:
+        return f"no {missing[0]} column"
+    if extra := [c for c in frame if c not in known]:
+        return f"unexpected column {extra[0]}"
+    filled = [c for c in dict.fromkeys(needed) if c in ROW_RANGES and c != "n_valid"]  # n_valid is empty for the exact engine
+    if ours.any() and filled:
+        has = pd.DataFrame([[c in columns[i] for c in filled] for i in frame.loc[ours, "cell_id"]],
+                           index=frame.index[ours], columns=filled)
+        if holes := [c for c in filled if (has[c] & frame.loc[ours, c].isna()).any()]:
+            return f"missing values in column {holes[0]}"
+    numeric = [c for c in frame if c not in TEXT_COLUMNS]
+    if text := [c for c in numeric if not pd.api.types.is_numeric_dtype(frame[c]) or
+                pd.api.types.is_bool_dtype(frame[c])]:
+        return f"non-numeric value in column {text[0]}"
+    if holes := [c for c in ALWAYS if frame[c].isna().any()]:
+        return f"missing values in column {holes[0]}"
+    for col in numeric:
+        low, high, low_open, high_open, whole = _domain(col, axes.get(col))
+        values = frame[col].dropna().to_numpy(dtype=float)
+        inside = ((values > low) if low_open else (values >= low)) & ((values < high) if high_open else (values <= high))
+        if whole:
+            inside &= values == np.round(values)
+        if not np.all(inside):
+            kind = "whole numbers " if whole else ""
+            return (f"out of range: {col} {float(values[~inside][0])!r} not in {kind}{'(' if low_open else '['}{low:g}, "
+                    f"{high:g}{')' if high_open else ']'}")
+    return None
+
+
+def _domain(col: str, axis=None) -> tuple[float, float, bool, bool, bool]:
+    """(low, high, low_open, high_open, whole) of column ``col`` (``axis``: the design's axis of that name)."""
+    if axis is not None:
+        return axis.low, np.inf if axis.high is None else axis.high, axis.low_open, axis.high_open, axis.integer
+    if col == "delta":
+        return validate.DELTA_MIN, validate.DELTA_MAX, False, False, False
+    if col in ("reps", "seed", "n_valid"):
+        return int(col == "reps"), np.inf, False, False, True
+    return (*ROW_RANGES[col], False, False, False)
+
+
+def _has_null(design: str, frame: pd.DataFrame) -> bool:
+    """Whether the rows of ``design`` in ``frame`` are of an estimand with a null value (they carry NULL_MEASURES)."""
+    d = get_design(design)
+    rows = frame[frame["design"] == design]
+    metrics = set(rows["metric"].dropna()) if "metric" in rows else set()
+    return any(_estimand(d.data, m).null is not None for m in metrics or {d.estimand})
+
+
+def _estimand(data: str, name: str):
+    try:
+        return get_estimand(data, name)
+    except ValueError:
+        return None
