@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 import covstudy
-from covstudy import DESIGNS, balanced_coverage, coverage, metric_coverage
+from covstudy import DESIGNS, balanced_coverage, coverage, metric_coverage, multiclass_coverage
+from covstudy.estimands import estimands_for
+from covstudy.methods import methods
 
 
 def test_coverage_by_design_equals_the_earlier_front_doors():
@@ -113,3 +115,27 @@ def test_array_axes_give_the_numbers_of_single_points():
     a = coverage("ba_posterior", design="iid", n=14, prevalence=0.4, tpr=[0.7, 0.9], tnr=0.8)
     b = [coverage("ba_posterior", design="iid", n=14, prevalence=0.4, tpr=t, tnr=0.8).coverage for t in (0.7, 0.9)]
     assert np.array_equal(a.coverage, b)
+
+
+@pytest.mark.parametrize("name", sorted(DESIGNS))
+def test_to_frame_of_every_design_has_one_row_per_point(name):
+    d = DESIGNS[name]
+    est = estimands_for(d.data)[0]
+    method = next(iter(methods(est.takes[0]).values())).name
+    axis = next(k for k, v in d.example.items() if isinstance(v, float))  # two points along it
+    point = {**d.example, axis: [d.example[axis], 0.9 * d.example[axis]]}
+    r = coverage(method, design=name, metric=est.name, reps=None if d.exact_engine else 200, seed=1, **point)
+    frame = r.to_frame()
+    assert len(frame) == 2 and frame[axis].tolist() == point[axis]
+    np.testing.assert_array_equal(frame["coverage"], r.coverage)
+    assert set(d.example) <= set(frame.columns)
+
+
+@pytest.mark.parametrize("design", ["multiclass", "multiclass_iid"])
+@pytest.mark.parametrize("metric, method", [("macro_recall", "mr_wald"), ("accuracy", "wilson")])
+def test_to_frame_of_a_full_matrix_point(design, metric, method):
+    prevalence, rates = [0.5, 0.3, 0.2], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.2, 0.7]]
+    r = multiclass_coverage(metric, method, n=12, prevalence=prevalence, rates=rates, design=design)
+    frame = r.to_frame()  # raised: a vector-valued axis was spread over the rows
+    assert len(frame) == 1 and frame["prevalence"][0] == (0.5, 0.3, 0.2) and frame["rates"][0][1] == (0.2, 0.7, 0.1)
+    assert frame["coverage"][0] == r.coverage and frame["truth"][0] == r.truth

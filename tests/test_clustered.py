@@ -289,3 +289,30 @@ def test_a_certain_outcome_has_zero_monte_carlo_error():
     # p = 0: every test set is all wrong; coverage summed from 300 weights of 1/300 is 1 up to rounding
     r = coverage("wilson_vif", **{**POINT, "p": 0.0}, reps=300, seed=1)
     assert r.coverage == pytest.approx(1, abs=1e-12) and r.mcse == 0
+
+
+@pytest.mark.parametrize("successes, sizes, got", [
+    ([3], [5, 5, 5, 5], "got 1 and 4"),
+    (3, [5, 5], "got a scalar and 2"),
+    ([3, 4, 5], [[5, 5], [6, 6]], "got 3 and 2"),
+    ([[3, 4], [1, 2]], [5, 5, 5], "got 2 and 3"),
+])
+@pytest.mark.parametrize("method", ["wilson_vif", "scas_vif", "ratio_wald", "cluster_bootstrap", "wilson", "wilson_deff"])
+def test_successes_and_sizes_must_list_the_same_clusters(method, successes, sizes, got):
+    icc = 0.1 if method == "wilson_deff" else None
+    with pytest.raises(ValueError) as err:
+        clustered_interval(method, successes, sizes, icc=icc)
+    message = str(err.value)
+    assert message.startswith("successes, sizes: need the same number of clusters") and got in message
+    assert "\n" not in message
+    if methods("clustered").get(method):  # the kernels refuse it too, not only the public entry point
+        with pytest.raises(ValueError, match="same number of clusters"):
+            methods("clustered")[method].bounds((np.array(successes), np.array(sizes)), 0.05,
+                                                rng=np.random.default_rng(0))
+
+
+def test_leading_axes_still_broadcast():
+    # one set of cluster sizes for several test sets
+    many = clustered_interval("wilson_vif", [[3, 4, 5], [1, 2, 0]], [5, 5, 6])
+    one = clustered_interval("wilson_vif", [1, 2, 0], [5, 5, 6])
+    assert many[0][1] == one[0] and many[1][1] == one[1]

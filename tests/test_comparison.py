@@ -289,3 +289,100 @@ def test_paired_wald_agresti_min_and_unpaired_agresti_caffo_match_propcis():
     # PropCIs' diffscoreci is the Miettinen-Nurminen interval, found by a grid search to ~1e-7
     lower, upper = difference_interval("miettinen_nurminen", *counts)
     assert np.max(np.abs(lower - ref["score_lower"])) < 5e-7 and np.max(np.abs(upper - ref["score_upper"])) < 5e-7
+
+
+# --- the ends of every interval (issue 24) ----------------------------------------------------------
+# Methods whose definition puts the estimate inside: symmetric about d̂ (Wald, Hauck-Anderson),
+# square-and-add around it (Newcombe), or the inversion of a test whose statistic is 0 at θ = d̂
+# (Mee, Miettinen-Nurminen, Tango; Haldane and Jeffreys-Perks where V(d̂) >= 0, every table here).
+# Not the shifted Walds, SCAS (its skewness correction moves the zero) or the Bayesian quantiles.
+HOLD_ESTIMATE = {"diff_wald", "diff_wald_cc", "diff_hauck_anderson", "diff_haldane", "diff_jeffreys_perks",
+                 "diff_newcombe", "diff_newcombe_cc", "diff_mee", "diff_miettinen_nurminen",
+                 "paired_wald", "paired_wald_cc", "paired_newcombe", "paired_tango"}
+
+
+def _check_ends(name, lower, upper, estimate, mirrored):
+    """[-1, 1], lower <= upper and (where the method guarantees it) lower <= d̂ <= upper, all without
+    tolerance; a table equal to its mirror image gives an interval symmetric about 0."""
+    assert np.all((-1 <= lower) & (lower <= upper) & (upper <= 1)), name
+    if name in HOLD_ESTIMATE:
+        bad = (lower > estimate) | (upper < estimate)
+        assert not bad.any(), (name, np.flatnonzero(bad)[:5], (lower - estimate)[bad][:5], (upper - estimate)[bad][:5])
+    tolerance = 1e-7 if name.endswith("bayes") else 1e-9  # quadrature, root finding; 0 in closed form
+    assert np.max(np.abs(lower + upper)[mirrored], initial=0) <= tolerance, name
+
+
+def _unpaired_ends(k1, n1, k2, n2):
+    for name in DIFF:
+        lower, upper = difference_interval(name, k1, n1, k2, n2)
+        _check_ends(name, lower, upper, k1 / n1 - k2 / n2, (k1 == k2) & (n1 == n2))
+
+
+def _paired_ends(a, b, c, d):
+    for name in PAIRED:
+        lower, upper = paired_interval(name, a, b, c, d)
+        _check_ends(name, lower, upper, (b - c) / (a + b + c + d), b == c)
+
+
+def test_ends_over_every_unpaired_table_to_n_6():
+    k1, n1, k2, n2 = np.array([(k1, n1, k2, n2) for n1 in range(1, 7) for n2 in range(1, 7)
+                               for k1 in range(n1 + 1) for k2 in range(n2 + 1)]).T
+    _unpaired_ends(k1, n1, k2, n2)
+
+
+def test_ends_over_every_paired_table_to_n_8():
+    _paired_ends(*np.array([(a, b, c, n - a - b - c) for n in range(1, 9) for a in range(n + 1)
+                            for b in range(n + 1 - a) for c in range(n + 1 - a - b)]).T)
+
+
+ends = st.sampled_from(["zero", "all", "any"])
+
+
+def _count(draw, n, where):
+    return {"zero": 0, "all": n}.get(where) if where != "any" else draw(st.integers(0, n))
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(st.data())
+def test_ends_of_unpaired_tables_up_to_n_2000(data):
+    rows = []
+    for _ in range(12):
+        n1, n2 = data.draw(st.integers(1, 2000)), data.draw(st.integers(1, 2000))
+        rows.append((_count(data.draw, n1, data.draw(ends)), n1, _count(data.draw, n2, data.draw(ends)), n2))
+    _unpaired_ends(*np.array(rows).T)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(st.data())
+def test_ends_of_paired_tables_up_to_n_2000(data):
+    rows = []
+    for _ in range(12):
+        cells = [data.draw(st.sampled_from([0, 0, 1, 7, 300, 1500])) for _ in range(4)]
+        cells[3] += sum(cells) == 0
+        rows.append(cells)
+    _paired_ends(*np.array(rows).T)
+
+
+def test_haldane_at_all_correct_and_all_wrong_tables_is_its_closed_form_with_an_exact_zero():
+    # ψ ∈ {0, 1}: θ* = ∓z²v/(1 + z²u), w = z²|v|/(1 + z²u), so the interval is [0, 2z²|v|/(1 + z²u)] on
+    # one side of 0 (which side: the signs of v and 1 - 2ψ), one end exactly 0.
+    n1, n2 = (x.ravel() for x in np.meshgrid(np.arange(1, 60), np.arange(1, 60)))
+    z2 = stats.norm.ppf(0.975) ** 2
+    u, v = (1 / n1 + 1 / n2) / 4, (1 / n1 - 1 / n2) / 4
+    reach = 2 * z2 * v / (1 + z2 * u)
+    for k1, k2, sign in ((n1, n2, -1), (0 * n1, 0 * n2, 1)):  # all correct, all wrong
+        lower, upper = difference_interval("haldane", k1, n1, k2, n2)
+        np.testing.assert_allclose(lower, np.minimum(sign * reach, 0), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(upper, np.maximum(sign * reach, 0), rtol=1e-12, atol=1e-15)
+        assert np.all((lower == 0) | (upper == 0))
+    assert difference_interval("haldane", 10, 10, 40, 40)[1] == 0.0
+    assert coverage("diff_haldane", design="unpaired", n1=10, n2=40, p1=0.95, p2=0.95).coverage > 0.99  # was 0.918
+
+
+def test_paired_scas_at_one_pair_is_the_whole_range():
+    # n/(n - 1) is infinite at n = 1: no θ is rejected, as in ratesci; n = 2 is untouched.
+    for table in np.eye(4, dtype=int):
+        for delta in (0.01, 0.05, 0.2):
+            assert paired_interval("scas", *table, delta=delta) == (-1.0, 1.0)
+    lower, upper = paired_interval("scas", 0, 1, 1, 0)
+    assert -1 < lower < 0 < upper < 1

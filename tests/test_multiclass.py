@@ -342,3 +342,31 @@ def test_arrays_of_matrices_give_the_intervals_of_each():
         assert lower.shape == (4, 3)
         one = [multiclass_interval(metric, method, c[i, j]) for i in range(4) for j in range(3)]
         np.testing.assert_array_equal(np.c_[lower.ravel(), upper.ravel()], np.array(one, dtype=float))
+
+
+def _nearest_sizes(n, pi):
+    """Reference: the composition of n with every n_i >= 1 nearest n·π in squared distance, by brute
+    force (largest remainders is the nearest without the floor, and the floor is met greedily)."""
+    import itertools
+    best = min((c for c in itertools.product(range(1, n + 1), repeat=len(pi)) if sum(c) == n),
+               key=lambda c: np.sum((np.array(c) - n * pi) ** 2))
+    return np.array(best)
+
+
+def test_class_sizes_are_n_pi_by_largest_remainders_with_one_per_class_only_when_needed():
+    assert class_sizes(60, [0.7, 0.2, 0.1]).tolist() == [42, 12, 6]  # was [41, 12, 7]
+    assert class_sizes(4, [0.97, 0.01, 0.01, 0.01]).tolist() == [1, 1, 1, 1]
+    rng = np.random.default_rng(5)
+    for K in (2, 3, 4):
+        for _ in range(15):
+            pi = rng.dirichlet(np.full(K, 0.5))
+            for n in range(K, 14):
+                np.testing.assert_array_equal(class_sizes(n, pi), _nearest_sizes(n, pi), err_msg=f"{n}, {pi}")
+
+
+def test_multiclass_accuracy_truth_at_sizes_n_pi():
+    from covstudy import multiclass_coverage
+
+    rates = [[0.9, 0.05, 0.05], [0.1, 0.85, 0.05], [0.1, 0.1, 0.8]]
+    r = multiclass_coverage("accuracy", "wilson", n=60, prevalence=[0.7, 0.2, 0.1], rates=rates)
+    assert r.truth == pytest.approx((42 * 0.9 + 12 * 0.85 + 6 * 0.8) / 60, abs=1e-12)  # 0.88; was 0.8775

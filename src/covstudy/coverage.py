@@ -23,6 +23,12 @@ from .evaluate import Analysis, Evaluator, infeasible
 from .measures import MEASURES, NULL_MEASURES
 
 
+def _column(value, size):
+    """An axis of the point(s) as ``size`` rows; a vector-valued axis of one point (multiclass
+    ``prevalence``, ``rates``: tuples) is the same whole tuple in every row, not spread over them."""
+    return [value] * size if isinstance(value, tuple) else np.broadcast_to(value, size)
+
+
 @dataclass(frozen=True)
 class CoverageResult:
     """Performance of one method at one or more design points.
@@ -62,7 +68,7 @@ class CoverageResult:
 
         size = np.size(self.coverage)
         data = {"method": self.method, "design": self.design, "metric": self.metric,
-                **{k: np.broadcast_to(v, size) for k, v in self.point.items()},
+                **{k: _column(v, size) for k, v in self.point.items()},
                 "delta": self.delta, "side": self.side, "engine": self.engine, "reps": self.reps,
                 "seed": self.seed, "truth": np.broadcast_to(self.truth, size)}
         data.update({m: np.broadcast_to(np.asarray(getattr(self, m), dtype=float), size)

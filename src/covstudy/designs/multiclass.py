@@ -3,8 +3,9 @@
 An outcome is a K×K confusion matrix C, **rows = true class, columns = predicted class**,
 carried as the columns ``c{i}_{j}`` (and ``K``). Two ways of drawing a test set of n examples:
 
-* ``multiclass`` (fixed class sizes): n_i = n·π_i apportioned by largest remainders, each
-  class at least one example (n >= K); row i of C ~ Multinomial(n_i, R_i·), rows independent.
+* ``multiclass`` (fixed class sizes): n_i = n·π_i apportioned by largest remainders, a class
+  whose share rounds to 0 raised to one example (n >= K; see ``class_sizes``); row i of C ~
+  Multinomial(n_i, R_i·), rows independent.
 * ``multiclass_iid`` (i.i.d. examples): C ~ Multinomial(n, π_i·R_ij) over the K² cells, so a
   class can be empty.
 
@@ -53,14 +54,17 @@ def class_model(K: int, recall: float, imbalance: float) -> tuple[np.ndarray, np
 
 
 def class_sizes(n: int, prevalence) -> np.ndarray:
-    """n_i = n·π_i rounded by largest remainders so that Σ n_i = n, each at least 1 (needs n >= K)."""
-    pi = np.asarray(prevalence, dtype=float)
-    free = n - pi.size
-    share = free * pi
+    """n_i = n·π_i apportioned by largest remainders (Hamilton's method) so that Σ n_i = n; a class
+    whose share rounds to 0 still gets one example (needs n >= K), taken from the class most above
+    its share (largest n_i - n·π_i among those with n_i >= 2). [42, 12, 6] for n = 60, π = (.7, .2, .1)."""
+    # shares rounded to 1e-9 so that float noise in n·π (60·0.7 = 42.00000000000001) decides no tie
+    share = np.round(n * np.asarray(prevalence, dtype=float), 9)
     sizes = np.floor(share).astype(np.int64)
-    rest = free - int(sizes.sum())
-    sizes[np.argsort(-(share - sizes), kind="stable")[:rest]] += 1
-    return sizes + 1
+    sizes[np.argsort(-(share - sizes), kind="stable")[:n - int(sizes.sum())]] += 1
+    for empty in np.flatnonzero(sizes == 0):
+        sizes[np.argmax(np.where(sizes >= 2, sizes - share, -np.inf))] -= 1
+        sizes[empty] = 1
+    return sizes
 
 
 def cell_names(K: int) -> list[str]:

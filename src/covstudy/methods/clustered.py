@@ -38,8 +38,23 @@ def _z(delta):
     return -special.ndtri(np.asarray(delta, dtype=float) / 2)
 
 
+def same_clusters(successes, sizes):
+    """``(successes, sizes)`` broadcast over their leading axes (test sets) only: the clusters on the
+    last axis must match one for one (broadcasting [3] against [5, 5, 5, 4] would invent clusters)."""
+    y, s = np.asarray(successes), np.asarray(sizes)
+    count = [a.shape[-1] if a.ndim else "a scalar" for a in (y, s)]
+    if y.ndim == 0 or s.ndim == 0 or count[0] != count[1]:
+        raise ValueError(f"successes, sizes: need the same number of clusters on the last axis, "
+                         f"got {count[0]} and {count[1]}")
+    try:
+        return np.broadcast_arrays(y, s)
+    except ValueError:
+        raise ValueError(f"successes, sizes: leading axes (test sets) must broadcast together, "
+                         f"got shapes {y.shape} and {s.shape}") from None
+
+
 def _per_cluster(successes, sizes):
-    y, s = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(sizes, dtype=float))
+    y, s = same_clusters(np.asarray(successes, dtype=float), np.asarray(sizes, dtype=float))
     return y, s, y.sum(axis=-1), s.sum(axis=-1)
 
 
@@ -147,7 +162,7 @@ def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
     test set by test set, resample by resample, in that order); quantiles interpolate
     linearly (numpy's default).
     """
-    y, s = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(sizes, dtype=float))
+    y, s = same_clusters(np.asarray(successes, dtype=float), np.asarray(sizes, dtype=float))
     shape, m = y.shape[:-1], y.shape[-1]
     y, s = y.reshape(-1, m), s.reshape(-1, m)
     rng = np.random.default_rng() if rng is None else rng
@@ -215,11 +230,8 @@ def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed
     full = m.prepare("two-sided", params)
     y = validate.counts("successes", successes)
     s = validate.counts("sizes", sizes, minimum=1)
-    try:
-        y, s = np.broadcast_arrays(y, s)
-    except ValueError:
-        raise ValueError(f"successes and sizes must broadcast together, got shapes {y.shape} and {s.shape}") from None
-    if y.ndim == 0 or y.shape[-1] < 2:
+    y, s = same_clusters(y, s)
+    if y.shape[-1] < 2:
         raise ValueError(f"successes, sizes: need at least 2 clusters on the last axis, got shape {y.shape}")
     if np.any(y > s):
         raise ValueError("successes must be <= sizes in every cluster")

@@ -85,38 +85,56 @@ def diff_hauck_anderson(k1, n1, k2, n2, delta):
     return _clip(p1 - p2 - half, p1 - p2 + half)
 
 
-def _haldane(p1, n1, p2, n2, delta, psi):
+def _haldane(p1, n1, p2, n2, delta, psi, holds_estimate):
     """Newcombe's methods 3 and 4: the interval θ* ± w solving the quadratic of the Wald test with
     the variance at ψ; u = (1/n1 + 1/n2)/4, v = (1/n1 - 1/n2)/4,
         θ* = (d̂ + z²v(1 - 2ψ)) / (1 + z²u),
-        w  = z/(1 + z²u) · sqrt(u(4ψ(1-ψ) - d̂²) + 2v(1 - 2ψ)d̂ + 4z²u²(1-ψ)ψ + z²v²(1 - 2ψ)²)."""
+        w  = z/(1 + z²u) · sqrt(u(4ψ(1-ψ) - d̂²) + 2v(1 - 2ψ)d̂ + 4z²u²(1-ψ)ψ + z²v²(1 - 2ψ)²).
+
+    The interval is {θ: (d̂ - θ)² <= z²·V(θ)}, V(θ) = (ψ + θ/2)(1 - ψ - θ/2)/n1 + (ψ - θ/2)(1 - ψ + θ/2)/n2,
+    i.e. (1 + z²u)θ² - 2(d̂ + z²v(1 - 2ψ))θ + d̂² - 4z²uψ(1 - ψ) <= 0. The end nearer 0 is taken as
+    the product of the roots over the other, (d̂² - 4z²uψ(1 - ψ))/((1 + z²u)·far), which is exactly 0
+    at d̂ = 0, ψ ∈ {0, 1} (θ* - w gave ∓1.4e-17 there, outside the interval's own estimate); and
+    where V(d̂) >= 0 (``holds_estimate``) the interval holds d̂, so no rounding may leave it out."""
     z = _z(delta)
     z2 = z * z
     d = p1 - p2
     u = (1 / n1 + 1 / n2) / 4
     v = (1 / n1 - 1 / n2) / 4
-    centre = (d + z2 * v * (1 - 2 * psi)) / (1 + z2 * u)
+    a = 1 + z2 * u
+    centre = (d + z2 * v * (1 - 2 * psi)) / a
     radicand = u * (4 * psi * (1 - psi) - d * d) + 2 * v * (1 - 2 * psi) * d \
         + 4 * z2 * u * u * (1 - psi) * psi + z2 * v * v * (1 - 2 * psi) ** 2
-    half = z / (1 + z2 * u) * np.sqrt(np.maximum(radicand, 0.0))
-    return _clip(centre - half, centre + half)
+    half = z / a * np.sqrt(np.maximum(radicand, 0.0))
+    far = np.where(centre >= 0, centre + half, centre - half)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = np.where(far == 0, 0.0, (d * d - 4 * z2 * u * psi * (1 - psi)) / (a * far))
+    lower, upper = np.minimum(far, near), np.maximum(far, near)
+    lower = np.where(holds_estimate, np.minimum(lower, d), lower)
+    upper = np.where(holds_estimate, np.maximum(upper, d), upper)
+    return _clip(lower, upper)
 
 
 @register("diff_haldane", display="Haldane", family="approximate", guaranteed=False, takes="difference",
           reference="Newcombe (1998a) method 3")
 def diff_haldane(k1, n1, k2, n2, delta):
-    """Haldane interval (Newcombe's method 3): θ* ± w with ψ = (p̂1 + p̂2)/2 (see ``_haldane``)."""
+    """Haldane interval (Newcombe's method 3): θ* ± w with ψ = (p̂1 + p̂2)/2 (see ``_haldane``);
+    it always holds d̂, since V(d̂) = p̂1q̂1/n1 + p̂2q̂2/n2 >= 0."""
     k1, n1, k2, n2 = _floats(k1, n1, k2, n2)
-    return _haldane(k1 / n1, n1, k2 / n2, n2, delta, (k1 / n1 + k2 / n2) / 2)
+    return _haldane(k1 / n1, n1, k2 / n2, n2, delta, (k1 / n1 + k2 / n2) / 2, True)
 
 
 @register("diff_jeffreys_perks", display="Jeffreys–Perks", family="approximate", guaranteed=False, takes="difference",
           reference="Newcombe (1998a) method 4")
 def diff_jeffreys_perks(k1, n1, k2, n2, delta):
     """Jeffreys-Perks interval (Newcombe's method 4): Haldane's θ* ± w with
-    ψ = ((k1 + 1/2)/(n1 + 1) + (k2 + 1/2)/(n2 + 1))/2."""
+    ψ = ((k1 + 1/2)/(n1 + 1) + (k2 + 1/2)/(n2 + 1))/2; it holds d̂ where V(d̂) >= 0 (which
+    ψ ± d̂/2 outside [0, 1] could break, but does on no table with n1, n2 <= 100)."""
     k1, n1, k2, n2 = _floats(k1, n1, k2, n2)
-    return _haldane(k1 / n1, n1, k2 / n2, n2, delta, ((k1 + 0.5) / (n1 + 1) + (k2 + 0.5) / (n2 + 1)) / 2)
+    p1, p2 = k1 / n1, k2 / n2
+    psi = ((k1 + 0.5) / (n1 + 1) + (k2 + 0.5) / (n2 + 1)) / 2
+    a1, a2 = psi + (p1 - p2) / 2, psi - (p1 - p2) / 2
+    return _haldane(p1, n1, p2, n2, delta, psi, a1 * (1 - a1) / n1 + a2 * (1 - a2) / n2 >= 0)
 
 
 def _mover(p1, l1, u1, p2, l2, u2):

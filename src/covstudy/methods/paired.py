@@ -116,7 +116,7 @@ def paired_score_statistic(a, b, c, d, theta, bias_correction: bool, skew: bool,
 
     Z = ((b - c)/n - θ)/sqrt(λ·(2p̃21 + θ(1 - θ))/n), p̃21 the restricted MLE of the cell (second only),
     p̃21 = (-B + sqrt(B² - 4AC))/(2A), A = 2n, B = -b - c + (2n - b + c)θ, C = -cθ(1 - θ) (Tango
-    1998); λ = n/(n - 1) with the bias correction (1 at n = 1), else 1. Skewness correction as for two samples
+    1998); λ = n/(n - 1) with the bias correction (infinite at n = 1: see ``paired_scas``), else 1. Skewness correction as for two samples
     (difference.score_statistic), with μ3 of the paired difference at the restricted MLE
     (p̃11 = a/(a + d)·(1 - p̃12 - p̃21)) as in Laud's ratesci (2017).
     """
@@ -166,8 +166,15 @@ def paired_tango(both, only_first, only_second, neither, delta):
           reference="Laud (2017), Pharm. Stat. 16, 334-348; ratesci's pairbinci (Score, skew, bcf)")
 def paired_scas(both, only_first, only_second, neither, delta):
     """Skewness-corrected asymptotic score interval for paired data: Tango's statistic with the
-    variance times n/(n - 1) and Laud's skewness correction."""
-    return _score_interval(both, only_first, only_second, neither, delta, True, True)
+    variance times n/(n - 1) and Laud's skewness correction.
+
+    At n = 1 the factor n/(n - 1) is infinite (one pair carries no estimate of the variance): the
+    statistic is 0 at every θ, no θ is rejected and the interval is [-1, 1], the limit of the
+    interval as the factor grows, and what ratesci's pairbinci gives (Laud's own implementation).
+    """
+    lower, upper = _score_interval(both, only_first, only_second, neither, delta, True, True)
+    single = np.asarray(both) + only_first + only_second + neither == 1
+    return np.where(single, -1.0, lower), np.where(single, 1.0, upper)
 
 
 @register("paired_bayes", display="Bayes (paired)", family="bayesian", guaranteed=False, takes="paired",
