@@ -350,7 +350,7 @@ def test_exact_methods_cover_at_least_one_minus_delta(n):
                 lower, upper = interval(method, k, n, delta, side=side)
                 c = np.sum(pmf * ((lower <= p[:, None]) & (p[:, None] <= upper)), axis=1)
                 assert c.min() >= 1 - delta - 1e-12, (method, delta, side, p[np.argmin(c)], c.min())
-    assert {name for name, m in methods().items() if m.guaranteed} == {"clopper_pearson", "blaker"}
+    assert {m.short for m in methods("proportion").values() if m.guaranteed} == {"clopper_pearson", "blaker"}
 
 
 # --- edges and numerical soundness ------------------------------------------------------
@@ -359,7 +359,7 @@ EDGE_CASES = [(1, np.array([0, 1])), (10**6, np.array([0, 1, 2, 17, 500_000, 10*
               (7, np.arange(8))]
 
 
-@pytest.mark.parametrize("method", sorted(methods()))
+@pytest.mark.parametrize("method", sorted(methods("proportion")))
 def test_edges_are_finite_ordered_and_silent(method):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -382,7 +382,7 @@ def test_edge_values_in_closed_form():
 
 # --- generic invariants for every registered method -------------------------------------
 
-ALL = sorted(methods())
+ALL = sorted(methods("proportion"))
 # The logit interval is not monotone in k for small k (see test_logit_is_not_monotone);
 # every other registered method is. All registered methods are symmetric (bayes: a = b).
 NOT_MONOTONE = {"logit"}
@@ -450,7 +450,7 @@ def test_solver_finds_roots_to_a_few_ulps_even_with_kinks_and_infinities():
 # --- registry, parameters, sides, errors --------------------------------------------------
 
 def test_registry_describes_every_method():
-    ms = methods()
+    ms = methods("proportion")
     assert set(ms) >= {"wald", "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wilson_cc",
                        "jeffreys_equal_tailed", "bayes_flat", "bayes", "arcsine", "logit", "mid_p",
                        "blaker", "lrt", "wald_cc"}

@@ -20,7 +20,7 @@ def exact_ends(m) -> bool:
     return m.family != "bayesian" or m.name in ("jeffreys", "ba_jeffreys_union")
 
 
-@pytest.mark.parametrize("name", [n for n, m in methods().items() if exact_ends(m)])
+@pytest.mark.parametrize("name", [n for n, m in methods("proportion").items() if exact_ends(m)])
 def test_proportion_methods_reach_0_and_1_exactly(name):
     n = np.arange(1, 301)
     for delta in (0.5, 0.05, 0.01, 1e-4, 1e-10):

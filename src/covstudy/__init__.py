@@ -10,7 +10,8 @@ from .exact_curve import (
     average_coverage,
     confidence_coefficient,
 )
-from .methods import auc_methods, balanced_methods, f1_methods, interval, methods
+from .intervals import Interval, interval
+from .methods import auc_methods, balanced_methods, f1_methods, methods
 from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval

@@ -23,7 +23,6 @@ from __future__ import annotations
 from . import evaluate
 from .designs import get_design
 from .grid import Cell, Task, cells_cost
-from .methods import get
 
 SECONDS_PER_INTERVAL = 5e-6  # CPU seconds per interval computed by a table method (rough: see above)
 SECONDS_PER_OUTCOME = 1e-7  # CPU seconds per outcome weight scored (coverage, width) by a table method
@@ -34,7 +33,7 @@ WEIGHT_COPIES = 4  # outcome weights, their columns and the scoring temporaries
 
 
 def _per_test_set(cell: Cell) -> bool:
-    return cell.reps is not None and get(cell.method.name).per_test_set
+    return cell.reps is not None and cell.method.method.per_test_set
 
 
 def cell_seconds(cell: Cell) -> float:
