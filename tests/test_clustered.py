@@ -24,7 +24,7 @@ from covstudy.methods import methods
 from covstudy.seeds import stream
 
 REFERENCE = json.loads((Path(__file__).parent / "reference" / "ratesci_clusterpci.json").read_text())
-CLUSTERED = list(methods("clustered"))
+CLUSTERED = [m.name for m in methods("clustered").values()]
 POINT = {"design": "clustered", "clusters": 8, "cluster_size": 5, "p": 0.85, "icc": 0.1}
 
 # Liang (1992) family-aggregation data as analysed by Saha et al. (2016) and Short et al. (2020):

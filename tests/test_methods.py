@@ -359,7 +359,7 @@ EDGE_CASES = [(1, np.array([0, 1])), (10**6, np.array([0, 1, 2, 17, 500_000, 10*
               (7, np.arange(8))]
 
 
-@pytest.mark.parametrize("method", sorted(methods("proportion")))
+@pytest.mark.parametrize("method", sorted(m.name for m in methods("proportion").values()))
 def test_edges_are_finite_ordered_and_silent(method):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -382,7 +382,7 @@ def test_edge_values_in_closed_form():
 
 # --- generic invariants for every registered method -------------------------------------
 
-ALL = sorted(methods("proportion"))
+ALL = sorted(m.name for m in methods("proportion").values())
 # The logit interval is not monotone in k for small k (see test_logit_is_not_monotone);
 # every other registered method is. All registered methods are symmetric (bayes: a = b).
 NOT_MONOTONE = {"logit"}
@@ -451,7 +451,7 @@ def test_solver_finds_roots_to_a_few_ulps_even_with_kinks_and_infinities():
 
 def test_registry_describes_every_method():
     ms = methods("proportion")
-    assert set(ms) >= {"wald", "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wilson_cc",
+    assert {m.short for m in ms.values()} >= {"wald", "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wilson_cc",
                        "jeffreys_equal_tailed", "bayes_flat", "bayes", "arcsine", "logit", "mid_p",
                        "blaker", "lrt", "wald_cc"}
     for m in ms.values():

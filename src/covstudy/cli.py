@@ -120,7 +120,7 @@ def help_text() -> str:
         lines.append(f"  {'':<11} {'metric' if len(by_takes) > 1 else 'estimand'}: {what}")
     lines += ["", "methods:"]
     for takes in INPUTS:
-        lines.append(f"  {kinds[takes]}: {', '.join(methods(takes))}")
+        lines.append(f"  {kinds[takes]}: {', '.join(m.short for m in methods(takes).values())}")
     studies = sorted(p.stem for p in (Path(_conf_dir()) / "study").glob("*.yaml"))
     lines += ["", f"studies (study=NAME): {', '.join(studies)}", "",
               "other keys: methods, side, grid.<axis>, grid.metric, grid.delta, reps, seed, engine (exact|mc|both),",

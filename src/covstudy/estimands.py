@@ -321,7 +321,7 @@ def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: 
     >>> from covstudy import metric_interval
     >>> lo, hi = metric_interval("precision", "wilson", tp=40, fn=10, fp=5, tn=45)
     >>> round(lo, 4), round(hi, 4)
-    (0.7647, 0.9513)
+    (0.765, 0.9516)
     """
     from .intervals import interval
 
@@ -486,7 +486,7 @@ def multiclass_interval(metric: str, method: str, confusion, delta=0.05, side: s
     >>> from covstudy import multiclass_interval
     >>> lo, hi = multiclass_interval("macro_recall", "union_cp", [[40, 5, 5], [3, 20, 2], [1, 1, 8]])
     >>> round(lo, 4), round(hi, 4)
-    (0.6, 0.9)
+    (0.5198, 0.9498)
     """
     from .intervals import interval
 

@@ -138,7 +138,7 @@ def resolve_method(method: str, design=None):
     from .methods import get, methods
 
     kinds = {m.takes for m in methods(design=design).values()} if isinstance(design, str) and design else None
-    for takes in ((tuple(kinds), None) if kinds else (None,)):
+    for takes in ((tuple(kinds), None) if kinds else ("proportion", None)):  # no design: binomial's
         try:
             return get(method, takes)
         except ValueError:

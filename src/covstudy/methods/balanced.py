@@ -51,7 +51,7 @@ def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tu
     >>> from covstudy import balanced_interval
     >>> lo, hi = balanced_interval("cp_union", 45, 50, 80, 100)
     >>> round(lo, 4), round(hi, 4)
-    (0.7707, 0.9448)
+    (0.7294, 0.927)
     """
     from ..intervals import interval
 

@@ -361,8 +361,8 @@ def methods(takes: str | None = None, design: str | None = None) -> dict[str, Me
     >>> from covstudy import methods
     >>> list(methods("paired"))[:3]
     ['paired.wald', 'paired.wald_cc', 'paired.agresti_min']
-    >>> str(methods()["proportion.wilson"])
-    'Wilson score interval.'
+    >>> str(methods()["proportion.wilson"]).split(":")[0]
+    'Wilson score interval'
     >>> sorted(m.short for m in methods(design="binormal").values())
     ['bootstrap', 'delong', 'hanley_mcneil', 'logit_delong', 'newcombe']
     """
