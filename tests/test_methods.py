@@ -91,7 +91,7 @@ SIDE_OF = {"two-sided": "two-sided", "greater": "lower", "less": "upper"}
 def kernel_interval(method, k, n, delta, side="two-sided"):
     """The method's bounds straight from the registry, also at delta > 0.5 (outside the public
     range [1e-10, 0.5], but the kernels serve one-sided bounds there)."""
-    m = get(method)
+    m = get(method, "proportion")
     return m.bounds((np.asarray(k), np.asarray(n)), delta, side, **m.validate_params({}))
 
 
@@ -407,7 +407,7 @@ def test_invariants(method, n, d1, d2):
     # a one-sided bound is never more conservative than the same end of the two-sided interval
     assert np.all(one_lower >= lower - 1e-12) and np.all(one_upper <= upper + 1e-12)
     close(one_lower, 1 - one_upper[::-1], atol=1e-12)
-    m = get(method)
+    m = get(method, "proportion")
     if m.one_sided is None:  # equal-tailed: one-sided at delta = two-sided end at 2·delta
         close(one_lower, kernel_interval(method, k, n, 2 * large)[0])
     else:  # blaker's one-sided bounds are Clopper-Pearson's
@@ -457,11 +457,11 @@ def test_registry_describes_every_method():
     for m in ms.values():
         assert m.family in FAMILIES and isinstance(m.guaranteed, bool) and m.reference
         assert str(m) and "\n" not in str(m)
-    assert get("bayes_uniform").name == "bayes_flat"
-    assert get("bayes").defaults == {"a": 0.5, "b": 0.5}
-    assert get("bayes").validate_params({"a": 2}) == {"a": 2.0, "b": 0.5}
-    assert get("wilson").validate_params() == {}
-    assert {name for name, m in ms.items() if m.family == "exact"} == {"clopper_pearson", "blaker"}
+    assert get("bayes_uniform", "proportion").name == "bayes_flat"
+    assert get("bayes", "proportion").defaults == {"a": 0.5, "b": 0.5}
+    assert get("bayes", "proportion").validate_params({"a": 2}) == {"a": 2.0, "b": 0.5}
+    assert get("wilson", "proportion").validate_params() == {}
+    assert {m.short for m in ms.values() if m.family == "exact"} == {"clopper_pearson", "blaker"}
 
 
 @pytest.mark.parametrize("call, message", [

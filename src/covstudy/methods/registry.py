@@ -287,7 +287,7 @@ class Registry:
                 raise ValueError(f"method: {name!r} is ambiguous here, it names {' and '.join(m.qualified for m in here)}; "
                                  f"give the qualified name, or the design or metric")
         valid = [m for m in self._methods.values() if m.takes in kinds]
-        names = [n for m in valid for n in (m.short, *m.aliases, m.qualified)]
+        names = [n for m in valid for n in (m.short, *m.aliases, m.qualified, m.name)]
         close = difflib.get_close_matches(str(name), names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         elsewhere = [m.qualified for m in found] if isinstance(name, str) else []
