@@ -18,7 +18,7 @@ from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan
 from .study import ConfigError
 
-# The earlier result classes are the one result type now.
+# The earlier result classes are the one result type now (importable, not in __all__).
 BalancedCoverageResult = MetricCoverageResult = CoverageResult
 
 
@@ -38,14 +38,13 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
 
 __all__ = [
     "AverageCoverage",
-    "BalancedCoverageResult",
     "ConfidenceCoefficient",
     "ConfigError",
     "CoverageResult",
     "DESIGNS",
+    "Interval",
     "METRICS",
     "MULTICLASS_METRICS",
-    "MetricCoverageResult",
     "PlanResult",
     "auc_interval",
     "auc_methods",
