@@ -104,7 +104,7 @@ def test_cli_refuses_infeasible_configs_before_any_work(tmp_path, args, message)
 def test_cli_help_lists_designs_methods_and_studies(tmp_path):
     run = covstudy_cli(tmp_path, "--help")
     assert run.returncode == 0
-    for word in ("binomial", "stratified", "iid", "ba_cp_union", "f1_bootstrap", "clopper_pearson", "bcd2001",
+    for word in ("binomial", "stratified", "iid", "cp_union", "bootstrap", "clopper_pearson", "bcd2001",
                  "covstudy-plot", "covstudy-plan", "balanced_accuracy (default)"):
         assert word in run.stdout, word
     assert not list(tmp_path.iterdir())

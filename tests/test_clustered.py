@@ -24,7 +24,7 @@ from covstudy.methods import methods
 from covstudy.seeds import stream
 
 REFERENCE = json.loads((Path(__file__).parent / "reference" / "ratesci_clusterpci.json").read_text())
-CLUSTERED = list(methods("clustered"))
+CLUSTERED = [m.name for m in methods("clustered").values()]
 POINT = {"design": "clustered", "clusters": 8, "cluster_size": 5, "p": 0.85, "icc": 0.1}
 
 # Liang (1992) family-aggregation data as analysed by Saha et al. (2016) and Short et al. (2020):
@@ -219,7 +219,7 @@ def test_monte_carlo_agrees_with_exact_on_the_totals_and_corrected_intervals_cov
     ({"clusters": 200, "cluster_size": 200}, ("clusters, cluster_size: exact clustered coverage needs "
                                               "clusters·cluster_size <= 20,000 examples, got 40,000; use Monte Carlo")),
     ({"method": "wilson_vif"}, "reps: wilson_vif reads per-cluster counts, which no design enumerates, so it has"),
-    ({"method": "wilson_vif", "reps": 100, "side": "lower"}, "side: method 'wilson_vif' has two-sided intervals only"),
+    ({"method": "wilson_vif", "reps": 100, "side": "lower"}, "side: method 'clustered.wilson_vif' has two-sided intervals only"),
     ({"clusters": 200_000, "reps": 10}, "clusters: Monte Carlo keeps every cluster's count; needs clusters <= 100,000"),
 ])
 def test_invalid_points_are_refused_in_one_line(kwargs, message):

@@ -250,7 +250,7 @@ def test_paired_points_and_one_line_refusals():
     (lambda: difference_interval("wald", 0, 0, 1, 2), "n1 must be >= 1"),
     (lambda: paired_interval("tango", 0, 0, 0, 0), "both + only_first + only_second + neither must be >= 1"),
     (lambda: paired_interval("tango", 1, -1, 0, 0), "only_first"),
-    (lambda: paired_interval("bayes", 1, 1, 0, 0, prior=0), "paired_bayes: parameter prior must be"),
+    (lambda: paired_interval("bayes", 1, 1, 0, 0, prior=0), "paired.bayes: parameter prior must be"),
     (lambda: superiority_probability(1, 2, k1=1), "give either only_first, only_second"),
     (lambda: superiority_probability(1, 2, prior=-1), "prior must be a finite number > 0"),
 ])

@@ -45,7 +45,7 @@ def brute_average(lower, upper, n, lo=0.0, hi=1.0):
 CASES = [(n, delta) for n in (1, 12, 50) for delta in (0.01, 0.05, 0.2)] + [(103, 1 / 64)]
 
 
-@pytest.mark.parametrize("method", list(methods()))
+@pytest.mark.parametrize("method", list(methods("proportion")))
 def test_confidence_coefficient_matches_brute_force(method):
     for n, delta in CASES:
         for side in ("two-sided", "lower", "upper"):
@@ -61,7 +61,7 @@ def test_confidence_coefficient_matches_brute_force(method):
             assert abs(limit["coverage"][0] - r.value) < 1e-6
 
 
-@pytest.mark.parametrize("method", list(methods()))
+@pytest.mark.parametrize("method", list(methods("proportion")))
 def test_average_coverage_matches_quadrature(method):
     for n, delta in CASES[:6]:
         for side in ("two-sided", "upper"):
@@ -81,7 +81,7 @@ def test_average_width_over_unit_interval_is_the_mean_width():
 
 
 def test_guaranteed_methods_never_below_nominal():
-    for name, m in methods().items():
+    for name, m in methods("proportion").items():
         if m.guaranteed:
             for side in ("two-sided", "lower"):
                 for n in (5, 40, 333):

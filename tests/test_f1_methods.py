@@ -11,7 +11,8 @@ CMS = [(40, 10, 5, 45), (3, 1, 0, 96), (12, 30, 25, 3), (1, 0, 0, 0), (0, 4, 2, 
 
 
 def test_registry():
-    assert set(f1_methods()) == {"f1_delta", "f1_bayes", "f1_bootstrap"}
+    assert {m.name for m in f1_methods().values()} == {"f1_delta", "f1_bayes", "f1_bootstrap"}
+    assert list(f1_methods()) == ["f1.delta", "f1.bayes", "f1.bootstrap"]  # qualified names
     assert f1_methods()["f1_bayes"].defaults == {"alpha": 1.0}
     assert [m.per_test_set for m in f1_methods().values()] == [False, False, True]  # only the bootstrap samples
 

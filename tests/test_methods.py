@@ -91,7 +91,7 @@ SIDE_OF = {"two-sided": "two-sided", "greater": "lower", "less": "upper"}
 def kernel_interval(method, k, n, delta, side="two-sided"):
     """The method's bounds straight from the registry, also at delta > 0.5 (outside the public
     range [1e-10, 0.5], but the kernels serve one-sided bounds there)."""
-    m = get(method)
+    m = get(method, "proportion")
     return m.bounds((np.asarray(k), np.asarray(n)), delta, side, **m.validate_params({}))
 
 
@@ -350,7 +350,7 @@ def test_exact_methods_cover_at_least_one_minus_delta(n):
                 lower, upper = interval(method, k, n, delta, side=side)
                 c = np.sum(pmf * ((lower <= p[:, None]) & (p[:, None] <= upper)), axis=1)
                 assert c.min() >= 1 - delta - 1e-12, (method, delta, side, p[np.argmin(c)], c.min())
-    assert {name for name, m in methods().items() if m.guaranteed} == {"clopper_pearson", "blaker"}
+    assert {m.short for m in methods("proportion").values() if m.guaranteed} == {"clopper_pearson", "blaker"}
 
 
 # --- edges and numerical soundness ------------------------------------------------------
@@ -359,7 +359,7 @@ EDGE_CASES = [(1, np.array([0, 1])), (10**6, np.array([0, 1, 2, 17, 500_000, 10*
               (7, np.arange(8))]
 
 
-@pytest.mark.parametrize("method", sorted(methods()))
+@pytest.mark.parametrize("method", sorted(m.name for m in methods("proportion").values()))
 def test_edges_are_finite_ordered_and_silent(method):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -382,7 +382,7 @@ def test_edge_values_in_closed_form():
 
 # --- generic invariants for every registered method -------------------------------------
 
-ALL = sorted(methods())
+ALL = sorted(m.name for m in methods("proportion").values())
 # The logit interval is not monotone in k for small k (see test_logit_is_not_monotone);
 # every other registered method is. All registered methods are symmetric (bayes: a = b).
 NOT_MONOTONE = {"logit"}
@@ -407,7 +407,7 @@ def test_invariants(method, n, d1, d2):
     # a one-sided bound is never more conservative than the same end of the two-sided interval
     assert np.all(one_lower >= lower - 1e-12) and np.all(one_upper <= upper + 1e-12)
     close(one_lower, 1 - one_upper[::-1], atol=1e-12)
-    m = get(method)
+    m = get(method, "proportion")
     if m.one_sided is None:  # equal-tailed: one-sided at delta = two-sided end at 2·delta
         close(one_lower, kernel_interval(method, k, n, 2 * large)[0])
     else:  # blaker's one-sided bounds are Clopper-Pearson's
@@ -450,18 +450,18 @@ def test_solver_finds_roots_to_a_few_ulps_even_with_kinks_and_infinities():
 # --- registry, parameters, sides, errors --------------------------------------------------
 
 def test_registry_describes_every_method():
-    ms = methods()
-    assert set(ms) >= {"wald", "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wilson_cc",
+    ms = methods("proportion")
+    assert {m.short for m in ms.values()} >= {"wald", "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wilson_cc",
                        "jeffreys_equal_tailed", "bayes_flat", "bayes", "arcsine", "logit", "mid_p",
                        "blaker", "lrt", "wald_cc"}
     for m in ms.values():
         assert m.family in FAMILIES and isinstance(m.guaranteed, bool) and m.reference
         assert str(m) and "\n" not in str(m)
-    assert get("bayes_uniform").name == "bayes_flat"
-    assert get("bayes").defaults == {"a": 0.5, "b": 0.5}
-    assert get("bayes").validate_params({"a": 2}) == {"a": 2.0, "b": 0.5}
-    assert get("wilson").validate_params() == {}
-    assert {name for name, m in ms.items() if m.family == "exact"} == {"clopper_pearson", "blaker"}
+    assert get("bayes_uniform", "proportion").name == "bayes_flat"
+    assert get("bayes", "proportion").defaults == {"a": 0.5, "b": 0.5}
+    assert get("bayes", "proportion").validate_params({"a": 2}) == {"a": 2.0, "b": 0.5}
+    assert get("wilson", "proportion").validate_params() == {}
+    assert {m.short for m in ms.values() if m.family == "exact"} == {"clopper_pearson", "blaker"}
 
 
 @pytest.mark.parametrize("call, message", [

@@ -290,8 +290,8 @@ def test_bad_input_is_one_line_before_any_work():
         coverage("mr_wald", design="multiclass", K=3, n=30, recall=0.8, imbalance=0.5)
     with pytest.raises(ValueError, match=r"^confusion must be a K×K matrix"):
         multiclass_interval("macro_recall", "mr_wald", [[1, 2, 3], [4, 5, 6]])
-    with pytest.raises(ValueError, match=r"^method: unknown macro-recall method 'wald'"):
-        multiclass_interval("macro_recall", "wald", [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match=r"^method: unknown macro-recall method 'wilson'"):
+        multiclass_interval("macro_recall", "wilson", [[1, 2], [3, 4]])
     with pytest.raises(ValueError, match=r"^metric must be one of macro_recall, macro_f1, accuracy, micro_f1, bea"):
         multiclass_interval("balanced_accuracy", "mr_wald", [[1, 2], [3, 4]])
 

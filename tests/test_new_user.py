@@ -20,7 +20,7 @@ def exact_ends(m) -> bool:
     return m.family != "bayesian" or m.name in ("jeffreys", "ba_jeffreys_union")
 
 
-@pytest.mark.parametrize("name", [n for n, m in methods().items() if exact_ends(m)])
+@pytest.mark.parametrize("name", [n for n, m in methods("proportion").items() if exact_ends(m)])
 def test_proportion_methods_reach_0_and_1_exactly(name):
     n = np.arange(1, 301)
     for delta in (0.5, 0.05, 0.01, 1e-4, 1e-10):
@@ -72,7 +72,7 @@ def test_planner_cli_refuses_confidence_given_as_delta(capsys):
 def test_the_ends_of_the_delta_range_give_finite_ordered_bounds():
     rng = np.random.default_rng(0)
     for delta in (1e-10, 0.5):
-        for name, m in methods("two_class").items():
+        for name in (m.name for m in methods("two_class").values()):
             k_pos, k_neg = np.meshgrid(np.arange(0, 25), np.arange(0, 25))
             for n_pos, n_neg in ((24, 24), (24, 0), (0, 24)):
                 lo, up = balanced_interval(name, np.minimum(k_pos, n_pos), n_pos, np.minimum(k_neg, n_neg), n_neg,
@@ -98,8 +98,8 @@ def test_monte_carlo_coverage_never_exceeds_one():
     (lambda: interval("wilson", 3, 2**63), "n must be at most 1e+15, got 9223372036854775808"),
     (lambda: interval("wilson", 3, 2**70), "n must be at most 1e+15, got 1180591620717411303424"),
     (lambda: coverage("wilson", 2**40, 0.3), "n: the binomial design needs n <= 10,000,000"),
-    (lambda: interval("bayes", 3, 10, a=1e300), "bayes: parameter a must be a finite number > 0 and <= 1e+10"),
-    (lambda: metric_interval("f1", "f1_bootstrap", 3, 2, 1, 4, draws=10**9), "f1_bootstrap: parameter draws must be a whole number > 0 and <= 1e+07"),
+    (lambda: interval("bayes", 3, 10, a=1e300), "proportion.bayes: parameter a must be a finite number > 0 and <= 1e+10"),
+    (lambda: metric_interval("f1", "f1_bootstrap", 3, 2, 1, 4, draws=10**9), "f1.bootstrap: parameter draws must be a whole number > 0 and <= 1e+07"),
 ])
 def test_out_of_range_numbers_are_one_line_errors(call, message):
     with pytest.raises(ValueError) as err:
@@ -113,7 +113,7 @@ def test_extreme_prior_parameters_keep_lower_below_upper():
         for delta in (0.5, 0.05, 1e-10):
             lower, upper = interval("bayes", k, 10, delta, a=a, b=a)
             assert np.all(np.isfinite(lower) & np.isfinite(upper) & (lower <= upper)), (a, delta)
-    assert get("bayes").params[0].at_most == 1e10
+    assert get("bayes", "proportion").params[0].at_most == 1e10
 
 
 # --- 17. floats for scalars, fixed seeds, exact f1_bayes ------------------------------------------

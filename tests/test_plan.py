@@ -98,7 +98,7 @@ def test_cli(capsys):
     assert "139       0.09981" in out
     assert main(["--method", "bayes", "--p", "0.9", "--width", "0.1", "--param", "a=0"]) == 2
     err = capsys.readouterr().err
-    assert err == "covstudy-plan: error: bayes: parameter a must be a finite number > 0 and <= 1e+10, got 0.0\n"
+    assert err == "covstudy-plan: error: proportion.bayes: parameter a must be a finite number > 0 and <= 1e+10, got 0.0\n"
     with pytest.raises(SystemExit) as exc:
         main(["--method", "wilson", "--p", "x"])
     assert exc.value.code == 2

@@ -67,7 +67,7 @@ def test_both_samplers_agree_with_exact_within_4_mcse(sampler):
         exact_w = designs.binomial_pmf(n, ps)
         mc_w = designs.binomial_counts(n, ps, reps, 2024, sampler) / reps
         for method in METHODS:
-            lower, upper = get(method).kernel(np.arange(n + 1), n, 0.05)
+            lower, upper = get(method, "proportion").kernel(np.arange(n + 1), n, 0.05)
             exact = measures(exact_w, lower, upper, ps)
             mc = measures(mc_w, lower, upper, ps, reps)
             se = np.sqrt(exact["coverage"] * (1 - exact["coverage"]) / reps)

@@ -10,14 +10,15 @@ from .exact_curve import (
     average_coverage,
     confidence_coefficient,
 )
-from .methods import auc_methods, balanced_methods, f1_methods, interval, methods
+from .intervals import Interval, interval
+from .methods import auc_methods, balanced_methods, f1_methods, methods
 from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan
 from .study import ConfigError
 
-# The earlier result classes are the one result type now.
+# The earlier result classes are the one result type now (importable, not in __all__).
 BalancedCoverageResult = MetricCoverageResult = CoverageResult
 
 
@@ -37,14 +38,13 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
 
 __all__ = [
     "AverageCoverage",
-    "BalancedCoverageResult",
     "ConfidenceCoefficient",
     "ConfigError",
     "CoverageResult",
     "DESIGNS",
+    "Interval",
     "METRICS",
     "MULTICLASS_METRICS",
-    "MetricCoverageResult",
     "PlanResult",
     "auc_interval",
     "auc_methods",

@@ -81,7 +81,20 @@ def load_study(name: str = "quick", overrides: list[str] = (), out=None) -> Stud
         raw = OmegaConf.to_container(cfg, resolve=True)
     except (OmegaConfBaseException, hydra.errors.HydraException) as err:
         raise ConfigError(str(err).splitlines()[0]) from None
+    check_design_choice(name, overrides, raw)
     return Study.from_config(raw)
+
+
+def check_design_choice(name: str, overrides, raw: dict) -> None:
+    """A ``design=X`` the study overrides (its grid.design) is an error saying so, not one about X's axes."""
+    chosen = [o.split("=", 1)[1] for o in overrides if o.startswith("design=")]
+    fixed = (raw.get("grid") or {}).get("design") if isinstance(raw.get("grid"), dict) else None
+    fixed = [fixed] if isinstance(fixed, str) else fixed
+    if not chosen or not isinstance(fixed, list) or any(o.startswith(("grid.design=", "+grid.design=")) for o in overrides):
+        return
+    if chosen[-1] not in fixed:
+        raise ConfigError(f"design={chosen[-1]}: study {name} fixes its design ({', '.join(map(str, fixed))}); "
+                          f"drop design= to run it, or run study=quick design={chosen[-1]} for the design's defaults")
 
 
 def help_text() -> str:
@@ -108,7 +121,7 @@ def help_text() -> str:
         lines.append(f"  {'':<11} {'metric' if len(by_takes) > 1 else 'estimand'}: {what}")
     lines += ["", "methods:"]
     for takes in INPUTS:
-        lines.append(f"  {kinds[takes]}: {', '.join(methods(takes))}")
+        lines.append(f"  {kinds[takes]}: {', '.join(m.short for m in methods(takes).values())}")
     studies = sorted(p.stem for p in (Path(_conf_dir()) / "study").glob("*.yaml"))
     lines += ["", f"studies (study=NAME): {', '.join(studies)}", "",
               "other keys: methods, side, grid.<axis>, grid.metric, grid.delta, reps, seed, engine (exact|mc|both),",
@@ -176,6 +189,8 @@ def _app(cfg: DictConfig) -> None:
             out = None
         _fail(f"{err.full_key}: {detail}", out if isinstance(out, str) else None)
     try:
+        check_design_choice(str(HydraConfig.get().runtime.choices.get("study")),
+                            list(HydraConfig.get().overrides.task), raw)
         study = Study.from_config(raw)
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)

@@ -12,7 +12,8 @@ probability that the first is better.
   and Y likewise, P(X > Y) = ∫₀¹ f_Y(y)·(1 - I_y(X's parameters)) dy, by adaptive quadrature
   (absolute error below 1e-10).
 
-Method names may be given with or without their prefix (``"newcombe"`` or ``"diff_newcombe"``).
+Methods are named within their kind (``"newcombe"``); the prefixed (``"diff_newcombe"``) and
+qualified (``"difference.newcombe"``) names work too.
 """
 
 from __future__ import annotations
@@ -23,24 +24,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from . import validate
-from .methods import get
 from .methods.registry import INPUTS
-
-_PREFIX = {"difference": "diff_", "paired": "paired_"}
-
-
-def _method(name, takes: str):
-    """The registered method ``name`` of kind ``takes``, the prefix optional."""
-    try:
-        return get(name, takes)
-    except ValueError:
-        if isinstance(name, str) and not name.startswith(_PREFIX[takes]):
-            try:
-                return get(_PREFIX[takes] + name, takes)
-            except ValueError:
-                pass
-        raise
-
 
 def _counts(names, values) -> tuple[np.ndarray, ...]:
     arrays = {name: validate.counts(name, value) for name, value in zip(names, values)}
@@ -73,26 +57,73 @@ def paired_counts(both, only_first, only_second, neither) -> tuple[np.ndarray, .
 
 
 def difference_interval(method: str, k1, n1, k2, n2, delta=0.05, **params):
-    """The ``1 - delta`` interval ``(lower, upper)`` for p1 - p2 from k1 of n1 and k2 of n2 correct on
-    two independent test sets; arguments broadcast, bounds in [-1, 1]. ``method`` is one of
-    ``methods("difference")`` (prefix ``diff_`` optional), e.g.
-    ``difference_interval("newcombe", 56, 70, 48, 80)``; ``params`` its parameters (``a``, ``b`` of bayes)."""
-    m = _method(method, "difference")
-    full = m.prepare("two-sided", params)
-    counts = difference_counts(k1, n1, k2, n2)
-    return validate.bounds_out(*m.bounds(counts, validate.delta(delta), "two-sided", **full))
+    """The ``1 - delta`` interval ``(lower, upper)`` for p1 - p2 from two independent test sets.
+
+    A thin wrapper: ``interval(method, k1=..., n1=..., k2=..., n2=..., delta=...)``.
+
+    Parameters
+    ----------
+    method : str
+        A difference method (``methods("difference")``): ``"newcombe"``, ``"wald"``, ... (the
+        prefixed ``"diff_newcombe"`` and qualified ``"difference.newcombe"`` work too).
+    k1, n1, k2, n2 : int or array
+        ``k1`` of ``n1`` correct on the first test set, ``k2`` of ``n2`` on the second; broadcast.
+    delta : float or array
+        The miss rate in (0, 1).
+    **params
+        The method's parameters (``a``, ``b`` of bayes).
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)`` in [-1, 1]: floats for scalar counts, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import difference_interval
+    >>> lo, hi = difference_interval("newcombe", 56, 70, 48, 80)
+    >>> round(lo, 4), round(hi, 4)
+    (0.0524, 0.3339)
+    """
+    from .intervals import interval
+
+    return interval(method, k1=k1, n1=n1, k2=k2, n2=n2, delta=delta, **params)
 
 
-def paired_interval(method: str, both, only_first, only_second, neither, delta=0.05,
-                    **params):
-    """The ``1 - delta`` interval ``(lower, upper)`` for acc_first - acc_second of two classifiers scored
-    on the same test set: ``both`` examples right for both, ``only_first``, ``only_second``, ``neither``.
-    Arguments broadcast, bounds in [-1, 1]. ``method`` is one of ``methods("paired")`` (prefix
-    ``paired_`` optional), e.g. ``paired_interval("tango", 20, 12, 2, 16)``."""
-    m = _method(method, "paired")
-    full = m.prepare("two-sided", params)
-    counts = paired_counts(both, only_first, only_second, neither)
-    return validate.bounds_out(*m.bounds(counts, validate.delta(delta), "two-sided", **full))
+def paired_interval(method: str, both, only_first, only_second, neither, delta=0.05, **params):
+    """The ``1 - delta`` interval ``(lower, upper)`` for acc_first - acc_second of two classifiers
+    scored on the same test set.
+
+    A thin wrapper: ``interval(method, both=..., only_first=..., only_second=..., neither=..., delta=...)``.
+
+    Parameters
+    ----------
+    method : str
+        A paired method (``methods("paired")``): ``"tango"``, ``"newcombe"``, ... (or
+        ``"paired_tango"``, ``"paired.tango"``).
+    both, only_first, only_second, neither : int or array
+        Examples right for both classifiers, for the first only, the second only, neither; broadcast.
+    delta : float or array
+        The miss rate in (0, 1).
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)`` in [-1, 1]: floats for scalar counts, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import paired_interval
+    >>> lo, hi = paired_interval("tango", 20, 12, 2, 16)
+    >>> round(lo, 4), round(hi, 4)
+    (0.0611, 0.3447)
+    """
+    from .intervals import interval
+
+    return interval(method, both=both, only_first=only_first, only_second=only_second, neither=neither,
+                    delta=delta, **params)
 
 
 def _prior(prior) -> float:

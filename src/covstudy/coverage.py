@@ -6,8 +6,8 @@ Exact:       C = Σ_outcomes P(outcome) · 1[L(outcome) <= truth <= U(outcome)]
 Monte Carlo: the same sum with P replaced by the frequencies over ``reps`` simulated test
              sets; MCSE = sqrt(C(1 - C)/reps).
 
-``balanced_coverage`` and ``metric_coverage`` are the earlier front doors, kept as thin
-wrappers that give the same numbers.
+``balanced_coverage``, ``metric_coverage`` and ``multiclass_coverage`` are thin wrappers over
+``coverage`` that give the same numbers.
 """
 
 from __future__ import annotations
@@ -108,7 +108,13 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
     test sets, reproducibly from ``seed`` (each point has its own stream, so its numbers do
     not depend on the other points). ``seed=None`` draws fresh entropy and records it.
 
-    E.g. ``coverage("wilson", n=50, p=0.2)``, ``coverage("ba_cp_union", design="stratified",
+    ``method`` is named within its kind, which the design and metric give: ``coverage("tango",
+    design="paired", ...)``, ``coverage("newcombe", design="unpaired", ...)`` (the difference
+    method), ``coverage("newcombe", design="binormal", ...)`` (the AUC's); qualified
+    (``"paired.tango"``) and prefixed (``"paired_tango"``) names work too. The one coverage door:
+    ``balanced_coverage``, ``metric_coverage`` and ``multiclass_coverage`` are thin wrappers.
+
+    E.g. ``coverage("wilson", n=50, p=0.2)``, ``coverage("cp_union", design="stratified",
     n_pos=30, n_neg=70, tpr=0.9, tnr=0.8)``.
     """
     d = get_design(design)

@@ -286,25 +286,46 @@ METRIC_SEED = 0  # metric_interval's default seed for sampling methods: the same
 
 
 def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: str = "two-sided",
-                    seed: int | None = METRIC_SEED, **params) -> tuple[np.ndarray, np.ndarray]:
+                    seed: int | None = METRIC_SEED, **params):
     """The ``1 - delta`` interval ``(lower, upper)`` for ``metric`` from a confusion matrix.
 
-    ``metric`` is one of METRICS. Ratio metrics (and f1) take any proportion method and
-    ``side``; a zero denominator gives [0, 1]. ``balanced_accuracy`` takes the methods of
-    ``balanced_methods()``, f1 also those of ``f1_methods()`` (two-sided only). ``seed``
-    seeds the bootstrap draws of f1_bootstrap: a fixed default (``METRIC_SEED`` = 0), so the
-    same call gives the same interval; ``seed=None`` draws fresh entropy. Counts broadcast
-    (scalar counts give floats); e.g.
-    ``metric_interval("precision", "wilson", tp=40, fn=10, fp=5, tn=45)``.
+    A thin wrapper: ``interval(method, metric=metric, tp=..., fn=..., fp=..., tn=..., ...)``.
+    Ratio metrics (and f1) take any proportion method and ``side``; a zero denominator gives
+    [0, 1]. ``balanced_accuracy`` takes the balanced methods, f1 also the F1 methods (two-sided
+    only; ``bayes`` is then ambiguous: give ``proportion.bayes`` or ``f1.bayes``).
+
+    Parameters
+    ----------
+    metric : str
+        One of ``METRICS``.
+    method : str
+        A method of a kind the metric takes, e.g. ``"wilson"``, ``"delta"`` (F1), ``"cp_union"``.
+    tp, fn, fp, tn : int or array
+        The confusion matrix's cells; broadcast.
+    delta : float or array
+        The miss rate in (0, 1).
+    side : {"two-sided", "lower", "upper"}
+        One-sided bounds for proportion methods.
+    seed : int or None
+        Seeds the draws of F1's bootstrap (default ``METRIC_SEED`` = 0; None: fresh entropy).
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)``: floats for scalar counts, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import metric_interval
+    >>> lo, hi = metric_interval("precision", "wilson", tp=40, fn=10, fp=5, tn=45)
+    >>> round(lo, 4), round(hi, 4)
+    (0.765, 0.9516)
     """
-    est = get_estimand("confusion", metric)
-    m = est.method(method)
-    full = m.prepare(side, params)
-    columns = dict(zip(CELLS, confusion_counts(tp, fn, fp, tn)))
-    d = validate.delta(delta)
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
-    lower, upper = est.bounds(m, columns, d, side, rng=rng, **full)
-    return validate.bounds_out(lower, upper)
+    from .intervals import interval
+
+    return interval(method, metric=metric, tp=tp, fn=fn, fp=fp, tn=tn, delta=delta, side=side, seed=seed, **params)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -431,27 +452,42 @@ def confusion_matrices(confusion) -> np.ndarray:
 
 
 def multiclass_interval(metric: str, method: str, confusion, delta=0.05, side: str = "two-sided",
-                        seed: int | None = METRIC_SEED, **params) -> tuple[np.ndarray, np.ndarray]:
+                        seed: int | None = METRIC_SEED, **params):
     """The ``1 - delta`` interval ``(lower, upper)`` for a multi-class ``metric`` from confusion matrices.
 
-    ``confusion`` is a K×K array of counts, **rows = true class, columns = predicted class**
-    (or an array of them, shape (..., K, K)). ``metric`` is one of MULTICLASS_METRICS:
-    ``macro_recall`` (methods mr_*), ``macro_f1`` (mf1_*), and ``accuracy``, ``micro_f1``,
-    ``bea`` (binomial methods by name, with ``side``). ``seed`` seeds the draws of mf1_bayes
-    and mf1_bootstrap (default ``METRIC_SEED``, fixed; None: fresh entropy). One matrix gives
-    floats. E.g.
-    ``multiclass_interval("macro_recall", "mr_union_cp", [[40, 5, 5], [3, 20, 2], [1, 1, 8]])``.
+    A thin wrapper: ``interval(method, metric=metric, confusion=confusion, ...)``.
+
+    Parameters
+    ----------
+    metric : str
+        One of ``MULTICLASS_METRICS``: ``macro_recall`` (``methods("macro_recall")``), ``macro_f1``
+        (``methods("macro_f1")``), and ``accuracy``, ``micro_f1``, ``bea`` (proportion methods, with ``side``).
+    method : str
+        A method of a kind the metric takes, e.g. ``"union_cp"`` (macro recall), ``"takahashi"``.
+    confusion : array
+        A K×K array of counts, **rows = true class, columns = predicted class** (or an array of
+        them, shape (..., K, K)).
+    delta : float or array
+        The miss rate in (0, 1).
+    side : {"two-sided", "lower", "upper"}
+        One-sided bounds for proportion methods.
+    seed : int or None
+        Seeds the draws of macro-F1's bayes and bootstrap (default ``METRIC_SEED`` = 0; None: fresh entropy).
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)``: floats for one matrix, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import multiclass_interval
+    >>> lo, hi = multiclass_interval("macro_recall", "union_cp", [[40, 5, 5], [3, 20, 2], [1, 1, 8]])
+    >>> round(lo, 4), round(hi, 4)
+    (0.5198, 0.9498)
     """
-    est = get_estimand("multiclass", metric)
-    m = est.method(method)
-    full = m.prepare(side, params)
-    c = confusion_matrices(confusion)
-    K = c.shape[-1]
-    columns = {"K": np.full(c.shape[:-2], K), **{f"c{i}_{j}": c[..., i, j] for i in range(K) for j in range(K)}}
-    columns = {name: np.reshape(v, -1) for name, v in columns.items()}
-    d = validate.delta(delta)
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
-    lower, upper = est.bounds(m, columns, d, side, rng=rng, **full)
-    shape = c.shape[:-2]
-    return validate.bounds_out(np.asarray(lower, dtype=float).reshape(shape),
-                               np.asarray(upper, dtype=float).reshape(shape))
+    from .intervals import interval
+
+    return interval(method, metric=metric, confusion=confusion, delta=delta, side=side, seed=seed, **params)

@@ -29,7 +29,6 @@ import os
 from . import evaluate
 from .designs import get_design
 from .grid import Cell, Task, cells_cost
-from .methods import get
 
 SECONDS_PER_INTERVAL = 5e-6  # CPU seconds per interval computed by a table method (rough: see above)
 SECONDS_PER_OUTCOME = 1e-7  # CPU seconds per outcome weight scored (coverage, width) by a table method
@@ -40,7 +39,7 @@ WEIGHT_COPIES = 4  # outcome weights, their columns and the scoring temporaries
 
 
 def _per_test_set(cell: Cell) -> bool:
-    return cell.reps is not None and get(cell.method.name).per_test_set
+    return cell.reps is not None and cell.method.method.per_test_set
 
 
 def cell_seconds(cell: Cell) -> float:
@@ -88,7 +87,7 @@ def task_bytes(task: Task) -> float:
     table_cells = min(sum(tables.values()), evaluate._CACHE_CELLS)
     # Points are generated in batches of at most _BATCH_ELEMENTS weights (one point at least).
     batch = min(sum(outcomes.values()), max(evaluate._BATCH_ELEMENTS, *outcomes.values()))
-    simulated = max((evaluate.mc_bytes(design, c.design_point, get(c.method.name), dict(c.method.params), c.reps)
+    simulated = max((evaluate.mc_bytes(design, c.design_point, c.method.method, dict(c.method.params), c.reps)
                      for c in task.cells if c.reps is not None), default=0.0)  # one point's test sets at a time
     return BASE_BYTES + 16 * table_cells + 8 * WEIGHT_COPIES * batch + simulated
 

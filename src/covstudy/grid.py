@@ -27,7 +27,6 @@ import numpy as np
 
 from .designs import get_design
 from .estimands import get_estimand
-from .methods import get
 from .seeds import canonical
 from .study import MethodSpec, Study, study_estimands
 
@@ -88,7 +87,7 @@ def cells(study: Study) -> list[Cell]:
     mc = study.engine in ("mc", "both")
     reps, seed = (study.reps, study.seed) if mc else (None, None)
     data = get_design(study.design[0]).data
-    applies = {(m.name, e): get(m.name).takes in get_estimand(data, e).takes
+    applies = {(m.name, e): m.method.takes in get_estimand(data, e).takes
                for m in study.methods for e in study_estimands(study.design, study.axes)}
     out = []
     for m in study.methods:

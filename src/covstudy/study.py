@@ -30,7 +30,7 @@ from . import validate
 from .designs import DESIGNS, get_design
 from .estimands import estimands_for, get_estimand
 from .evaluate import Analysis, infeasible
-from .methods import SIDES, get
+from .methods import SIDES, get, methods
 
 ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
@@ -54,11 +54,17 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """One method entry of a study: the registry name, its display label and parameters."""
+    """One method entry of a study: its name as the config gives it (the results' ``method``
+    column), its display label, parameters and qualified name (which method it is)."""
 
     name: str
     label: str
     params: tuple[tuple[str, float], ...] = ()
+    qualified: str = ""  # "" : ``name`` says which method without context (a qualified or prefixed name)
+
+    @property
+    def method(self):
+        return get(self.qualified or self.name)
 
 
 @dataclass(frozen=True)
@@ -175,6 +181,12 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
         if key not in given:
             raise ConfigError(f"grid.{key}: missing; {what}")
     for key in sorted(given - need - {"delta"}):
+        other = next((o for o in shared if key in o), None)
+        if other is not None:  # an axis of the other parametrisation: say which axes to null
+            drop = sorted(need - set(other) - optional)
+            raise ConfigError(f"grid.{key}: an axis of design {'/'.join(design)} with {', '.join(other)}, not with "
+                              f"{', '.join(sorted(need))}; to use it give all of {', '.join(other)} and set "
+                              f"{' '.join(f'grid.{k}=null' for k in drop)}")
         raise ConfigError(f"grid.{key}: not an axis of design {'/'.join(design)}; {what}")
     axes = {}
     for key in [k for k in keys if k in need]:
@@ -304,12 +316,13 @@ def method_specs(entries, estimands, metric_axis: bool = False) -> tuple[MethodS
         name = entry.pop("name")
         label = entry.pop("label", None)
         try:
-            method = get(name, None if metric_axis else takes)
+            method = get(name, takes)
         except ValueError as err:
+            if metric_axis and isinstance(name, str) and any(name in (m.short, m.qualified, m.name, *m.aliases)
+                                                             for m in methods().values()):
+                raise ConfigError(f"{where}: method {name!r} applies to none of the metrics "
+                                  f"{', '.join(e.name for e in estimands)}") from None
             raise ConfigError(f"{where}: {str(err).removeprefix('method: ')}") from None
-        if method.takes not in takes:
-            raise ConfigError(f"{where}: method {name!r} applies to none of the metrics "
-                              f"{', '.join(e.name for e in estimands)}")
         for pname, pvalue in entry.items():
             if not _number(pvalue):
                 raise ConfigError(f"{where}.{pname}: method parameters must be numbers, got {pvalue!r}")
@@ -319,8 +332,8 @@ def method_specs(entries, estimands, metric_axis: bool = False) -> tuple[MethodS
             raise ConfigError(f"{where}: {err}") from None
         if label is None:
             given = ",".join(f"{k}={v:g}" for k, v in sorted(entry.items()))
-            label = f"{method.name}({given})" if given else method.name
-        specs.append(MethodSpec(method.name, text(f"{where}.label", label), tuple(sorted(params.items()))))
+            label = f"{name}({given})" if given else name
+        specs.append(MethodSpec(name, text(f"{where}.label", label), tuple(sorted(params.items())), method.qualified))
     labels = [s.label for s in specs]
     for label in labels:
         if labels.count(label) > 1:
@@ -331,7 +344,7 @@ def method_specs(entries, estimands, metric_axis: bool = False) -> tuple[MethodS
 def analyses_of(spec: MethodSpec, estimand, delta: float, side: str, engine: str, reps, seed):
     """("main", analysis) of a method entry for one estimand and delta under ``engine``, and with
     engine both also ("exact", analysis) (not for methods drawing random numbers: no exact engine)."""
-    method = get(spec.name)
+    method = spec.method
     mc = engine in ("mc", "both")
     out = [("main", Analysis(method, spec.params, estimand, delta, side, reps if mc else None, seed if mc else None))]
     if engine == "both" and not method.per_test_set:
@@ -376,7 +389,7 @@ def check_feasible(study: Study) -> None:
     points = {name: get_design(name).points(study.axes) for name in study.design}
     seen = set()
     for spec in study.methods:
-        method = get(spec.name)
+        method = spec.method
         try:
             method.check_side(study.side)
         except ValueError as err:

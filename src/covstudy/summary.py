@@ -43,7 +43,8 @@ def display_labels(df: pd.DataFrame) -> pd.DataFrame:
     if "label" not in df:
         df["label"] = df["method"]
     df["label"] = df["label"].fillna(df["method"]).astype(str)
-    shown = df["method"].map(display_name)
+    designs = df["design"] if "design" in df else [None] * len(df)
+    shown = pd.Series([display_name(m, d) for m, d in zip(df["method"], designs)], index=df.index)
     df["label"] = np.where(df["label"] == df["method"], shown, df["label"])
     # an entry labelled by name and parameters ("bootstrap(draws=500)") keeps its parameters
     with_params = pd.Series([lab.startswith(f"{m}(") for lab, m in zip(df["label"], df["method"])], index=df.index)
@@ -131,20 +132,33 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     return out.iloc[_registry_order(out)].reset_index(drop=True)
 
 
-def display_name(method: str) -> str:
+def resolve_method(method: str, design=None):
+    """The registered method a results table's ``method`` names (short names as ``design``'s
+    metrics read them), or None."""
+    from .methods import get, methods
+
+    kinds = {m.takes for m in methods(design=design).values()} if isinstance(design, str) and design else None
+    for takes in ((tuple(kinds), None) if kinds else ("proportion", None)):  # no design: binomial's
+        try:
+            return get(method, takes)
+        except ValueError:
+            pass
+    return None
+
+
+def display_name(method: str, design: str | None = None) -> str:
     """The method's display name in figures and reports (``Method.display``); unknown methods keep theirs."""
-    from .methods import methods
-
-    known = methods(None)
-    return known[method].display if method in known else str(method)
+    m = resolve_method(method, design)
+    return str(method) if m is None else m.display
 
 
-def method_rank(method: str) -> int:
+def method_rank(method: str, design: str | None = None) -> int:
     """Position of ``method`` in registry order (proportion, balanced-accuracy, F1 methods); unknown last."""
     from .methods import methods
 
-    names = list(methods(None))
-    return names.index(method) if method in names else len(names)
+    names = [m.name for m in methods().values()]
+    m = resolve_method(method, design)
+    return len(names) if m is None else names.index(m.name)
 
 
 def ranking(summary: pd.DataFrame) -> pd.DataFrame:

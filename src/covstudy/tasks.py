@@ -19,7 +19,6 @@ from .estimands import get_estimand
 from .evaluate import Evaluator
 from .grid import Cell, Task
 from .measures import MEASURES, NULL_MEASURES, RANGES
-from .methods import get
 from .study import analyses_of
 
 
@@ -87,7 +86,7 @@ def row_identity(cell: Cell) -> dict:
 def row_columns(cell: Cell) -> tuple[str, ...]:
     """The columns of ``cell``'s row, as ``evaluate`` writes it."""
     null = get_estimand(get_design(cell.design).data, cell.estimand).null is not None
-    exact = cell.engine == "both" and not get(cell.method.name).per_test_set  # as study.analyses_of
+    exact = cell.engine == "both" and not cell.method.method.per_test_set  # as study.analyses_of
     return (*row_identity(cell), "truth", *MEASURES, *(NULL_MEASURES if null else ()), "n_valid",
             *(("exact_coverage", "exact_mean_width") if exact else ()), "seconds")
 

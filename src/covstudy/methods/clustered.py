@@ -25,10 +25,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .. import validate
 from .binomial import wilson
 from .f1 import row_quantiles
-from .registry import draws_param, get, methods, register
+from .registry import draws_param, register
 
 KINDS = ("proportion", "deff", "clustered")  # what applies to clustered data, as the estimand lists them
 _BLOCK = 1 << 21  # bootstrap random numbers drawn at once (test sets × draws × clusters)
@@ -214,38 +213,41 @@ def clustered_bounds(method, columns: dict, delta, side: str = "two-sided", rng=
     return method.bounds((columns["successes"], columns["sizes"]), delta, side, rng=rng, **params)
 
 
-def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = 0,
-                       **params) -> tuple[np.ndarray, np.ndarray]:
+def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = 0, **params):
     """Two-sided ``1 - delta`` interval ``(lower, upper)`` for the accuracy p from per-cluster counts.
 
-    ``successes[..., i]`` of ``sizes[..., i]`` examples of cluster i are correct (clusters on the
-    last axis, at least 2; leading axes are separate test sets). ``method`` is a clustered
-    method (``methods("clustered")``: wilson_vif, scas_vif, ratio_wald, cluster_bootstrap), an
-    oracle (``methods("deff")``: wilson_deff, clopper_pearson_deff, which need the true ``icc``)
-    or any proportion method, applied naively to the totals. ``seed`` seeds cluster_bootstrap
-    (default 0, fixed: the same call, the same interval; None: fresh entropy); ``params`` are the method's parameters (e.g. ``draws=2000``).
-    E.g. ``clustered_interval("wilson_vif", [3, 5, 4], [5, 5, 5])``.
-    """
-    m = get(method, KINDS)
-    full = m.prepare("two-sided", params)
-    y = validate.counts("successes", successes)
-    s = validate.counts("sizes", sizes, minimum=1)
-    y, s = same_clusters(y, s)
-    if y.shape[-1] < 2:
-        raise ValueError(f"successes, sizes: need at least 2 clusters on the last axis, got shape {y.shape}")
-    if np.any(y > s):
-        raise ValueError("successes must be <= sizes in every cluster")
-    if m.takes == "deff":
-        if icc is None:
-            raise ValueError(f"icc: {m.name} is an oracle on the true intra-cluster correlation; give icc in [0, 1)")
-        icc = validate.interval("icc", validate.scalar("icc", icc), 0.0, 1.0, False, True)
-    elif icc is not None:
-        raise ValueError(f"icc: only the oracle methods ({', '.join(methods('deff'))}) take the true icc; "
-                         f"{m.name} does not")
-    d = validate.delta(validate.scalar("delta", delta))
-    columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
-               "successes": y, "sizes": s}
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
-    lower, upper = clustered_bounds(m, columns, d, rng=rng, **full)  # two-sided
-    return validate.bounds_out(lower, upper)
+    A thin wrapper: ``interval(method, successes=..., sizes=..., icc=..., delta=..., seed=...)``.
 
+    Parameters
+    ----------
+    method : str
+        A clustered method (``methods("clustered")``: wilson_vif, scas_vif, ratio_wald,
+        cluster_bootstrap), an oracle (``methods("deff")``: wilson_deff, clopper_pearson_deff,
+        which need the true ``icc``) or any proportion method, applied naively to the totals.
+    successes, sizes : array
+        ``successes[..., i]`` of ``sizes[..., i]`` examples of cluster i are correct (clusters on
+        the last axis, at least 2; leading axes are separate test sets).
+    delta : float
+        The miss rate in (0, 1).
+    icc : float, optional
+        The true intra-cluster correlation in [0, 1), for the oracles only.
+    seed : int or None
+        Seeds cluster_bootstrap (default 0, fixed; None: fresh entropy).
+    **params
+        The method's parameters (e.g. ``draws=2000``).
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)``: floats for one test set, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import clustered_interval
+    >>> lo, hi = clustered_interval("wilson_vif", [3, 5, 4], [5, 5, 5])
+    >>> round(lo, 4), round(hi, 4)
+    (0.5286, 0.9345)
+    """
+    from ..intervals import interval
+
+    return interval(method, successes=successes, sizes=sizes, icc=icc, delta=delta, seed=seed, **params)

@@ -50,28 +50,33 @@ class Input:
     label: str  # "unknown <label> method"
     per_test_set: bool = False  # kernels draw random numbers: called once per simulated test set
     why_mc_only: str = "draws random numbers per test set"  # why per-test-set methods have no exact engine
+    kind: str = "proportion"  # the public kind: qualified names are "<kind>.<short name>"
+    prefix: str = ""  # the legacy prefix of its registered names ("paired_"), dropped in short names
 
 
 INPUTS = {
     "proportion": Input(("k", "n"), ""),
-    "two_class": Input(("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy"),
-    "confusion": Input(("tp", "fn", "fp", "tn"), "F1", per_test_set=True),
+    "two_class": Input(("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy", kind="balanced", prefix="ba_"),
+    "confusion": Input(("tp", "fn", "fp", "tn"), "F1", per_test_set=True, kind="f1", prefix="f1_"),
     # K classes' correct counts k and sizes n, each shape (..., K): macro recall
-    "classes": Input(("k", "n"), "macro-recall"),
+    "classes": Input(("k", "n"), "macro-recall", kind="macro_recall", prefix="mr_"),
     # a K×K confusion matrix (..., K, K), rows = true class, columns = predicted: macro-F1
-    "multiclass": Input(("confusion",), "macro-F1"),
-    "multiclass_draws": Input(("confusion",), "sampled macro-F1", per_test_set=True),
+    "multiclass": Input(("confusion",), "macro-F1", kind="macro_f1", prefix="mf1_"),
+    "multiclass_draws": Input(("confusion",), "sampled macro-F1", per_test_set=True, kind="macro_f1", prefix="mf1_"),
     # a test set's scores, positives' (..., m) and negatives' (..., n): the AUC
     "scores": Input(("scores_pos", "scores_neg"), "AUC", per_test_set=True,
-                    why_mc_only="takes a test set's scores, which cannot be enumerated"),
-    "difference": Input(("k1", "n1", "k2", "n2"), "difference"),  # two independent test sets
-    "paired": Input(("both", "only_first", "only_second", "neither"), "paired"),  # one test set, two classifiers
+                    why_mc_only="takes a test set's scores, which cannot be enumerated", kind="auc"),
+    # two independent test sets
+    "difference": Input(("k1", "n1", "k2", "n2"), "difference", kind="difference", prefix="diff_"),
+    # one test set, two classifiers
+    "paired": Input(("both", "only_first", "only_second", "neither"), "paired", kind="paired", prefix="paired_"),
     # per-cluster counts (clusters on the last axis): kernels need each test set (methods/clustered.py)
     "clustered": Input(("successes", "sizes"), "clustered", per_test_set=True,
-                       why_mc_only="reads per-cluster counts, which no design enumerates"),
+                       why_mc_only="reads per-cluster counts, which no design enumerates", kind="clustered"),
     # totals and the true design effect: oracle intervals on the effective sample size
-    "deff": Input(("k", "n", "deff"), "oracle"),
+    "deff": Input(("k", "n", "deff"), "oracle", kind="deff"),
 }
+KINDS = tuple(dict.fromkeys(i.kind for i in INPUTS.values()))  # the public kinds, in registration order
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,21 @@ class Method:
         return self.description
 
     @property
+    def short(self) -> str:
+        """Its name within its kind ("tango" for paired_tango): what a user types given a design or metric."""
+        return self.name.removeprefix(self.input.prefix)
+
+    @property
+    def kind(self) -> str:
+        """Its public kind (``KINDS``): "proportion", "balanced", "f1", "paired", ..."""
+        return self.input.kind
+
+    @property
+    def qualified(self) -> str:
+        """``kind.short`` ("paired.tango"): valid everywhere, whatever the context."""
+        return f"{self.kind}.{self.short}"
+
+    @property
     def per_test_set(self) -> bool:
         """Whether the kernel is called once per simulated test set (it draws random numbers, or
         reads what no design enumerates, such as scores or per-cluster counts), so it has no exact engine."""
@@ -157,8 +177,8 @@ class Method:
         for key in params:
             if key not in known:
                 valid = ", ".join(known) if known else "none"
-                raise ValueError(f"{self.name}: unknown parameter {key!r}; valid parameters: {valid}")
-        return {name: p.check(self.name, params.get(name, p.default)) for name, p in known.items()}
+                raise ValueError(f"{self.qualified}: unknown parameter {key!r}; valid parameters: {valid}")
+        return {name: p.check(self.qualified, params.get(name, p.default)) for name, p in known.items()}
 
     def prepare(self, side, params: dict | None = None) -> dict[str, float]:
         """The public API's prelude: ``side`` checked, then ``params`` checked and completed."""
@@ -169,7 +189,7 @@ class Method:
         if side not in SIDES:
             raise ValueError(side_message(side))
         if side not in self.sides:
-            raise ValueError(f"side: method {self.name!r} has two-sided intervals only, got {side!r}")
+            raise ValueError(f"side: method {self.qualified!r} has two-sided intervals only, got {side!r}")
         return side
 
     def bounds(self, counts: tuple, delta, side: str = "two-sided", rng=None, **params):
@@ -195,7 +215,7 @@ class Method:
 
 
 def default_display(name: str) -> str:
-    """A method's display name when it declares none: its registry name in words ("paired_wald" -> "paired wald")."""
+    """A method's display name when it declares none: its name in words ("ratio_wald" -> "ratio wald")."""
     return name.replace("_", " ")
 
 
@@ -204,11 +224,17 @@ def side_message(side: object) -> str:
 
 
 class Registry:
-    """Every method by name and alias, whatever it takes."""
+    """Every method, named within its kind (module docstring of ``Registry.get``).
+
+    A method's identity is (kind, short name); it answers to its short name and aliases where
+    its kind applies, and everywhere to its qualified name ``kind.short`` (or ``kind.alias``)
+    and to its registered name (the earlier, prefixed one: ``paired_tango``).
+    """
 
     def __init__(self):
-        self._methods: dict[str, Method] = {}
-        self._names: dict[str, str] = {}  # name or alias -> canonical name
+        self._methods: dict[str, Method] = {}  # registered name -> method, in registration order
+        self._local: dict[str, list[str]] = {}  # short name or alias -> registered names (any kind)
+        self._global: dict[str, str] = {}  # qualified or prefixed registered name -> registered name
 
     def register(self, name: str, *, family: str, guaranteed: bool, reference: str, takes: str = "proportion",
                  aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
@@ -216,11 +242,13 @@ class Registry:
                  display: str = "") -> Callable[[Kernel], Kernel]:
         """Decorator registering ``kernel`` under ``name``; the description is its docstring's first line.
 
-        ``takes`` is what the kernel's counts are (a key of INPUTS); ``params`` declares the
+        ``name`` is the stream identity of a sampling method's draws (never rename it); its kind's
+        prefix (``Input.prefix``) dropped, it is the short name. ``takes`` is what the kernel's
+        counts are (a key of INPUTS); ``aliases`` are further short names; ``params`` declares the
         keyword parameters it takes; ``one_sided`` is the one-sided kernel of a proportion
         method that is not equal-tailed (module docstring); ``random=False`` marks a kernel of a
         sampling kind of input (``Input.per_test_set``) that is deterministic, so it has an exact engine;
-        ``display`` is its name in figures and reports (default: the name in words).
+        ``display`` is its name in figures and reports (default: the short name in words).
         """
         if family not in FAMILIES:
             raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
@@ -228,47 +256,121 @@ class Registry:
             raise ValueError(f"takes must be one of {tuple(INPUTS)}, got {takes!r}")
 
         def decorate(kernel: Kernel) -> Kernel:
-            for key in (name, *aliases):
-                if key in self._names:
-                    raise ValueError(f"method name {key!r} is already registered")
-                self._names[key] = name
             description = (kernel.__doc__ or name).strip().splitlines()[0]
-            self._methods[name] = Method(name, kernel, description, family, guaranteed, reference, takes,
-                                         tuple(aliases), tuple(params), one_sided, random, display)
+            m = Method(name, kernel, description, family, guaranteed, reference, takes,
+                       tuple(aliases), tuple(params), one_sided, random, display)
+            local = (m.short, *aliases)
+            keys = [f"{m.kind}.{a}" for a in local] + ([name] if name != m.short else [])
+            clash = [k for k in keys if k in self._global or k in self._local or k in self._methods] + \
+                [a for a in local if a in self._global or any(self._methods[o].kind == m.kind
+                                                              for o in self._local.get(a, ()))]
+            if name in self._methods or clash:
+                raise ValueError(f"method name {(clash or [name])[0]!r} is already registered")
+            self._methods[name] = m
+            for a in local:
+                self._local.setdefault(a, []).append(name)
+            self._global.update(dict.fromkeys(keys, name))
             return kernel
 
         return decorate
 
     def get(self, name: str, takes: str | tuple[str, ...] | None = None) -> Method:
-        """The method registered as ``name`` (or an alias), of one of the kinds ``takes`` if given;
-        otherwise ValueError naming the valid methods and the closest match."""
+        """The method ``name`` among the kinds of input ``takes`` (keys of INPUTS; all if None).
+
+        A qualified (``paired.tango``) or prefixed (``paired_tango``) name is one method; a short
+        name or alias (``tango``, ``newcombe``) is looked up among ``takes`` only, and if several
+        methods there answer to it (``newcombe`` among all kinds; ``bayes`` for F1, a proportion
+        and an F1 method), ValueError names their qualified names. Otherwise ValueError naming
+        the valid methods and the closest match.
+        """
         kinds = (takes,) if isinstance(takes, str) else tuple(takes or INPUTS)
-        canonical = self._names.get(name) if isinstance(name, str) else None
-        if canonical is not None and self._methods[canonical].takes in kinds:
-            return self._methods[canonical]
-        valid = [n for n, m in self._methods.items() if m.takes in kinds]
-        aliases = [a for a, n in self._names.items() if n in valid]
-        close = difflib.get_close_matches(str(name), aliases, n=1)
+        if isinstance(name, str):
+            found = [self._methods[self._global[name]]] if name in self._global else \
+                [self._methods[n] for n in self._local.get(name, ())]
+            here = [m for m in found if m.takes in kinds]
+            if len(here) == 1:
+                return here[0]
+            if len(here) > 1:
+                raise ValueError(f"method: {name!r} is ambiguous here, it names {' and '.join(m.qualified for m in here)}; "
+                                 f"give the qualified name, or the design or metric")
+        valid = [m for m in self._methods.values() if m.takes in kinds]
+        names = [n for m in valid for n in (m.short, *m.aliases, m.qualified, m.name)]
+        close = difflib.get_close_matches(str(name), names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
+        elsewhere = [m.qualified for m in found] if isinstance(name, str) else []
+        other = f" (it is {' or '.join(elsewhere)}, which takes other counts)" if elsewhere else ""
         label = INPUTS[kinds[0]].label if len(kinds) == 1 else ""
         kind = f"{label} " if label else ""
         lists = [f"{INPUTS[t].label + ' ' if i else 'valid '}methods: "
-                 f"{', '.join(sorted(n for n in valid if self._methods[n].takes == t))}" for i, t in enumerate(kinds)]
-        raise ValueError(f"method: unknown {kind}method {name!r}{hint}; {'; '.join(lists)}")
+                 f"{', '.join(sorted(m.short for m in valid if m.takes == t))}" for i, t in enumerate(kinds)]
+        raise ValueError(f"method: unknown {kind}method {name!r}{other or hint}; {'; '.join(lists)}")
 
-    def all(self, takes: str | None = "proportion") -> dict[str, Method]:
-        """Methods that take ``takes`` (every method if None) by canonical name, in registration
-        order; ``str(m)`` is a method's one-line description."""
-        if takes is not None and takes not in INPUTS:
-            raise ValueError(f"takes must be one of {', '.join(INPUTS)} or None, got {takes!r}")
-        return {n: m for n, m in self._methods.items() if takes is None or m.takes == takes}
+    def registered(self, name: str) -> Method:
+        """The method registered under ``name`` (its stream identity) or answering to a qualified name."""
+        return self._methods[self._global.get(name, name)]
+
+    def all(self, takes: str | None = None, design: str | None = None) -> dict[str, Method]:
+        """Methods by qualified name, in registration order, that take ``takes`` (an INPUTS key
+        or a public kind, ``KINDS``) and apply to ``design`` (None: any)."""
+        if takes is not None and takes not in INPUTS and takes not in KINDS:
+            raise ValueError(f"takes must be one of {', '.join(dict.fromkeys((*INPUTS, *KINDS)))} or None, "
+                             f"got {takes!r}")
+        applies = None
+        if design is not None:
+            from ..designs import get_design
+            from ..estimands import estimands_for
+
+            applies = {t for e in estimands_for(get_design(design).data) for t in e.takes}
+        return MethodTable({m.qualified: m for m in self._methods.values()
+                            if (takes is None or takes in (m.takes, m.kind)) and (applies is None or m.takes in applies)})
+
+
+class MethodTable(dict):
+    """Methods by qualified name; indexing also takes any other name of one of them
+    (``methods("paired")["tango"]``, ``["paired_tango"]``), as ``Registry.get`` among their kinds."""
+
+    def __missing__(self, key):
+        try:
+            m = METHODS.get(key, tuple({m.takes for m in self.values()}))
+        except ValueError as err:
+            raise KeyError(key) from err
+        if m.qualified not in self:
+            raise KeyError(key)
+        return self[m.qualified]
 
 
 METHODS = Registry()
 register = METHODS.register
 get = METHODS.get
+registered = METHODS.registered
 
 
-def methods(takes: str | None = "proportion") -> dict[str, Method]:
-    """The registered methods that take ``takes`` ("proportion", "two_class", "confusion"; None: all)."""
-    return METHODS.all(takes)
+def methods(takes: str | None = None, design: str | None = None) -> dict[str, Method]:
+    """Every registered method, by qualified name (``"paired.tango"``), in registration order.
+
+    Parameters
+    ----------
+    takes : str, optional
+        Only the methods of one kind: a public kind (``KINDS``: "proportion", "balanced", "f1",
+        "macro_recall", "macro_f1", "difference", "paired", "auc", "clustered", "deff") or a
+        kind of input (``INPUTS``: "two_class", "confusion", "scores", ...).
+    design : str, optional
+        Only the methods that apply to one of the design's metrics (``DESIGNS``).
+
+    Returns
+    -------
+    dict
+        Qualified name -> ``Method``; ``str(method)`` is its one-line description, ``.short``
+        the name to give where its kind is known, ``.display`` its name in figures.
+
+    Examples
+    --------
+    >>> from covstudy import methods
+    >>> list(methods("paired"))[:3]
+    ['paired.wald', 'paired.wald_cc', 'paired.agresti_min']
+    >>> str(methods()["proportion.wilson"]).split(":")[0]
+    'Wilson score interval'
+    >>> sorted(m.short for m in methods(design="binormal").values())
+    ['bootstrap', 'delong', 'hanley_mcneil', 'logit_delong', 'newcombe']
+    """
+    return METHODS.all(takes, design)

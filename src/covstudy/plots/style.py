@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..summary import method_rank
+from ..summary import method_rank, resolve_method
 
 DPI = 150
 MAX_PANELS = 16  # at most this many method panels per figure (the first in the config's order)
@@ -77,10 +77,13 @@ def method_colors(table: pd.DataFrame) -> dict[str, str]:
     taken: set[str] = set()
     pairs = table[["method", "label"]].drop_duplicates()
     first_label = pairs.groupby("method", sort=False)["label"].agg("min")
+    design = str(table["design"].iloc[0]) if "design" in table and len(table) else None
     for label in _registry_order(table):  # colours do not depend on the row order
         method = pairs.loc[pairs["label"] == label, "method"].iloc[0]
-        if method in _FIXED_COLOURS and first_label[method] == label:
-            colors[label] = OKABE_ITO[_FIXED_COLOURS[method]]
+        found = resolve_method(method, design)  # a short name as the study's design reads it
+        key = method if found is None else found.name
+        if key in _FIXED_COLOURS and first_label[method] == label:
+            colors[label] = OKABE_ITO[_FIXED_COLOURS[key]]
             taken.add(colors[label])
     free = [c for c in FALLBACK if c not in taken] or list(FALLBACK)
     for i, label in enumerate(lab for lab in _registry_order(table) if lab not in colors):

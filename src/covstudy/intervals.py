@@ -1,0 +1,271 @@
+"""The one interval door: ``interval(method, *counts, design=..., metric=..., **counts)``.
+
+A method is named within its kind (``Registry.get``): the kind comes from the ``design``, the
+``metric`` or the counts given, whose argument names are the designs' (``COUNTS``). The
+per-kind functions (``balanced_interval``, ``metric_interval``, ``multiclass_interval``,
+``difference_interval``, ``paired_interval``, ``auc_interval``, ``clustered_interval``) are thin
+wrappers over it, kept because their positional arguments read well.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import validate
+from .designs import get_design
+from .estimands import CELLS, ESTIMANDS, confusion_counts, confusion_matrices, estimands_for, get_estimand
+from .methods.registry import INPUTS, Method, get
+
+DEFAULT_SEED = 0  # the seed of every sampling method's draws by default: the same call, the same interval
+
+
+class Interval(NamedTuple):
+    """An interval ``(lower, upper)``: floats for scalar counts, float arrays otherwise."""
+
+    lower: float | np.ndarray
+    upper: float | np.ndarray
+
+
+# What the counts are -> their argument names (as the designs and kinds of method name them).
+COUNTS = {
+    "count": ("k", "n"),  # k successes of n: proportion methods
+    "classes": ("k", "n"),  # K classes' correct counts and sizes (..., K): macro recall
+    "deff": ("k", "n", "deff"),  # totals and the true design effect: the oracles
+    "two_class": ("k_pos", "n_pos", "k_neg", "n_neg"),  # balanced accuracy
+    "confusion": CELLS,  # tp, fn, fp, tn with a metric
+    "multiclass": ("confusion",),  # K×K matrices, rows = true class, with a metric
+    "unpaired": ("k1", "n1", "k2", "n2"),
+    "paired": ("both", "only_first", "only_second", "neither"),
+    "scores": ("scores_pos", "scores_neg"),
+    "clustered": ("successes", "sizes"),  # clusters on the last axis; oracles also take icc
+}
+NATURAL = {"proportion": "count", "two_class": "two_class", "confusion": "confusion", "classes": "classes",
+           "multiclass": "multiclass", "multiclass_draws": "multiclass", "difference": "unpaired",
+           "paired": "paired", "scores": "scores", "clustered": "clustered", "deff": "deff"}
+_SIMPLE = {"count": ("proportion",), "classes": ("classes",), "deff": ("deff",), "two_class": ("two_class",)}
+
+
+def interval(method: str, *counts, design: str | None = None, metric: str | None = None, delta=0.05,
+             side: str = "two-sided", seed: int | None = DEFAULT_SEED, **kwargs) -> Interval:
+    """The ``1 - delta`` interval of ``method`` for any kind of data: the one interval door.
+
+    Parameters
+    ----------
+    method : str
+        A short name within its kind (``"wilson"``, ``"tango"``, ``"delong"``), a qualified name
+        (``"paired.tango"``, ``methods()``) or a registered prefixed name (``"paired_tango"``).
+        A short name naming several methods of the kinds that apply (``"newcombe"`` without a
+        design; ``"bayes"`` for F1, ``proportion.bayes`` and ``f1.bayes``) is an error naming them.
+    *counts
+        The counts positionally, in the order of the keyword names below, then ``delta``. Without
+        a design, metric or named counts, a name that is a proportion method reads them as k, n.
+    design : str, optional
+        A design (``DESIGNS``): its data say which counts and methods apply.
+    metric : str, optional
+        The estimand (``METRICS``, ``MULTICLASS_METRICS``, ``"difference"``, ``"auc"``): needed
+        for a proportion method on a confusion matrix (``"precision"``).
+    delta : float or array
+        The miss rate in (0, 1); broadcasts with the counts.
+    side : {"two-sided", "lower", "upper"}
+        One-sided bounds for proportion methods (and the metrics computed through them).
+    seed : int or None
+        Seeds the draws of sampling methods (default 0: the same call, the same interval; None:
+        fresh entropy).
+    **kwargs
+        The counts by name, as the designs name them: ``k, n`` (a proportion; with
+        ``metric="macro_recall"`` K classes' arrays); ``k, n, deff`` (oracles);
+        ``k_pos, n_pos, k_neg, n_neg``; ``tp, fn, fp, tn``; ``confusion`` (K×K); ``k1, n1, k2, n2``;
+        ``both, only_first, only_second, neither``; ``scores_pos, scores_neg``; ``successes,
+        sizes`` (and ``icc`` for the oracles). Other keywords are the method's parameters.
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)``: floats for scalar counts, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import interval
+    >>> interval("wilson", 3, 10)
+    Interval(lower=0.10779126740630104, upper=0.6032218525388546)
+    >>> lo, hi = interval("tango", both=20, only_first=12, only_second=2, neither=16)
+    >>> round(lo, 4), round(hi, 4)
+    (0.0611, 0.3447)
+    >>> lo, hi = interval("newcombe", design="unpaired", k1=56, n1=70, k2=48, n2=80)
+    >>> round(lo, 4), round(hi, 4)
+    (0.0524, 0.3339)
+    """
+    given = {name: kwargs.pop(name) for name in list(kwargs) if any(name in c for c in COUNTS.values())}
+    icc = kwargs.pop("icc", None)
+    data = _data(design, metric, given)
+    kinds = _kinds(data, design, metric)
+    m = None
+    if kinds is None and counts:  # bare positional counts: a proportion's k, n (the historical signature) first
+        try:
+            m = get(method, "proportion")
+        except ValueError:
+            pass
+    m = m or get(method, kinds)
+    data = data or ("classes" if metric == "macro_recall" and m.takes == "proportion" else NATURAL[m.takes])
+    names = COUNTS[data]
+    if len(counts) > len(names) + 1:
+        raise TypeError(f"interval: {m.short} takes at most {len(names) + 1} positional counts and delta "
+                        f"({', '.join(names)}, delta), got {len(counts)}")
+    for name, value in zip(names, counts):
+        if name in given:
+            raise TypeError(f"interval: {name} given twice")
+        given[name] = value
+    if len(counts) > len(names):
+        delta = counts[-1]
+    if set(given) != set(names):
+        why = f"design {design}" if design else f"{m.qualified}"
+        raise ValueError(f"counts: {why} takes {', '.join(names)}; got {', '.join(given) or 'none'}")
+    if icc is not None and data != "clustered":
+        raise ValueError(f"icc: only the clustered oracles take the true icc; {m.short} does not")
+    est = _estimand(data, design, metric, m)
+    full = m.prepare(side, kwargs)
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
+    lower, upper = ROUTES[data](m, est, [given[k] for k in names], delta, side, rng, full, icc)
+    return Interval(*validate.bounds_out(lower, upper))
+
+
+def _data(design, metric, given) -> str | None:
+    """What the counts are: from the design, else from the counts' names, else from the metric."""
+    if design is not None:
+        return get_design(design).data
+    if given:
+        keys = set(given)
+        found = [d for d, names in COUNTS.items() if set(names) == keys]
+        if not found:
+            sets = "; ".join(", ".join(c) for c in dict.fromkeys(COUNTS.values()))
+            raise ValueError(f"counts: give one of these sets of counts: {sets}; got {', '.join(given)}")
+        return "classes" if found[0] == "count" and metric == "macro_recall" else found[0]
+    datas = {d for (d, name) in ESTIMANDS if name == metric}
+    return datas.pop() if len(datas) == 1 else None
+
+
+def _kinds(data, design, metric) -> tuple[str, ...] | None:
+    """The kinds of method (INPUTS keys) that apply."""
+    if data in _SIMPLE:
+        return _SIMPLE[data]
+    if data is None:
+        if metric is None:
+            return None
+        kinds = tuple(dict.fromkeys(t for (_, name), e in ESTIMANDS.items() if name == metric for t in e.takes))
+        if not kinds:
+            valid = ", ".join(sorted({name for _, name in ESTIMANDS}))
+            raise ValueError(f"metric must be one of {valid}, got {metric!r}")
+        return kinds
+    name = metric or (get_design(design).estimand if design else None)
+    if name is not None:
+        return get_estimand(data, name).takes
+    return tuple(dict.fromkeys(t for e in estimands_for(data) for t in e.takes))
+
+
+def _estimand(data, design, metric, m: Method):
+    if data in _SIMPLE:
+        return None
+    name = metric or (get_design(design).estimand if design else None)
+    if name is not None:
+        return get_estimand(data, name)
+    fits = [e for e in estimands_for(data) if m.takes in e.takes]
+    if len(fits) > 1:
+        raise ValueError(f"metric: {m.qualified} on these counts needs metric=, one of "
+                         f"{', '.join(e.name for e in fits)}")
+    return fits[0]
+
+
+# ------------------------------------------------------------------- one route per kind of data
+# route(method, estimand, counts, delta, side, rng, params, icc) -> (lower, upper)
+
+def _count(m, est, counts, delta, side, rng, params, icc):
+    k, n = validate.k_and_n(*counts)
+    return m.bounds((k, n), validate.delta(delta), side, **params)
+
+
+def _classes(m, est, counts, delta, side, rng, params, icc):
+    k, n = (validate.counts(name, v) for name, v in zip(("k", "n"), counts))
+    try:
+        k, n = np.broadcast_arrays(k, n)
+    except ValueError:
+        raise ValueError(f"k and n must broadcast together, got shapes {k.shape} and {n.shape}") from None
+    if k.ndim == 0 or k.shape[-1] < 2:
+        raise ValueError(f"k, n: need K >= 2 classes on the last axis, got shape {k.shape}")
+    if np.any(n < 1) or np.any(k > n):
+        raise ValueError("k, n: every class needs n >= 1 and 0 <= k <= n")
+    return m.bounds((k, n), validate.delta(delta), side, **params)
+
+
+def _deff(m, est, counts, delta, side, rng, params, icc):
+    k, n = validate.k_and_n(*counts[:2])
+    deff = validate.interval("deff", counts[2], 1.0, None, False, False)
+    return m.bounds(tuple(np.broadcast_arrays(k, n, deff)), validate.delta(delta), side, **params)
+
+
+def _two_class(m, est, counts, delta, side, rng, params, icc):
+    return m.bounds(validate.class_counts(*counts), validate.delta(delta), side, **params)
+
+
+def _confusion(m, est, counts, delta, side, rng, params, icc):
+    columns = dict(zip(CELLS, confusion_counts(*counts)))
+    return est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
+
+
+def _multiclass(m, est, counts, delta, side, rng, params, icc):
+    c = confusion_matrices(counts[0])
+    K = c.shape[-1]
+    columns = {"K": np.full(c.shape[:-2], K), **{f"c{i}_{j}": c[..., i, j] for i in range(K) for j in range(K)}}
+    columns = {name: np.reshape(v, -1) for name, v in columns.items()}
+    lower, upper = est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
+    shape = c.shape[:-2]
+    return np.asarray(lower, dtype=float).reshape(shape), np.asarray(upper, dtype=float).reshape(shape)
+
+
+def _unpaired(m, est, counts, delta, side, rng, params, icc):
+    from .comparison import difference_counts
+
+    return m.bounds(difference_counts(*counts), validate.delta(delta), side, **params)
+
+
+def _paired(m, est, counts, delta, side, rng, params, icc):
+    from .comparison import paired_counts
+
+    return m.bounds(paired_counts(*counts), validate.delta(delta), side, **params)
+
+
+def _scores(m, est, counts, delta, side, rng, params, icc):
+    from .methods.auc import _scores as scores
+
+    pos, neg = (scores(name, v) for name, v in zip(COUNTS["scores"], counts))
+    return m.bounds((pos, neg), float(validate.delta(validate.scalar("delta", delta))), side, rng=rng, **params)
+
+
+def _clustered(m, est, counts, delta, side, rng, params, icc):
+    from .methods.clustered import clustered_bounds, design_effect, same_clusters
+
+    y = validate.counts("successes", counts[0])
+    s = validate.counts("sizes", counts[1], minimum=1)
+    y, s = same_clusters(y, s)
+    if y.shape[-1] < 2:
+        raise ValueError(f"successes, sizes: need at least 2 clusters on the last axis, got shape {y.shape}")
+    if np.any(y > s):
+        raise ValueError("successes must be <= sizes in every cluster")
+    if m.takes == "deff":
+        if icc is None:
+            raise ValueError(f"icc: {m.short} is an oracle on the true intra-cluster correlation; give icc in [0, 1)")
+        icc = validate.interval("icc", validate.scalar("icc", icc), 0.0, 1.0, False, True)
+    elif icc is not None:
+        raise ValueError(f"icc: only the oracle methods (deff.wilson_deff, deff.clopper_pearson_deff) take the "
+                         f"true icc; {m.short} does not")
+    d = validate.delta(validate.scalar("delta", delta))
+    columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
+               "successes": y, "sizes": s}
+    return clustered_bounds(m, columns, d, side, rng=rng, **params)
+
+
+ROUTES = {"count": _count, "classes": _classes, "deff": _deff, "two_class": _two_class, "confusion": _confusion,
+          "multiclass": _multiclass, "unpaired": _unpaired, "paired": _paired, "scores": _scores,
+          "clustered": _clustered}
+assert set(ROUTES) == set(COUNTS) and set(NATURAL) == set(INPUTS)
