@@ -90,7 +90,9 @@ def test_reps_is_bounded_before_any_work(monkeypatch):
 ])
 def test_draws_share_one_bound(method, design, point, monkeypatch):
     no_work(monkeypatch)
-    with pytest.raises(ValueError, match=f"^{method}: parameter draws must be a whole number > 0 and <= 1e\\+07"):
+    kind = {"iid": "f1", "multiclass": "macro_f1", "binormal": "auc", "clustered": "clustered"}[design]
+    short = method.split("_", 1)[1] if design in ("iid", "multiclass") else method
+    with pytest.raises(ValueError, match=f"^{kind}.{short}: parameter draws must be a whole number > 0 and <= 1e\\+07"):
         coverage(method, design=design, reps=10, seed=1, draws=10**12, **point)
     # every resampling parameter of the registry is the shared one
     draws = [p for m in methods(None).values() for p in m.params if p.name == "draws"]
