@@ -190,3 +190,19 @@ def test_public_names_are_documented_with_sections_and_an_example(name, obj):
     assert not missing, f"{name}: its docstring lacks the numpydoc section(s) {', '.join(missing)}"
     assert ">>> " in doc, f"{name}: its Examples section has no runnable example"
     assert obj.__module__ in DOCTESTED, f"{name}: add {obj.__module__} to DOCTESTED so its example is checked"
+
+
+def test_docs_name_methods_by_short_or_qualified_name():
+    """README, docs and the experiments' READMEs use the short names (qualified where a short one
+    would be ambiguous); the old prefixed names appear only where the text says they are aliases."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    prefixed = sorted({m.name for m in methods().values() if m.name != m.short}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(prefixed) + r")(?!\w)")
+    bad = [f"{f.relative_to(root)}: {hit.group(1)}"
+           for f in [root / "README.md", *root.glob("docs/*.md"), *root.glob("experiments/*/README.md")]
+           for paragraph in f.read_text().split("\n\n") if "alias" not in paragraph
+           for hit in pattern.finditer(paragraph)]
+    assert bad == []
