@@ -155,7 +155,8 @@ def test_design_messages_name_the_real_problem(overrides, message):
         assert "grid.acc_first=null grid.acc_second=null grid.correlation=null" in str(err.value)
 
 
-DOCTESTED = ("covstudy.intervals", "covstudy.comparison", "covstudy.estimands", "covstudy.methods.registry",
+DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.estimands", "covstudy.coverage",
+             "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
              "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered")
 
 
@@ -163,3 +164,45 @@ DOCTESTED = ("covstudy.intervals", "covstudy.comparison", "covstudy.estimands", 
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+def _public():
+    import covstudy
+
+    return [(name, getattr(covstudy, name)) for name in covstudy.__all__]
+
+
+@pytest.mark.parametrize("name, obj", _public(), ids=[name for name, _ in _public()])
+def test_public_names_are_documented_with_sections_and_an_example(name, obj):
+    """Every public function has numpydoc Parameters (if it takes any), Returns and Examples
+    sections, and its module's examples are in the doctest run above; a public class needs a
+    docstring; constants (DESIGNS, METRICS, ...) are data, exempt."""
+    import inspect
+
+    if not callable(obj):
+        return
+    doc = inspect.getdoc(obj) or ""
+    if inspect.isclass(obj):
+        assert doc.strip(), f"{name}: a public class without a docstring"
+        return
+    sections = {"Returns", "Examples"} | ({"Parameters"} if inspect.signature(obj).parameters else set())
+    missing = [s for s in sorted(sections) if f"\n{s}\n{'-' * len(s)}\n" not in f"\n{doc}\n"]
+    assert not missing, f"{name}: its docstring lacks the numpydoc section(s) {', '.join(missing)}"
+    assert ">>> " in doc, f"{name}: its Examples section has no runnable example"
+    assert obj.__module__ in DOCTESTED, f"{name}: add {obj.__module__} to DOCTESTED so its example is checked"
+
+
+def test_docs_name_methods_by_short_or_qualified_name():
+    """README, docs and the experiments' READMEs use the short names (qualified where a short one
+    would be ambiguous); the old prefixed names appear only where the text says they are aliases."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    prefixed = sorted({m.name for m in methods().values() if m.name != m.short}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(prefixed) + r")(?!\w)")
+    bad = [f"{f.relative_to(root)}: {hit.group(1)}"
+           for f in [root / "README.md", *root.glob("docs/*.md"), *root.glob("experiments/*/README.md")]
+           for paragraph in f.read_text().split("\n\n") if "alias" not in paragraph
+           for hit in pattern.finditer(paragraph)]
+    assert bad == []

@@ -23,11 +23,43 @@ BalancedCoverageResult = MetricCoverageResult = CoverageResult
 
 
 def run_study(study: str = "quick", overrides=(), out=None, progress: bool | None = None):
-    """Run a study config (``conf/study/<study>.yaml``) with command-line style ``overrides``
-    (``"grid.n=[20,50]"``, ``"design=stratified"``) and return its results table (a DataFrame).
+    """Run a study config (``conf/study/<study>.yaml``), as the ``covstudy`` command does, and
+    return its results table.
 
-    ``out`` is the study folder (default ``results/<name>``). Invalid configs raise
-    ``ConfigError`` (a ValueError) before any work.
+    Parameters
+    ----------
+    study : str
+        The study's name (``conf/study/<study>.yaml``: "quick", "auc", "bcd2001", ...).
+    overrides : sequence of str
+        Command-line style overrides: ``"grid.n=[20,50]"``, ``"design=stratified"``,
+        ``"methods=[wilson,wald]"``, ``"engine=exact"``.
+    out : str or path, optional
+        The study folder (default ``results/<name>``); a rerun resumes from what it holds.
+    progress : bool, optional
+        Show a progress bar (default: when the output is a terminal).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell: method, design, axes, delta, engine, truth and the measures.
+
+    Raises
+    ------
+    ConfigError
+        A ValueError, before any work, for an invalid config.
+
+    Examples
+    --------
+    >>> import tempfile, covstudy
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     table = covstudy.run_study("quick", ["grid.n=[10]", "grid.p=[0.2,0.4]", "engine=exact",
+    ...                                          "methods=[wilson,wald]"], out=out, progress=False)
+    >>> print(table[["method", "p", "coverage"]].round(4).to_string(index=False))
+    method   p  coverage
+    wilson 0.2    0.9672
+    wilson 0.4    0.9817
+      wald 0.2    0.8863
+      wald 0.4    0.8989
     """
     from .cli import load_study
     from .runner import run_study as run

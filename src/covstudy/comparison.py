@@ -137,11 +137,33 @@ def superiority_probability(only_first=None, only_second=None, prior: float = 1.
                             k2=None, n2=None):
     """Posterior probability that the first classifier is the more accurate (module docstring).
 
-    Paired (one test set): ``superiority_probability(only_first, only_second, prior=1.0)``, the
-    discordant counts, under a Dirichlet(prior, prior, prior, prior) prior on the four cells:
-    1 - I_{1/2}(only_first + prior, only_second + prior) (exact).
-    Unpaired (two test sets): ``superiority_probability(k1=, n1=, k2=, n2=, prior=1.0)``, Beta(prior,
-    prior) priors, P(p1 > p2 | data) by quadrature to 1e-10. Arguments broadcast.
+    Paired (one test set): the discordant counts under a Dirichlet(prior, prior, prior, prior)
+    prior on the four cells: 1 - I_{1/2}(only_first + prior, only_second + prior) (exact).
+    Unpaired (two test sets): Beta(prior, prior) priors, P(p1 > p2 | data) by quadrature to
+    1e-10. Arguments broadcast.
+
+    Parameters
+    ----------
+    only_first, only_second : int or array, optional
+        Paired: the test cases only the first, or only the second, classifier gets right.
+    prior : float
+        The prior's parameter (> 0; 1 is uniform).
+    k1, n1, k2, n2 : int or array, optional
+        Unpaired (keywords only): k1 of n1 correct for the first classifier, k2 of n2 for the
+        second.
+
+    Returns
+    -------
+    float or ndarray
+        P(first more accurate | data): a float for scalar counts.
+
+    Examples
+    --------
+    >>> from covstudy import superiority_probability
+    >>> round(superiority_probability(12, 2), 4)
+    0.9963
+    >>> round(superiority_probability(k1=56, n1=70, k2=48, n2=80), 4)
+    0.9959
     """
     a = _prior(prior)
     unpaired = [v is not None for v in (k1, n1, k2, n2)]

@@ -95,27 +95,61 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
              **point_and_params) -> CoverageResult:
     """Coverage, miss rates and width of ``method``'s 1 - delta interval at a design point.
 
-    ``design`` names a registered design (``covstudy.designs.DESIGNS``: binomial, stratified,
-    iid); its axes are keyword arguments (binomial: ``n``, ``p``; stratified: ``n_pos``,
-    ``n_neg`` or ``n``, ``prevalence``, and ``tpr``, ``tnr``; iid: ``n``, ``prevalence``,
-    ``tpr``, ``tnr``), each a number or a 1-d array (arrays broadcast; the result's fields are
-    then arrays). ``metric`` is the estimand (default: accuracy for binomial, balanced
-    accuracy for the confusion-matrix designs). Other keyword arguments are the method's
-    parameters. ``side="lower"`` or ``"upper"`` evaluates a one-sided 1 - delta bound
-    (proportion methods).
+    The one coverage door: ``balanced_coverage``, ``metric_coverage`` and
+    ``multiclass_coverage`` are thin wrappers over it that give the same numbers.
 
-    ``reps=None`` computes exactly; an integer ``reps`` estimates from that many simulated
-    test sets, reproducibly from ``seed`` (each point has its own stream, so its numbers do
-    not depend on the other points). ``seed=None`` draws fresh entropy and records it.
+    Parameters
+    ----------
+    method : str
+        Named within its kind, which the design and metric give: ``coverage("tango",
+        design="paired", ...)``, ``coverage("newcombe", design="unpaired", ...)`` (the
+        difference method), ``coverage("newcombe", design="binormal", ...)`` (the AUC's).
+        Qualified (``"paired.tango"``) and prefixed (``"paired_tango"``) names work too.
+    n, p : int or float or 1-d array, optional
+        The binomial design's axes (test-set size, true accuracy), positionally.
+    delta : float
+        The two-sided miss rate in (0, 1): the interval's level is 1 - delta.
+    reps : int, optional
+        None (default) computes exactly; an integer estimates from that many simulated test
+        sets (each point has its own stream, so its numbers do not depend on the other points).
+    seed : int, optional
+        Seed of the Monte Carlo streams; None draws fresh entropy and records it.
+    side : {"two-sided", "lower", "upper"}
+        A one-sided 1 - delta bound for proportion methods.
+    design : str
+        A registered design (``DESIGNS``: binomial, stratified, iid, unpaired, paired,
+        multiclass, binormal, clustered, ...).
+    metric : str, optional
+        The estimand (default: the design's, e.g. accuracy for binomial, balanced accuracy for
+        the confusion-matrix designs).
+    **point_and_params
+        The design's axes (stratified: ``n_pos``, ``n_neg`` or ``n``, ``prevalence``, and
+        ``tpr``, ``tnr``; paired: ``n``, ``acc_first``, ``acc_second``, ``correlation``; ...),
+        each a number or a 1-d array (arrays broadcast); other keywords are the method's
+        parameters.
 
-    ``method`` is named within its kind, which the design and metric give: ``coverage("tango",
-    design="paired", ...)``, ``coverage("newcombe", design="unpaired", ...)`` (the difference
-    method), ``coverage("newcombe", design="binormal", ...)`` (the AUC's); qualified
-    (``"paired.tango"``) and prefixed (``"paired_tango"``) names work too. The one coverage door:
-    ``balanced_coverage``, ``metric_coverage`` and ``multiclass_coverage`` are thin wrappers.
+    Returns
+    -------
+    CoverageResult
+        ``.coverage``, ``.mcse``, ``.miss_low``, ``.miss_high``, ``.mean_width``, ... and the
+        point's axes as attributes: floats, or arrays over the points when an axis was an array.
 
-    E.g. ``coverage("wilson", n=50, p=0.2)``, ``coverage("cp_union", design="stratified",
-    n_pos=30, n_neg=70, tpr=0.9, tnr=0.8)``.
+    Examples
+    --------
+    >>> from covstudy import coverage
+    >>> r = coverage("wilson", n=20, p=0.3)
+    >>> round(r.coverage, 4), round(r.mean_width, 4)
+    (0.9752, 0.3643)
+    >>> coverage("wilson", n=[10, 20], p=0.3).coverage.round(4)
+    array([0.9244, 0.9752])
+    >>> round(coverage("tango", design="paired", n=30, acc_first=0.8, acc_second=0.7,
+    ...                correlation=0.3).coverage, 4)
+    0.9569
+    >>> round(coverage("cp_union", design="stratified", n_pos=10, n_neg=20, tpr=0.9, tnr=0.8).coverage, 4)
+    0.9996
+    >>> r = coverage("wilson", n=20, p=0.3, reps=1000, seed=1)
+    >>> round(r.coverage, 3), round(r.mcse, 3)
+    (0.977, 0.005)
     """
     d = get_design(design)
     est = get_estimand(d.data, d.estimand if metric is None else metric)
@@ -193,8 +227,41 @@ def _columns(points: list[dict]) -> dict[str, list]:
 def balanced_coverage(method: str, tpr, tnr, n_pos: int | None = None, n_neg: int | None = None,
                       n: int | None = None, prevalence: float | None = None, design: str = "stratified",
                       delta: float = 0.05, reps: int | None = None, seed: int | None = None) -> CoverageResult:
-    """``coverage`` of a balanced-accuracy method: ``design="stratified"`` takes class sizes
-    ``n_pos``, ``n_neg``; ``design="iid"`` the test-set size ``n`` and the positive ``prevalence``."""
+    """``coverage`` of a balanced-accuracy method: a thin wrapper over ``coverage(method,
+    design=..., metric="balanced_accuracy", ...)`` that gives the same numbers.
+
+    Parameters
+    ----------
+    method : str
+        A balanced-accuracy method: its short name (``"cp_union"``), qualified
+        (``"balanced.cp_union"``) or prefixed (``"ba_cp_union"``) name.
+    tpr, tnr : float or 1-d array
+        The true positive and true negative rates (the recall of each class).
+    n_pos, n_neg : int or 1-d array, optional
+        The class sizes, for ``design="stratified"``.
+    n : int, optional
+        The test-set size, for ``design="iid"``.
+    prevalence : float, optional
+        The positive share of the population, for ``design="iid"``.
+    design : {"stratified", "iid"}
+        Fixed class sizes, or one i.i.d. sample of size n (class sizes random).
+    delta, reps, seed
+        As for ``coverage``.
+
+    Returns
+    -------
+    CoverageResult
+        As ``coverage``.
+
+    Examples
+    --------
+    >>> from covstudy import balanced_coverage
+    >>> r = balanced_coverage("cp_union", tpr=0.9, tnr=0.8, n_pos=10, n_neg=20)
+    >>> round(r.coverage, 4), r.method
+    (0.9996, 'ba_cp_union')
+    >>> round(balanced_coverage("wilson_union", tpr=0.9, tnr=0.8, n=30, prevalence=0.3, design="iid").coverage, 4)
+    0.996
+    """
     if design == "stratified":
         if n is not None or prevalence is not None:
             raise ValueError("design='stratified' takes n_pos and n_neg, not n or prevalence (use design='iid')")
@@ -217,7 +284,42 @@ def metric_coverage(metric: str, method: str, n: int, prevalence: float, tpr: fl
                     design: str = "iid", delta: float = 0.05, reps: int | None = None,
                     seed: int | None = None, side: str = "two-sided", **params) -> CoverageResult:
     """``coverage`` of ``method``'s interval for ``metric`` under a confusion-matrix design
-    ("iid" or "stratified"), at one point (n, prevalence, tpr, tnr)."""
+    ("iid" or "stratified"), at one point: a thin wrapper over ``coverage(method,
+    design=design, metric=metric, n=..., prevalence=..., tpr=..., tnr=...)``.
+
+    Parameters
+    ----------
+    metric : str
+        A binary metric (``METRICS``: "accuracy", "precision", "recall", "f1", ...).
+    method : str
+        A method for that metric, by short name within its kind: a proportion method
+        (``"wilson"``) for a metric that is a proportion, an F1 method (``"delta"``,
+        ``"bootstrap"``, ``"f1.bayes"``) for F1.
+    n : int
+        The test-set size.
+    prevalence, tpr, tnr : float
+        The positive share, true positive rate and true negative rate.
+    design : {"iid", "stratified"}
+        One i.i.d. sample of size n, or fixed class sizes n·prevalence and n·(1 - prevalence).
+    delta, reps, seed, side
+        As for ``coverage``.
+    **params
+        The method's parameters (e.g. ``draws``).
+
+    Returns
+    -------
+    CoverageResult
+        As ``coverage``; ``.truth`` is the metric's true value.
+
+    Examples
+    --------
+    >>> from covstudy import metric_coverage
+    >>> round(metric_coverage("precision", "wilson", n=20, prevalence=0.4, tpr=0.8, tnr=0.7).coverage, 4)
+    0.9577
+    >>> r = metric_coverage("f1", "delta", n=20, prevalence=0.4, tpr=0.8, tnr=0.7)
+    >>> round(r.coverage, 4), round(r.truth, 4)
+    (0.9146, 0.7111)
+    """
     if design not in ("iid", "stratified"):
         raise ValueError(f"design must be one of iid, stratified, got {design!r}")
     axes = {k: validate.scalar(k, v) for k, v in
@@ -229,11 +331,43 @@ def metric_coverage(metric: str, method: str, n: int, prevalence: float, tpr: fl
 def multiclass_coverage(metric: str, method: str, n: int, prevalence, rates, design: str = "multiclass",
                         delta: float = 0.05, reps: int | None = None, seed: int | None = None,
                         side: str = "two-sided", **params) -> CoverageResult:
-    """``coverage`` of ``method``'s interval for a multi-class ``metric`` at full matrices: class
-    ``prevalence`` (K numbers > 0 summing to 1) and ``rates`` (K×K, row i = P(predicted j | true
-    class i), rows summing to 1), under ``design`` "multiclass" (fixed class sizes ≈ n·prevalence)
-    or "multiclass_iid". The simple axes (K, recall, imbalance) go through ``coverage(...,
-    design="multiclass")`` instead."""
+    """``coverage`` of ``method``'s interval for a multi-class ``metric`` at a full confusion
+    structure. The simple axes (K, recall, imbalance) go through ``coverage(...,
+    design="multiclass")`` instead.
+
+    Parameters
+    ----------
+    metric : str
+        A multi-class metric (``MULTICLASS_METRICS``: "macro_recall", "macro_f1", ...).
+    method : str
+        A method for that metric, by short name (``"union_cp"``) or qualified name
+        (``"macro_recall.union_cp"``).
+    n : int
+        The test-set size.
+    prevalence : sequence of float
+        K class shares > 0 summing to 1.
+    rates : K×K array-like
+        Row i = P(predicted j | true class i); rows sum to 1.
+    design : {"multiclass", "multiclass_iid"}
+        Fixed class sizes ≈ n·prevalence, or one i.i.d. sample of size n.
+    delta, reps, seed, side
+        As for ``coverage``.
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    CoverageResult
+        As ``coverage``.
+
+    Examples
+    --------
+    >>> from covstudy import multiclass_coverage
+    >>> r = multiclass_coverage("macro_recall", "union_cp", n=9, prevalence=[0.5, 0.5],
+    ...                         rates=[[0.8, 0.2], [0.3, 0.7]])
+    >>> round(r.coverage, 4), round(r.truth, 4)
+    (0.9999, 0.75)
+    """
     d = get_design(design)
     if d.data != "multiclass":
         raise ValueError(f"design must be one of multiclass, multiclass_iid, got {design!r}")

@@ -112,10 +112,40 @@ def ends(method: str, n: int, delta: float = 0.05, side: str = "two-sided", **pa
 def confidence_coefficient(method: str, n: int, delta: float = 0.05, side: str = "two-sided",
                            p_range=(0.0, 1.0), **params) -> ConfidenceCoefficient:
     """The exact confidence coefficient inf_{p ∈ p_range} C(p) of ``method`` at n and delta
-    (module docstring). ``side`` is the interval's side; ``params`` the method's parameters.
+    (module docstring): the lowest coverage over p, found from the interval ends, not a grid.
 
-    E.g. ``confidence_coefficient("wilson", 50).value``. Cost: one interval table and four
-    binomial tail evaluations per end (about 0.2 s at n = 10⁵).
+    Cost: one interval table and four binomial tail evaluations per end (about 0.2 s at
+    n = 10⁵); n above 10⁶ is refused at once.
+
+    Parameters
+    ----------
+    method : str
+        A proportion method (``"wilson"``, ``"clopper_pearson"``, ``methods("proportion")``).
+    n : int
+        The test-set size, 1 to 1,000,000.
+    delta : float
+        The miss rate in (0, 1): the interval's level is 1 - delta.
+    side : {"two-sided", "lower", "upper"}
+        The interval's side.
+    p_range : (float, float)
+        The range of the true proportion p over which the infimum is taken.
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    ConfidenceCoefficient
+        ``.value`` (also ``float(result)``), the p where it is reached (``.at``) and from which
+        side (``.side``: "left", "right" or "at").
+
+    Examples
+    --------
+    >>> from covstudy import confidence_coefficient
+    >>> c = confidence_coefficient("wilson", 20)
+    >>> round(c.value, 4), round(c.at, 4), c.side
+    (0.8366, 0.9911, 'right')
+    >>> round(float(confidence_coefficient("clopper_pearson", 20)), 4) >= 0.95
+    True
     """
     m, n, d, full, lower, upper = ends(method, n, delta, side, **params)
     lo, hi = validate.p_range(p_range)
@@ -126,7 +156,38 @@ def confidence_coefficient(method: str, n: int, delta: float = 0.05, side: str =
 def average_coverage(method: str, n: int, delta: float = 0.05, side: str = "two-sided",
                      p_range=(0.0, 1.0), **params) -> AverageCoverage:
     """The exact averages over p uniform on ``p_range`` of coverage, miss rates and expected
-    width of ``method`` at n and delta (module docstring; incomplete Beta integrals)."""
+    width of ``method`` at n and delta (module docstring; incomplete Beta integrals).
+
+    Parameters
+    ----------
+    method : str
+        A proportion method (``"wilson"``, ``"clopper_pearson"``, ``methods("proportion")``).
+    n : int
+        The test-set size, 1 to 1,000,000.
+    delta : float
+        The miss rate in (0, 1): the interval's level is 1 - delta.
+    side : {"two-sided", "lower", "upper"}
+        The interval's side.
+    p_range : (float, float)
+        The range over which p is uniform; ``(lo, lo)`` gives the values at p = lo.
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    AverageCoverage
+        ``.value`` (the average coverage, also ``float(result)``), ``.mean_width``,
+        ``.miss_low`` and ``.miss_high``.
+
+    Examples
+    --------
+    >>> from covstudy import average_coverage
+    >>> a = average_coverage("wilson", 20)
+    >>> round(a.value, 4), round(a.mean_width, 4)
+    (0.953, 0.3254)
+    >>> round(float(average_coverage("clopper_pearson", 20, p_range=(0.8, 1.0))), 4)
+    0.9844
+    """
     m, n, d, full, lower, upper = ends(method, n, delta, side, **params)
     lo, hi = validate.p_range(p_range)
     if hi == lo:  # a single p: the average is the value there

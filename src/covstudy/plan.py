@@ -115,9 +115,56 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
          **params) -> PlanResult:
     """The smallest test-set size n meeting the target (module docstring), with a table.
 
-    E.g. ``plan("wilson", p=0.9, delta=0.05, width=0.1).n``. Give ``p`` or ``p_range=(lo, hi)``
-    and at least one of ``width`` (with optional ``width_prob`` = 1 - γ) and ``coverage_tol``.
-    ``params`` are the method's parameters. Raises ValueError if no n <= n_max qualifies.
+    Give ``p`` or ``p_range`` and at least one of ``width`` and ``coverage_tol`` (several
+    targets: all must hold). Everything is exact (binomial, no normal approximation).
+
+    Parameters
+    ----------
+    method : str
+        A proportion method (``"wilson"``, ``"clopper_pearson"``, ``methods("proportion")``).
+    delta : float
+        The miss rate in (0, 1): the interval's level is 1 - delta.
+    p : float, optional
+        The assumed accuracy.
+    width : float, optional
+        Target: expected width <= width (at the worst p), or with ``width_prob``
+        P(width <= width) >= width_prob.
+    width_prob : float, optional
+        The probability in (0, 1) for the width target.
+    coverage_tol : float, optional
+        Target: coverage >= 1 - delta - coverage_tol for every p of the range (the exact
+        infimum; over-coverage is allowed).
+    p_range : (float, float), optional
+        A range of accuracies instead of ``p``: every target must hold over all of it.
+    side : {"two-sided", "lower", "upper"}
+        The interval's side; a one-sided bound's "width" is its margin from p̂.
+    n_max : int
+        The largest n searched.
+    horizon : int
+        The target must hold at n and keep holding up to n + horizon (module docstring).
+    p_points : int
+        How many equally spaced p of ``p_range`` the width targets are checked at.
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    PlanResult
+        ``.n``, the target in words, and ``.table`` (``.to_frame()``) of nearby n with their
+        mean width and minimum coverage; ``print(result)`` shows both.
+
+    Raises
+    ------
+    ValueError
+        If no n <= n_max meets the target.
+
+    Examples
+    --------
+    >>> from covstudy import plan
+    >>> plan("wilson", p=0.9, width=0.1).n
+    139
+    >>> plan("wilson", p_range=(0.8, 0.95), coverage_tol=0.01).n
+    517
     """
     m = get(method, "proportion")
     params = m.prepare(side, params)

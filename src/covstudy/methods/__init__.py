@@ -10,17 +10,53 @@ __all__ = ["INPUTS", "KINDS", "SIDES", "Method", "Param", "auc_methods", "balanc
 
 
 def balanced_methods() -> dict[str, Method]:
-    """The methods for balanced accuracy, by qualified name: ``methods("balanced")``."""
+    """The methods for balanced accuracy, by qualified name: ``methods("balanced")``.
+
+    Returns
+    -------
+    dict
+        Qualified name -> ``Method``, as ``methods``.
+
+    Examples
+    --------
+    >>> from covstudy import balanced_methods
+    >>> sorted(m.short for m in balanced_methods().values())
+    ['cp_union', 'jeffreys_union', 'posterior', 'posterior_jeffreys', 'wald', 'wilson_union']
+    """
     return methods("two_class")
 
 
 def f1_methods() -> dict[str, Method]:
-    """The F1 methods on the confusion matrix, by qualified name: ``methods("f1")``."""
+    """The F1 methods on the confusion matrix, by qualified name: ``methods("f1")``.
+
+    Returns
+    -------
+    dict
+        Qualified name -> ``Method``, as ``methods``.
+
+    Examples
+    --------
+    >>> from covstudy import f1_methods
+    >>> sorted(f1_methods())
+    ['f1.bayes', 'f1.bootstrap', 'f1.delta']
+    """
     return methods("confusion")
 
 
 def auc_methods() -> dict[str, Method]:
-    """The AUC methods, by qualified name: ``methods("auc")``."""
+    """The AUC methods, by qualified name: ``methods("auc")``.
+
+    Returns
+    -------
+    dict
+        Qualified name -> ``Method``, as ``methods``.
+
+    Examples
+    --------
+    >>> from covstudy import auc_methods
+    >>> sorted(auc_methods())
+    ['auc.bootstrap', 'auc.delong', 'auc.hanley_mcneil', 'auc.logit_delong', 'auc.newcombe']
+    """
     return methods("scores")
 
 
