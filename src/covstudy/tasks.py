@@ -63,6 +63,9 @@ ROW_MEASURES = ("truth", *MEASURES, *NULL_MEASURES, "n_valid", "exact_coverage",
 # The range of each: the measures' own, an estimand's value (rates, AUCs and their differences), counts.
 ROW_RANGES = {"truth": (-1.0, 1.0), **RANGES, "n_valid": (0, np.inf), "exact_coverage": RANGES["coverage"],
               "exact_mean_width": RANGES["mean_width"], "seconds": (0.0, np.inf)}
+# Columns a part carries but the results table does not: they differ on every run (provenance.json
+# keeps their sums), and the table must be the same bytes for the same config and seed.
+WALL_CLOCK = ("seconds",)
 TEXT_COLUMNS = ("cell_id", "method", "label", "params", "side", "design", "engine", "metric")
 ALWAYS = ("cell_id", "method", "side", "design", "delta", "engine", "truth", *MEASURES, "seconds")  # in every row
 
