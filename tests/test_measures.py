@@ -25,3 +25,12 @@ def test_measures_are_the_documented_sums(outcomes, points, nan_share, seed):
         assert out["miss_low"][i] == np.clip(np.sum(w * (t < lower)), 0, 1)
         assert out["miss_high"][i] == np.clip(np.sum(w * (t > upper)), 0, 1)
     assert np.all(out["coverage"] + out["miss_low"] + out["miss_high"] <= 1 + 1e-12)
+
+
+def test_rates_stay_in_zero_one_when_weights_sum_above_one():
+    # Exact pmf terms can sum to 1 + 4e-16; a stored part outside [0, 1] counts as damaged
+    # (newcombe1998 could not finish), so every rate is clipped like coverage.
+    w = np.array([[0.5, 0.5 + 4e-16]])
+    assert np.sum(w, axis=-1)[0] > 1
+    out = measures(w, np.full(2, 0.2), np.full(2, 0.4), np.array([0.3]), null=0.0)
+    assert out["coverage"][0] == 1.0 and out["excludes_zero"][0] == 1.0 and out["excludes_zero_mcse"][0] == 0.0

@@ -159,8 +159,8 @@ class Store:
     def compact(self) -> pd.DataFrame:
         """Fold all parts into one (keeping rows of cells no longer in the study); return
         every stored row, as ``finished`` does."""
-        files = self._part_files()
         frame = self.finished()
+        files = self._part_files()  # after finished(): it renames damaged parts away
         if len(files) > 1:
             self.save(frame.to_dict("records"))
             for f in files:
