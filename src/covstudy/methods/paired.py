@@ -22,7 +22,7 @@ import numpy as np
 
 from .binomial import _z, wilson
 from .difference import invert_score, skew_corrected
-from .posterior_difference import PairedLaw, equal_tailed
+from .posterior_difference import paired_equal_tailed
 from .registry import Param, register
 
 NEEDS_CONCORDANT = ("paired_newcombe", "paired_scas")
@@ -184,9 +184,7 @@ def paired_bayes(both, only_first, only_second, neither, delta, prior=0.5):
     """Equal-tailed credible interval of θ12 - θ21 under a Dirichlet(prior, ..., prior) prior on the
     four cells: with S = θ12 + θ21 ~ Beta(b + c + 2·prior, a + d + 2·prior) and R = θ12/S ~
     Beta(b + prior, c + prior) independent, θ12 - θ21 = S(2R - 1); its quantiles by quadrature
-    (posterior_difference.py), not sampled."""
+    (posterior_difference.py), not sampled; lower(b, c) = -upper(c, b) exactly."""
     a, b, c, d = _floats(both, only_first, only_second, neither)
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape, d.shape, np.shape(delta))
-    a, b, c, d = (np.broadcast_to(x, shape) for x in (a, b, c, d))
-    law = PairedLaw(b + c + 2 * prior, a + d + 2 * prior, b + prior, c + prior)
-    return equal_tailed(law, shape, delta)
+    return paired_equal_tailed(b + c + 2 * prior, a + d + 2 * prior, b + prior, c + prior, shape, delta)
