@@ -22,6 +22,8 @@ from pathlib import Path
 
 POINT = dict(design="paired", n=150, acc_first=0.8, acc_second=0.75, correlation=0.3)
 HERE = Path(__file__).resolve().parent
+PAIRED = ["paired_wald", "paired_wald_cc", "paired_agresti_min", "paired_bonett_price", "paired_newcombe",
+          "paired_tango", "paired_scas", "paired_bayes"]
 
 CHILD = """
 import json, sys, time
@@ -46,7 +48,7 @@ def run(src, names):
 
 
 def source_at(commit):
-    archive = subprocess.run(["git", "archive", commit, "src"], check=True, capture_output=True, cwd=HERE).stdout
+    archive = subprocess.run(["git", "archive", commit, "src"], check=True, capture_output=True, cwd=HERE.parent).stdout
     target = Path(tempfile.mkdtemp())
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(target)
@@ -56,13 +58,17 @@ def source_at(commit):
 if __name__ == "__main__":
     args = sys.argv[1:]
     commit = args.pop(0) if args and not args[0].startswith("paired_") else None
-    after = run(HERE.parent / "src", args)
     if commit is None:
+        after = run(HERE.parent / "src", args)
         print(f"{'method':<20} {'CPU s':>8} {'wall s':>8}  coverage")
         for name, (cpu, wall, value) in after.items():
             print(f"{name:<20} {cpu:8.3f} {wall:8.3f}  {value:.15f}")
         sys.exit()
-    before = run(source_at(commit), args)
+    old_src, new_src = source_at(commit), HERE.parent / "src"
+    before, after = {}, {}
+    for name in args or PAIRED:  # interleaved, one method a child each
+        before.update(run(old_src, [name]))
+        after.update(run(new_src, [name]))
     print(f"{'method':<20} {'CPU before':>10} {'CPU after':>10} {'wall before':>11} {'wall after':>10}  "
           f"{'coverage (after)':<18} |after - before|")
     for name, (cpu, wall, value) in after.items():

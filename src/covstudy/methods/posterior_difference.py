@@ -28,6 +28,7 @@ import math
 import numpy as np
 from scipy import special
 
+from .distinct import unique_rows
 from .roots import solve_increasing
 
 _NODES = 48
@@ -222,7 +223,7 @@ def paired_equal_tailed(s1, s2, r1, r2, shape, delta):
     s1, s2, r1, r2 = (np.broadcast_to(np.asarray(v, dtype=float), shape).ravel() for v in (s1, s2, r1, r2))
     top = 1 - np.broadcast_to(np.asarray(delta, dtype=float) / 2, shape).ravel()
     rows = np.stack([np.concatenate(pair) for pair in ((s1, s1), (s2, s2), (r1, r2), (r2, r1), (top, top))], axis=1)
-    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
-    ends = PairedLaw(*distinct[:, :4].T).quantile(distinct[:, 4], len(distinct))[inverse.reshape(-1)]
+    distinct, inverse = unique_rows(rows)
+    ends = PairedLaw(*distinct[:, :4].T).quantile(distinct[:, 4], len(distinct))[inverse]
     lower, upper = -ends[s1.size:], ends[:s1.size]
     return np.clip(lower, -1, 1).reshape(shape), np.clip(upper, -1, 1).reshape(shape)
