@@ -42,11 +42,12 @@ def bayes_interval(a, b, c, d, delta=0.05, prior=0.5):
         return bayes_cdf(s1[i], s2[i], r1[i], r2[i], t)
 
     ends = []
-    for q in (delta / 2, 1 - delta / 2):
+    half = np.broadcast_to(np.asarray(delta, dtype=float) / 2, a.shape)
+    for q in (half, 1 - half):
         lo, hi = np.clip(mean - 6 * sd, -1, 1), np.clip(mean + 6 * sd, -1, 1)
         lo = np.where(cdf(lo, rows) > q, -1.0, lo)
         hi = np.where(cdf(hi, rows) < q, 1.0, hi)
-        ends.append(np.clip(solve_increasing(lambda t, i: cdf(t, i) - q, lo, hi), -1, 1))
+        ends.append(np.clip(solve_increasing(lambda t, i, q=q: cdf(t, i) - q[i], lo, hi), -1, 1))
     return tuple(ends)
 
 
