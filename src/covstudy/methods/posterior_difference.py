@@ -17,8 +17,9 @@ neutrality properties of the Dirichlet), and D = θ₁₂ - θ₂₁ = S·(2R - 
 The limits of each integral are where the inner argument reaches 0 or 1, so the integrand
 is smooth inside; its square-root behaviour at those ends (Beta densities with a parameter
 below 1) is absorbed by Gauss-Legendre nodes placed by u = lo + (hi - lo)(1 - cos πs)/2.
-The tests check the quantiles to 2e-7 against adaptive quadrature. Equal-tailed intervals
-invert P(D <= t) with the bracketed root finder of roots.py.
+The tests check the quantiles to 2e-7 against adaptive quadrature. Unpaired equal-tailed
+intervals invert P(D <= t) with the bracketed root finder of roots.py; paired ones by Newton
+steps from a Cornish-Fisher start (``PairedLaw.quantile``, ``paired_equal_tailed``).
 """
 
 from __future__ import annotations

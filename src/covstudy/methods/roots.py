@@ -7,6 +7,9 @@ end than half the step before last, otherwise the bracket is bisected (so the wo
 near twice the bisection count and kinks or infinite values at an end are harmless); a
 step is never closer than the tolerance to an end, so that once the root is found the
 far end collapses onto it. Converged when the bracket is a few ulps wide.
+
+``solve_near`` is for roots already roughly known (two starting points): secant steps, stopped
+at a tolerance instead of a few ulps, falling back on ``solve_increasing``.
 """
 
 from __future__ import annotations
