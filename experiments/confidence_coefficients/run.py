@@ -28,7 +28,7 @@ SKIP = ("bayes",)  # its default prior is jeffreys_equal_tailed
 
 def table() -> pd.DataFrame:
     rows = []
-    for name in methods("proportion"):
+    for name in (m.short for m in methods("proportion").values()):
         if name in SKIP:
             continue
         for delta in DELTA:

@@ -11,7 +11,7 @@ from .exact_curve import (
     confidence_coefficient,
 )
 from .intervals import Interval, interval
-from .methods import auc_methods, balanced_methods, f1_methods, methods
+from .methods import auc_methods, balanced_methods, f1_methods, methods  # noqa: F401  (the first three: shortcuts for methods(takes=...), kept importable)
 from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
@@ -79,16 +79,13 @@ __all__ = [
     "MULTICLASS_METRICS",
     "PlanResult",
     "auc_interval",
-    "auc_methods",
     "average_coverage",
     "balanced_coverage",
     "balanced_interval",
-    "balanced_methods",
     "clustered_interval",
     "confidence_coefficient",
     "coverage",
     "difference_interval",
-    "f1_methods",
     "interval",
     "methods",
     "metric_coverage",

@@ -90,7 +90,7 @@ class CoverageResult:
                 f"delta={self.delta:g}, {self.side}, {how}: coverage {cov}, mean width {show(self.mean_width)})")
 
 
-def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None = None, seed: int | None = None,
+def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None = None, seed: int | None = 0,
              side: str = "two-sided", *, design: str = "binomial", metric: str | None = None,
              **point_and_params) -> CoverageResult:
     """Coverage, miss rates and width of ``method``'s 1 - delta interval at a design point.
@@ -113,7 +113,8 @@ def coverage(method: str, n=None, p=None, delta: float = 0.05, reps: int | None 
         None (default) computes exactly; an integer estimates from that many simulated test
         sets (each point has its own stream, so its numbers do not depend on the other points).
     seed : int, optional
-        Seed of the Monte Carlo streams; None draws fresh entropy and records it.
+        Seed of the Monte Carlo streams (default 0, fixed: the same call, the same numbers);
+        None draws fresh entropy and records it in the result.
     side : {"two-sided", "lower", "upper"}
         A one-sided 1 - delta bound for proportion methods.
     design : str
@@ -226,7 +227,7 @@ def _columns(points: list[dict]) -> dict[str, list]:
 
 def balanced_coverage(method: str, tpr, tnr, n_pos: int | None = None, n_neg: int | None = None,
                       n: int | None = None, prevalence: float | None = None, design: str = "stratified",
-                      delta: float = 0.05, reps: int | None = None, seed: int | None = None) -> CoverageResult:
+                      delta: float = 0.05, reps: int | None = None, seed: int | None = 0) -> CoverageResult:
     """``coverage`` of a balanced-accuracy method: a thin wrapper over ``coverage(method,
     design=..., metric="balanced_accuracy", ...)`` that gives the same numbers.
 
@@ -282,7 +283,7 @@ def balanced_coverage(method: str, tpr, tnr, n_pos: int | None = None, n_neg: in
 
 def metric_coverage(metric: str, method: str, n: int, prevalence: float, tpr: float, tnr: float,
                     design: str = "iid", delta: float = 0.05, reps: int | None = None,
-                    seed: int | None = None, side: str = "two-sided", **params) -> CoverageResult:
+                    seed: int | None = 0, side: str = "two-sided", **params) -> CoverageResult:
     """``coverage`` of ``method``'s interval for ``metric`` under a confusion-matrix design
     ("iid" or "stratified"), at one point: a thin wrapper over ``coverage(method,
     design=design, metric=metric, n=..., prevalence=..., tpr=..., tnr=...)``.
@@ -329,7 +330,7 @@ def metric_coverage(metric: str, method: str, n: int, prevalence: float, tpr: fl
 
 
 def multiclass_coverage(metric: str, method: str, n: int, prevalence, rates, design: str = "multiclass",
-                        delta: float = 0.05, reps: int | None = None, seed: int | None = None,
+                        delta: float = 0.05, reps: int | None = None, seed: int | None = 0,
                         side: str = "two-sided", **params) -> CoverageResult:
     """``coverage`` of ``method``'s interval for a multi-class ``metric`` at a full confusion
     structure. The simple axes (K, recall, imbalance) go through ``coverage(...,
