@@ -79,7 +79,7 @@ class Clustered(Design):
 
     def table_columns(self, key: tuple) -> dict:
         m, s, icc = key
-        return {"k": np.arange(m * s + 1), "n": m * s, "deff": design_effect(s, icc)}
+        return {"k": np.arange(m * s + 1), "n": m * s, "deff": equal_clusters_deff(s, icc)}
 
     def exact(self, points: list[dict], merge=None) -> Outcomes:
         [pt] = points
@@ -96,14 +96,14 @@ class Clustered(Design):
         y.sort(axis=1)
         y, count = np.unique(y, axis=0, return_counts=True)
         k, size = y.sum(axis=1), len(y)
-        columns = {"k": k, "n": np.full(size, m * s), "deff": np.full(size, design_effect(s, pt["icc"])),
+        columns = {"k": k, "n": np.full(size, m * s), "deff": np.full(size, equal_clusters_deff(s, pt["icc"])),
                    "successes": y, "sizes": np.full((size, m), s)}
         # The methods on totals look their intervals up in the table over k = 0..m·s.
         return Outcomes(columns, count[None, :].astype(np.int64), (Segment(self.table_key(pt), slice(None), k),))
 
 
-def design_effect(cluster_size, icc):
-    """Variance inflation of the total over the binomial: 1 + (s - 1)·icc (Kish 1965)."""
+def equal_clusters_deff(cluster_size, icc):
+    """The design effect of equal clusters of size s: 1 + (s - 1)·icc (Kish 1965; methods.clustered.design_effect for any sizes)."""
     return 1.0 + (np.asarray(cluster_size, dtype=float) - 1.0) * icc
 
 

@@ -23,7 +23,10 @@ import numpy as np
 from .binomial import _z, wilson
 from .difference import invert_score, skew_corrected
 from .posterior_difference import PairedLaw, equal_tailed
-from .registry import Param, register
+from .registry import Param, register, register_kind
+
+# one test set, two classifiers
+register_kind("paired", ("both", "only_first", "only_second", "neither"), "paired", kind="paired", prefix="paired_")
 
 NEEDS_CONCORDANT = ("paired_newcombe", "paired_scas")
 
