@@ -3,14 +3,13 @@
 from .comparison import difference_interval, paired_interval, superiority_probability
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
-from .estimands import METRICS, MULTICLASS_METRICS, metric_interval, multiclass_interval
 from .exact_curve import (
     AverageCoverage,
     ConfidenceCoefficient,
     average_coverage,
     confidence_coefficient,
 )
-from .intervals import Interval, interval
+from .intervals import METRICS, MULTICLASS_METRICS, Interval, interval, metric_interval, multiclass_interval
 from .methods import auc_methods, balanced_methods, f1_methods, methods
 from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval

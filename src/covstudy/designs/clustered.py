@@ -26,6 +26,8 @@ import numpy as np
 from scipy import stats
 
 from ..seeds import stream
+from ..estimands import Estimand, register_estimand
+from ..methods.clustered import clustered_bounds
 from .base import Axis, Design, Outcomes, Segment
 from .registry import register
 from .sampling import BLOCK
@@ -156,3 +158,18 @@ def cluster_counts(clusters: int, cluster_size: int, p: float, icc: float, reps:
             pi = rng.beta(*beta_parameters(p, icc), size=shape)
         out[start:start + shape[0]] = rng.binomial(cluster_size, pi, size=shape)
     return out
+
+
+@register_estimand("clustered", "accuracy", takes=("proportion", "deff", "clustered"))
+class ClusteredAccuracy(Estimand):
+    """p of the clustered design: clustered methods on the per-cluster counts, oracles on the
+    totals and the true design effect, proportion methods on the totals (methods/clustered.py)."""
+
+    def truth(self, inputs: dict) -> float:
+        return inputs["p"]
+
+    def valid(self, columns):
+        return np.ones(np.shape(columns["k"]), dtype=bool)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return clustered_bounds(method, columns, delta, side, rng=rng, **params)
