@@ -1,6 +1,8 @@
 """measures(): the sums of its docstring, on random tables with undefined (NaN) intervals."""
 
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,3 +27,33 @@ def test_measures_are_the_documented_sums(outcomes, points, nan_share, seed):
         assert out["miss_low"][i] == np.clip(np.sum(w * (t < lower)), 0, 1)
         assert out["miss_high"][i] == np.clip(np.sum(w * (t > upper)), 0, 1)
     assert np.all(out["coverage"] + out["miss_low"] + out["miss_high"] <= 1 + 1e-12)
+
+
+@pytest.fixture
+def lower_mean():
+    """A throwaway registered measure: the mean lower end."""
+    from covstudy import measures
+
+    measures.register_measure("lower_mean", -1.0, 1.0, formula=lambda w, lower, upper, truth, width:
+                              np.sum(w * lower, axis=-1))
+    yield "lower_mean"
+    measures.unregister_measure("lower_mean")
+
+
+def test_a_new_measure_reaches_every_row_and_blanks_nothing(tmp_path, lower_mean):
+    from covstudy import summary
+    from covstudy.runner import run_study
+    from covstudy.study import Study
+    from covstudy.tasks import row_problem
+
+    cfg = {"name": "t", "methods": ["wald", "wilson"], "grid": {"n": [10], "p": [0.2, 0.5], "delta": [0.05]},
+           "reps": 500, "seed": 5, "n_jobs": 1}
+    exact = run_study(Study.from_config({**cfg, "engine": "exact", "out": str(tmp_path / "e")}))
+    mc = run_study(Study.from_config({**cfg, "engine": "mc", "out": str(tmp_path / "m")}))
+    for table in (exact, mc):
+        assert table[lower_mean].notna().all() and row_problem(table) is None
+    both = summary.join_exact(summary.tidy(pd.concat([exact, mc], ignore_index=True)))
+    assert lower_mean not in summary.identity_columns(both)
+    rows = both[both["engine"] == "mc"]
+    assert rows["exact_coverage"].notna().all()  # a measure outside the identity: mc rows still find their exact cell
+    assert rows["exact_coverage"].tolist() == exact["coverage"].tolist()

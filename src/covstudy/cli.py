@@ -225,7 +225,7 @@ def _app(cfg: DictConfig) -> None:
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
     print(text_table(summary_table(table)))
     if study.plot:
-        from .plotting import plot_results
+        from .plots import plot_results
         from .report import write_report
 
         figures = plot_results(study.out)
