@@ -206,3 +206,26 @@ def test_docs_name_methods_by_short_or_qualified_name():
            for paragraph in f.read_text().split("\n\n") if "alias" not in paragraph
            for hit in pattern.finditer(paragraph)]
     assert bad == []
+
+
+def test_reports_read_short_names_as_the_rows_design_and_metric_do():
+    """A table's ``method`` is the config's (short) name: its display name, order and colour come from
+    the method its design and metric mean ("wald" is the balanced-accuracy Wald under stratified, whose
+    default metric is balanced accuracy, and the macro-recall Wald for macro_recall rows)."""
+    import pandas as pd
+
+    from covstudy.plots.style import method_colors
+    from covstudy.summary import display_labels, resolve_method
+
+    assert resolve_method("wald", "stratified").name == "ba_wald"
+    assert resolve_method("wald", "multiclass", "macro_recall").name == "mr_wald"
+    assert resolve_method("bayes", "multiclass", "macro_f1").name == "mf1_bayes"
+    assert resolve_method("wald").name == "wald"
+    table = pd.DataFrame({"method": ["wald", "bayes", "wald"], "label": ["wald", "bayes", "wald"],
+                          "design": ["multiclass"] * 2 + ["stratified"],
+                          "metric": ["macro_recall", "macro_f1", None]})
+    shown = display_labels(table)["label"].tolist()
+    assert shown == [resolve_method("wald", "multiclass", "macro_recall").display,
+                     resolve_method("bayes", "multiclass", "macro_f1").display,
+                     resolve_method("wald", "stratified").display]
+    assert len(set(shown)) == 3 and set(method_colors(display_labels(table))) == set(shown)

@@ -1,6 +1,7 @@
 """The study runner: determinism across n_jobs/chunking/resumption, the store, the lock."""
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -28,16 +29,23 @@ def study(out, **changes):
 
 
 def numbers(table):
-    return table.drop(columns=["seconds"]).reset_index(drop=True)
+    return table.reset_index(drop=True)
+
+
+def provenance(out):
+    return json.loads((out / "provenance.json").read_text())
 
 
 def test_table_has_one_row_per_cell_with_provenance(tmp_path):
     table = run_study(study(tmp_path / "a"))
     assert len(table) == 3 * 2 * 2 * 7
     assert not table.duplicated(["method", "n", "p", "delta", "engine"]).any()
-    for col in ["method", "label", "side", "n", "p", "delta", "engine", "reps", "seed", "n_valid", "seconds",
-                *MEASURES]:
+    for col in ["method", "label", "side", "n", "p", "delta", "engine", "reps", "seed", "n_valid", *MEASURES]:
         assert col in table.columns, col
+    # Wall-clock times differ on every run: provenance.json sums them, the table has none.
+    assert "seconds" not in table.columns
+    timing = provenance(tmp_path / "a")["cell_seconds"]
+    assert set(timing["per_method"]) == {"wald", "wilson", "clopper_pearson"} and timing["total"] >= 0
     assert set(table["engine"]) == {"mc"} and (table["reps"] == 3000).all() and (table["seed"] == 5).all()
     for name in ("results.csv", "results.parquet", "study.yaml", "provenance.json"):
         assert (tmp_path / "a" / name).is_file()
@@ -54,19 +62,27 @@ def test_identical_across_n_jobs_and_split_runs(tmp_path):
     # A split run: part of the grid first (another order of axes), then the whole study.
     run_study(study(tmp_path / "split", grid={"n": [35], "p": [0.95, 0.2], "delta": [0.1]}, n_jobs=2))
     assert numbers(run_study(study(tmp_path / "split"))).equals(reference)
+    # The written tables too, byte for byte (no wall-clock column, a fixed column order and
+    # Parquet schema), so a committed table regenerates identically.
+    for name in ("results.csv", "results.parquet"):
+        one = (tmp_path / "one" / name).read_bytes()
+        assert (tmp_path / "two" / name).read_bytes() == one, name
+        assert (tmp_path / "split" / name).read_bytes() == one, name
 
 
 def test_rerun_skips_done_cells_and_force_recomputes(tmp_path):
     first = run_study(study(tmp_path / "s"))
+    parts = {f: f.stat().st_mtime_ns for f in (tmp_path / "s" / "parts").iterdir()}
     again = run_study(study(tmp_path / "s"))
     assert numbers(again).equals(numbers(first))
-    assert again["seconds"].tolist() == first["seconds"].tolist()  # nothing was recomputed
+    # Nothing was recomputed: no cell counted, the stored part untouched.
+    assert provenance(tmp_path / "s")["cells_computed"] == 0
+    assert {f: f.stat().st_mtime_ns for f in (tmp_path / "s" / "parts").iterdir()} == parts
     bigger = run_study(study(tmp_path / "s", methods=["wald", "wilson", "clopper_pearson", "jeffreys"]))
-    import json
-    assert json.loads((tmp_path / "s" / "provenance.json").read_text())["cells_computed"] == 28
+    assert provenance(tmp_path / "s")["cells_computed"] == 28
     assert numbers(bigger[bigger["method"] != "jeffreys"]).equals(numbers(first))
     forced = run_study(study(tmp_path / "s", force=True))
-    assert json.loads((tmp_path / "s" / "provenance.json").read_text())["cells_computed"] == 84
+    assert provenance(tmp_path / "s")["cells_computed"] == 84
     assert numbers(forced).equals(numbers(first))
 
 

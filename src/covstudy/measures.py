@@ -103,7 +103,7 @@ def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
     out = {"coverage": coverage, "mcse": mcse, "miss_low": miss_low, "miss_high": miss_high,
            "mean_width": mean_width, "sd_width": sd_width}
     if null is not None:
-        excludes = np.sum(w * ((lower > null) | (upper < null)), axis=-1)
+        excludes = np.clip(np.sum(w * ((lower > null) | (upper < null)), axis=-1), 0.0, 1.0)  # as coverage
         out["excludes_zero"] = excludes
         out["excludes_zero_mcse"] = (np.zeros_like(excludes) if reps is None
                                      else np.sqrt(excludes * (1 - excludes) / reps))

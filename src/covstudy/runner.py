@@ -34,7 +34,7 @@ from .estimate import cell_seconds, forecast
 from .progress import Progress
 from .store import Store
 from .study import RUN_KEYS, Study
-from .tasks import ROW_MEASURES, evaluate, row_columns, row_identity
+from .tasks import WALL_CLOCK, evaluate, row_columns
 
 IN_PROCESS_COST = 2e5  # grid.study_cost below which a study runs in this process, without workers
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
@@ -185,12 +185,14 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
                 if fresh:
                     store.remove_all()
                 raise
-            table = _table(store.compact(), all_cells)
+            finished = store.compact()
+            table = _table(finished, all_cells, store.columns)
             store.write_table(table)
             if study.exact_curve:
                 write_exact_curve(study)
             store.write_json("provenance.json", provenance(study, overrides, started, len(todo), workers,
-                                                           store.read_json("provenance.json")))
+                                                           store.read_json("provenance.json"),
+                                                           timings(finished, table["cell_id"])))
     except OSError as err:
         raise OutError(f"out: cannot write the study folder {study.out}: {err.strerror or err}") from None
     return table
@@ -312,15 +314,17 @@ def check_same_study(store: Store, study: Study) -> None:
                             "or add force=true to replace its table")
 
 
-def _table(finished: pd.DataFrame, cells: list[grid.Cell]) -> pd.DataFrame:
-    """The current study's rows, in grid order, with the columns its rows have (rows of cells
-    no longer in the study stay in parts/; columns no cell produces are dropped)."""
+def _table(finished: pd.DataFrame, cells: list[grid.Cell], columns: dict[str, tuple]) -> pd.DataFrame:
+    """The current study's rows, in grid order, with the columns its rows have in a fixed order
+    (the first cell's row, then each later cell's new columns), without wall-clock columns: the
+    table is the same bytes for a config and seed, whatever n_jobs, chunking or resumption (rows
+    of cells no longer in the study stay in parts/; columns no cell produces are dropped)."""
     index = pd.Series(range(len(cells)), index=[c.cell_id for c in cells])
     table = finished[finished["cell_id"].isin(index.index)].copy()
     table = table.iloc[index[table["cell_id"]].argsort()].reset_index(drop=True)
-    known = {*(k for c in cells[:1] for k in row_identity(c)), *(k for d in DESIGNS.values() for k in d.int_columns),
-             *(a.name for d in DESIGNS.values() for a in d.axes), "metric", *ROW_MEASURES}
-    table = table[[c for c in table.columns if c in known]]
+    # Parts are concatenated in the order they finished, so their union's column order varies: fix it.
+    order = dict.fromkeys(c for cell in cells for c in columns[cell.cell_id] if c not in WALL_CLOCK)
+    table = table[[c for c in order if c in table.columns]]
     integers = {"reps", "seed", "n_valid", *(c for d in DESIGNS.values() for c in d.int_columns)}
     for col in integers:
         if col in table:
@@ -328,9 +332,21 @@ def _table(finished: pd.DataFrame, cells: list[grid.Cell]) -> pd.DataFrame:
     return table
 
 
-def provenance(study: Study, overrides, started, computed: int, workers: int, previous: dict | None = None) -> dict:
-    """What produced the table: versions, git commit, command, times, machine, the run-time
-    settings; ``history`` keeps the earlier runs' records (newest last)."""
+def timings(finished: pd.DataFrame, cell_ids) -> dict:
+    """Wall seconds of the table's cells (each when it was last computed, from the parts), in
+    total and per method: they differ on every run, so they are kept here, not in the table."""
+    rows = finished[finished["cell_id"].isin(set(cell_ids))]
+    if "seconds" not in rows or rows.empty:
+        return {"total": 0.0, "per_method": {}}
+    per_method = rows.groupby("method", sort=False)["seconds"].sum()
+    return {"total": round(float(rows["seconds"].sum()), 3),
+            "per_method": {str(m): round(float(s), 3) for m, s in per_method.items()}}
+
+
+def provenance(study: Study, overrides, started, computed: int, workers: int, previous: dict | None = None,
+               cell_seconds: dict | None = None) -> dict:
+    """What produced the table: versions, git commit, command, times (``cell_seconds``: see
+    ``timings``), machine, the run-time settings; ``history`` keeps the earlier runs' records (newest last)."""
     versions = {}
     for pkg in PACKAGES:
         try:
@@ -344,6 +360,7 @@ def provenance(study: Study, overrides, started, computed: int, workers: int, pr
         "started": started.isoformat(timespec="seconds"),
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "cells_computed": computed,
+        "cell_seconds": cell_seconds or {"total": 0.0, "per_method": {}},
         **{k: v for k, v in study.config().items() if k in RUN_KEYS},
         "workers": workers,
         "cpu_count": os.cpu_count(),

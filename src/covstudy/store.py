@@ -2,9 +2,10 @@
 
 Layout::
 
-    out/results.csv, results.parquet   the tidy table, one row per cell of the current study
-    out/study.yaml, provenance.json    the resolved config; versions, commit, times, cores
-    out/parts/*.csv                    finished cells, one file per finished task
+    out/results.csv, results.parquet   the tidy table, one row per cell of the current study; the same
+                                       bytes for the same config and seed (no wall-clock columns)
+    out/study.yaml, provenance.json    the resolved config; versions, commit, times (per cell: summed), cores
+    out/parts/*.csv                    finished cells, one file per finished task (with each cell's seconds)
     out/.lock                          held (flock) while a run writes here
 
 Every file is written to a temporary name and renamed into place, so it is either whole
@@ -50,6 +51,27 @@ def _csv_bytes(frame: pd.DataFrame) -> bytes:
     buf = io.StringIO()
     frame.to_csv(buf, index=False)  # floats written with repr: they read back bit for bit
     return buf.getvalue().encode()
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    """``frame`` as Parquet whose bytes depend only on its values and the pyarrow version: a
+    schema fixed by column kind (text, whole numbers, floats; never inferred from which values
+    happen to be empty) and no pandas metadata (it embeds pandas' version and its index)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from .tasks import TEXT_COLUMNS
+
+    def kind(col):
+        if col in TEXT_COLUMNS:
+            return pa.string()
+        return pa.int64() if pd.api.types.is_integer_dtype(frame[col]) else pa.float64()
+
+    schema = pa.schema([(col, kind(col)) for col in frame.columns])
+    arrays = [pa.array(frame[col].astype(object).where(frame[col].notna(), None).tolist(), type=field.type)
+              for col, field in zip(frame.columns, schema)]
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_arrays(arrays, schema=schema), buf, compression="zstd")
+    return buf.getvalue()
 
 
 def read_part(path: Path, columns: dict | None = None) -> tuple[pd.DataFrame | None, str | None]:
@@ -137,8 +159,8 @@ class Store:
     def compact(self) -> pd.DataFrame:
         """Fold all parts into one (keeping rows of cells no longer in the study); return
         every stored row, as ``finished`` does."""
-        files = self._part_files()
         frame = self.finished()
+        files = self._part_files()  # after finished(): it renames damaged parts away
         if len(files) > 1:
             self.save(frame.to_dict("records"))
             for f in files:
@@ -153,10 +175,8 @@ class Store:
             import pyarrow  # noqa: F401  (optional extra)
         except ImportError:
             return paths
-        buf = io.BytesIO()
-        table.to_parquet(buf, index=False)
         paths.append(self.out / "results.parquet")
-        atomic_write(paths[1], buf.getvalue())
+        atomic_write(paths[1], parquet_bytes(table))
         return paths
 
     def read_yaml(self, name: str) -> dict:

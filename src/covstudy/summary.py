@@ -42,8 +42,7 @@ def display_labels(df: pd.DataFrame) -> pd.DataFrame:
     if "label" not in df:
         df["label"] = df["method"]
     df["label"] = df["label"].fillna(df["method"]).astype(str)
-    designs = df["design"] if "design" in df else [None] * len(df)
-    shown = pd.Series([display_name(m, d) for m, d in zip(df["method"], designs)], index=df.index)
+    shown = pd.Series([display_name(m, *where) for m, where in zip(df["method"], _context(df))], index=df.index)
     df["label"] = np.where(df["label"] == df["method"], shown, df["label"])
     # an entry labelled by name and parameters ("bootstrap(draws=500)") keeps its parameters
     with_params = pd.Series([lab.startswith(f"{m}(") for lab, m in zip(df["label"], df["method"])], index=df.index)
@@ -132,13 +131,20 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     return out.iloc[_registry_order(out)].reset_index(drop=True)
 
 
-def resolve_method(method: str, design=None):
-    """The registered method a results table's ``method`` names (short names as ``design``'s
-    metrics read them), or None."""
+def resolve_method(method: str, design=None, metric=None):
+    """The registered method a results table's ``method`` names, or None: short names are read
+    as ``design``'s ``metric`` reads them (its default metric without one, as a table without a
+    ``metric`` column means; as binomial's without a design)."""
+    from .designs import DESIGNS
+    from .estimands import ESTIMANDS
     from .methods import get, methods
 
-    kinds = {m.takes for m in methods(design=design).values()} if isinstance(design, str) and design else None
-    for takes in ((tuple(kinds), None) if kinds else ("proportion", None)):  # no design: binomial's
+    kinds = None
+    if isinstance(design, str) and design in DESIGNS:
+        d = DESIGNS[design]
+        estimand = ESTIMANDS.get((d.data, metric if isinstance(metric, str) else d.estimand))
+        kinds = estimand.takes if estimand else tuple({m.takes for m in methods(design=design).values()})
+    for takes in ((kinds, None) if kinds else ("proportion", None)):
         try:
             return get(method, takes)
         except ValueError:
@@ -146,18 +152,23 @@ def resolve_method(method: str, design=None):
     return None
 
 
-def display_name(method: str, design: str | None = None) -> str:
+def _context(table: pd.DataFrame) -> list:
+    """Each row's (design, metric), None where the table lacks the column."""
+    return list(zip(*(table[c] if c in table else [None] * len(table) for c in ("design", "metric"))))
+
+
+def display_name(method: str, design: str | None = None, metric: str | None = None) -> str:
     """The method's display name in figures and reports (``Method.display``); unknown methods keep theirs."""
-    m = resolve_method(method, design)
+    m = resolve_method(method, design, metric)
     return str(method) if m is None else m.display
 
 
-def method_rank(method: str, design: str | None = None) -> int:
+def method_rank(method: str, design: str | None = None, metric: str | None = None) -> int:
     """Position of ``method`` in registry order (proportion, balanced-accuracy, F1 methods); unknown last."""
     from .methods import methods
 
     names = [m.name for m in methods().values()]
-    m = resolve_method(method, design)
+    m = resolve_method(method, design, metric)
     return len(names) if m is None else names.index(m.name)
 
 
@@ -219,7 +230,8 @@ def mc_agreement(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _registry_order(out: pd.DataFrame) -> np.ndarray:
-    key = pd.DataFrame({"r": out["method"].map(method_rank), "m": out["method"],
+    key = pd.DataFrame({"r": [method_rank(m, *where) for m, where in zip(out["method"], _context(out))],
+                        "m": out["method"],
                         "l": out["label"], "d": out["delta"], "s": out["side"]})
     return key.sort_values(list(key.columns), kind="stable").index.to_numpy()
 

@@ -60,6 +60,9 @@ def evaluate(task: Task) -> list[dict]:
 # Every column a row carries after its identity, and the range of each (measures' registry).
 ROW_MEASURES = RESULT_COLUMNS
 ROW_RANGES = RANGES
+# Columns a part carries but the results table does not: they differ on every run (provenance.json
+# keeps their sums), and the table must be the same bytes for the same config and seed.
+WALL_CLOCK = ("seconds",)
 TEXT_COLUMNS = ("cell_id", "method", "label", "params", "side", "design", "engine", "metric")
 ALWAYS = ("cell_id", "method", "side", "design", "delta", "engine", "truth", *MEASURES, "seconds")  # in every row
 

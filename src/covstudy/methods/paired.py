@@ -22,13 +22,16 @@ import numpy as np
 
 from .binomial import _z, wilson
 from .difference import invert_score, skew_corrected
-from .posterior_difference import PairedLaw, equal_tailed
+from .distinct import unique_rows
+from .posterior_difference import paired_equal_tailed
+from .roots import solve_increasing, solve_near
 from .registry import Param, register, register_kind
 
 # one test set, two classifiers
 register_kind("paired", ("both", "only_first", "only_second", "neither"), "paired", kind="paired", prefix="paired_")
 
 NEEDS_CONCORDANT = ("paired_newcombe", "paired_scas")
+_TOL = 1e-11  # ends within ~1e-11 of the exact root (roots.solve_near)
 
 
 def _floats(*arrays):
@@ -123,6 +126,16 @@ def paired_score_statistic(a, b, c, d, theta, bias_correction: bool, skew: bool,
     (difference.score_statistic), with μ3 of the paired difference at the restricted MLE
     (p̃11 = a/(a + d)·(1 - p̃12 - p̃21)) as in Laud's ratesci (2017).
     """
+    z, gamma = _z_and_gamma(a, b, c, d, theta, bias_correction, skew)
+    if not skew:
+        return z
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return skew_corrected(z, gamma, z_crit)
+
+
+def _z_and_gamma(a, b, c, d, theta, bias_correction, skew=True):
+    """Tango's statistic z (bias-corrected or not) and the skewness γ of ``paired_score_statistic``
+    (None without ``skew``)."""
     n = a + b + c + d
     big_a = 2 * n
     big_b = -b - c + (2 * n - b + c) * theta
@@ -136,7 +149,7 @@ def paired_score_statistic(a, b, c, d, theta, bias_correction: bool, skew: bool,
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(s == 0, 0.0, s / np.sqrt(variance))
         if not skew:
-            return z
+            return z, None
         p11 = np.where(a == 0, 0.0, a / (a + d) * (1 - p12 - p21))
         p2 = np.clip(p21 + p11, 0, 1)
         p1 = p2 + theta
@@ -145,7 +158,48 @@ def paired_score_statistic(a, b, c, d, theta, bias_correction: bool, skew: bool,
                - 3 * (p11 * q1 ** 2 + p21 * p1 ** 2 - p1 * p2 * q1)
                + 3 * (p11 * q2 ** 2 + p12 * p2 ** 2 - p1 * p2 * q2)) / n ** 2
         gamma = np.where((np.abs(mu3) < 1e-10) | (variance < 1e-10), 0.0, mu3 / (6 * variance ** 1.5))
-        return skew_corrected(z, gamma, z_crit)
+    return z, gamma
+
+
+def _scas_ends(a, b, c, d, crit):
+    """SCAS ends of flat arrays of tables (critical values ``crit``), each started near its root:
+
+    1. x₀, the end of the bias-corrected score interval without the skewness correction (z(θ) = ±z_c),
+       depends on (b, c, n, z_c) only: solved once per distinct row with the bracketed root finder,
+       with the slope z'(x₀) by a central difference;
+    2. SCAS's statistic is ±z_c where γ·z_c² ± z_c = z + γ, i.e. z(θ) = ±z_c + γ(θ)(z_c² - 1); one
+       linearised step from x₀ with γ at x₀ (which reads a/(a + d)), x₁ = x₀ + (±z_c + γ(x₀)(z_c² - 1) - z(x₀))/z'(x₀);
+    3. secant steps from x₀ and x₁ on ±arctan(z_c) - arctan(statistic), as ``invert_score`` inverts it
+       (roots.solve_near: bracket-safeguarded, two or three evaluations an end).
+    """
+    n = a + b + c + d
+    key, inverse = unique_rows(np.stack([b, c, n, crit], axis=1))
+    kb, kc, kn, kz = key.T
+    rest = kn - kb - kc
+
+    def tango(t, i):
+        return _z_and_gamma(rest[i], kb[i], kc[i], 0.0, t, True, False)[0]
+
+    starts = [solve_increasing(lambda t, i: side * np.arctan(kz[i]) - np.arctan(tango(t, i)), -1.0, np.ones(len(key)))
+              for side in (1, -1)]
+    lim = np.arctan(crit)
+    ends = []
+    for sign, x0_key in zip((1, -1), starts):
+        up, down = np.minimum(x0_key + 1e-6, 1), np.maximum(x0_key - 1e-6, -1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope_key = (tango(up, slice(None)) - tango(down, slice(None))) / (up - down)
+        x0, slope = x0_key[inverse], slope_key[inverse]
+        z0, gamma0 = _z_and_gamma(a, b, c, d, x0, True)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            f0 = sign * lim - np.arctan(skew_corrected(z0, gamma0, crit))
+            x1 = x0 + (sign * crit + gamma0 * (crit * crit - 1) - z0) / slope
+
+        def f(t, i):
+            with np.errstate(invalid="ignore"):
+                return sign * lim[i] - np.arctan(paired_score_statistic(a[i], b[i], c[i], d[i], t, True, True, crit[i]))
+
+        ends.append(solve_near(f, x0, f0, x1, -1.0, 1.0, tol=_TOL))
+    return ends
 
 
 def _score_interval(both, only_first, only_second, neither, delta, bias_correction, skew):
@@ -175,7 +229,10 @@ def paired_scas(both, only_first, only_second, neither, delta):
     statistic is 0 at every θ, no θ is rejected and the interval is [-1, 1], the limit of the
     interval as the factor grows, and what ratesci's pairbinci gives (Laud's own implementation).
     """
-    lower, upper = _score_interval(both, only_first, only_second, neither, delta, True, True)
+    a, b, c, d = _floats(both, only_first, only_second, neither)
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape, d.shape, np.shape(delta))
+    lower, upper = (end.reshape(shape) for end in _scas_ends(*(np.broadcast_to(x, shape).ravel() for x in (a, b, c, d)),
+                                                             np.broadcast_to(_z(delta), shape).ravel()))
     single = np.asarray(both) + only_first + only_second + neither == 1
     return np.where(single, -1.0, lower), np.where(single, 1.0, upper)
 
@@ -187,9 +244,7 @@ def paired_bayes(both, only_first, only_second, neither, delta, prior=0.5):
     """Equal-tailed credible interval of θ12 - θ21 under a Dirichlet(prior, ..., prior) prior on the
     four cells: with S = θ12 + θ21 ~ Beta(b + c + 2·prior, a + d + 2·prior) and R = θ12/S ~
     Beta(b + prior, c + prior) independent, θ12 - θ21 = S(2R - 1); its quantiles by quadrature
-    (posterior_difference.py), not sampled."""
+    (posterior_difference.py), not sampled; lower(b, c) = -upper(c, b) exactly."""
     a, b, c, d = _floats(both, only_first, only_second, neither)
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape, d.shape, np.shape(delta))
-    a, b, c, d = (np.broadcast_to(x, shape) for x in (a, b, c, d))
-    law = PairedLaw(b + c + 2 * prior, a + d + 2 * prior, b + prior, c + prior)
-    return equal_tailed(law, shape, delta)
+    return paired_equal_tailed(b + c + 2 * prior, a + d + 2 * prior, b + prior, c + prior, shape, delta)

@@ -17,18 +17,24 @@ neutrality properties of the Dirichlet), and D = θ₁₂ - θ₂₁ = S·(2R - 
 The limits of each integral are where the inner argument reaches 0 or 1, so the integrand
 is smooth inside; its square-root behaviour at those ends (Beta densities with a parameter
 below 1) is absorbed by Gauss-Legendre nodes placed by u = lo + (hi - lo)(1 - cos πs)/2.
-The tests check the quantiles to 2e-7 against adaptive quadrature. Equal-tailed intervals
-invert P(D <= t) with the bracketed root finder of roots.py.
+The tests check the quantiles to 2e-7 against adaptive quadrature. Unpaired equal-tailed
+intervals invert P(D <= t) with the bracketed root finder of roots.py; paired ones by Newton
+steps from a Cornish-Fisher start (``PairedLaw.quantile``, ``paired_equal_tailed``).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
+from .distinct import unique_rows
 from .roots import solve_increasing
 
 _NODES = 48
+_NEWTON_STEPS = 6
+_NEWTON_TOL = 1e-12
 _S, _W = np.polynomial.legendre.leggauss(_NODES)
 _S, _W = (_S + 1) / 2, _W / 2
 U = (1 - np.cos(np.pi * _S)) / 2  # quadrature nodes on [0, 1], clustered towards the ends
@@ -121,15 +127,81 @@ class PairedLaw(_Law):
         variance = (p12 * (1 - p12) + p21 * (1 - p21) + 2 * p12 * p21) / (total + 1)
         return p12 - p21, np.sqrt(variance)
 
+    def shape(self):
+        """Mean, standard deviation, skewness and excess kurtosis of D, from the raw moments
+        E[D^k] = E[S^k]·E[(2R - 1)^k], E[S^k] = Π_{j<k} (s1 + j)/(s1 + s2 + j) (R likewise)."""
+        raw_s, raw_r = [1.0], [1.0]
+        for j in range(4):
+            raw_s.append(raw_s[-1] * (self.s1 + j) / (self.s1 + self.s2 + j))
+            raw_r.append(raw_r[-1] * (self.r1 + j) / (self.r1 + self.r2 + j))
+        raw_v = [sum(math.comb(k, j) * 2 ** j * (-1) ** (k - j) * raw_r[j] for j in range(k + 1)) for k in range(5)]
+        e1, e2, e3, e4 = (raw_s[k] * raw_v[k] for k in range(1, 5))
+        m2 = np.maximum(e2 - e1 * e1, 0.0)
+        m3 = e3 - 3 * e1 * e2 + 2 * e1 ** 3
+        m4 = e4 - 4 * e1 * e3 + 6 * e1 * e1 * e2 - 3 * e1 ** 4
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return e1, np.sqrt(m2), m3 / m2 ** 1.5, m4 / (m2 * m2) - 3
+
     def cdf(self, t, i):
+        return self.cdf_pdf(t, i)[0]
+
+    def cdf_pdf(self, t, i):
+        """P(D <= t) and, on the same nodes, the density f_D(t) = ∫_{F_S(|t|)}^1 r((1 + t/Q_S(u))/2)/(2·Q_S(u)) du
+        (r the Beta(r1, r2) density; the terms from the moving lower limit cancel)."""
         t = np.asarray(t, dtype=float)
         s1, s2, r1, r2 = (v[i, None] for v in (self.s1, self.s2, self.r1, self.r2))
         lo = special.betainc(s1[:, 0], s2[:, 0], np.abs(t))
-        hi = np.ones_like(lo)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inner = _piece(lo, hi, lambda u: special.betainc(
-                r1, r2, np.clip((1 + t[:, None] / special.betaincinv(s1, s2, u)) / 2, 0, 1)))
-        return np.where(t > 0, lo, 0.0) + inner
+        width = 1 - lo
+        u = lo[:, None] + width[:, None] * U
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            s = special.betaincinv(s1, s2, u)
+            x = np.clip((1 + t[:, None] / s) / 2, 0, 1)
+            cdf = np.where(t > 0, lo, 0.0) + width * np.sum(special.betainc(r1, r2, x) * WEIGHTS, axis=-1)
+            log_r = special.xlogy(r1 - 1, x) + special.xlog1py(r2 - 1, -x) - special.betaln(r1, r2)
+            pdf = width * np.sum(np.exp(log_r) / (2 * s) * WEIGHTS, axis=-1)
+        return cdf, pdf
+
+    def quantile(self, q, size):
+        """The q-quantile of every row by Newton's method on the normal scores g(t) = Φ⁻¹(P(D <= t)):
+        t ← t - (g(t) - Φ⁻¹(q))·φ(g(t))/f_D(t), which is nearly linear in t for a nearly normal D
+        (few steps), from the Cornish-Fisher start
+            t₀ = μ + σ·(z + γ₁(z² - 1)/6 + γ₂(z³ - 3z)/24 - γ₁²(2z³ - 5z)/36),  z = Φ⁻¹(q).
+        A row is done when the step just taken, times its ratio to the step before, is below 1e-12
+        (the distance left to the root of the quadrature CDF, if the steps shrink at least
+        geometrically; typically after two CDF evaluations). Each evaluation narrows a bracket
+        [lo, hi] (from [-1, 1]); a step that leaves it bisects it instead, and the rows not done
+        after a few steps (quadrature density too rough, e.g. a prior far below 1/2) finish with the
+        bracketed root finder of roots.py.
+        """
+        q = np.broadcast_to(np.asarray(q, dtype=float), (size,))
+        z = special.ndtri(q)
+        mean, sd, skew, kurt = self.shape()
+        with np.errstate(invalid="ignore"):
+            start = mean + sd * (z + skew * (z * z - 1) / 6 + kurt * (z ** 3 - 3 * z) / 24
+                                 - skew * skew * (2 * z ** 3 - 5 * z) / 36)
+        out = np.full(size, np.nan)
+        i = np.arange(size)
+        t = np.where(np.isfinite(start), np.clip(start, -1, 1), mean)
+        lo, hi, last = np.full(size, -1.0), np.full(size, 1.0), np.full(size, _NEWTON_TOL)
+        for _ in range(_NEWTON_STEPS):
+            cdf, pdf = self.cdf_pdf(t, i)
+            lo, hi = np.where(cdf < q[i], t, lo), np.where(cdf > q[i], t, hi)
+            g = special.ndtri(cdf)
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                step = (g - z[i]) * np.exp(-g * g / 2) / (np.sqrt(2 * np.pi) * pdf)
+                size_left = np.abs(step) * np.minimum(1, np.abs(step) / last)
+            step = np.where(cdf == q[i], 0.0, step)
+            new = t - step
+            ok = np.isfinite(new) & (new >= lo) & (new <= hi)
+            done = ok & (size_left <= _NEWTON_TOL)
+            out[i[done]] = new[done]
+            keep = ~done
+            i, t, lo, hi = i[keep], np.where(ok, new, (lo + hi) / 2)[keep], lo[keep], hi[keep]
+            last = np.where(ok, np.abs(step), _NEWTON_TOL)[keep]  # after a bisection, as at the start
+            if i.size == 0:
+                return out
+        out[i] = solve_increasing(lambda x, j: self.cdf(x, i[j]) - q[i[j]], lo, hi)
+        return out
 
 
 def equal_tailed(law: _Law, shape, delta):
@@ -138,4 +210,21 @@ def equal_tailed(law: _Law, shape, delta):
     size = law.size
     q = np.broadcast_to(np.asarray(delta, dtype=float) / 2, shape).ravel()
     lower, upper = law.quantile(q, size), law.quantile(1 - q, size)
+    return np.clip(lower, -1, 1).reshape(shape), np.clip(upper, -1, 1).reshape(shape)
+
+
+def paired_equal_tailed(s1, s2, r1, r2, shape, delta):
+    """(delta/2, 1 - delta/2) quantiles of D = S·(2R - 1) for arrays broadcast to ``shape``, clipped to [-1, 1].
+
+    Exchanging r1 and r2 negates D, so lower(s1, s2, r1, r2) = -upper(s1, s2, r2, r1): both ends are
+    upper quantiles, solved once per distinct row (s1, s2, r1, r2, 1 - delta/2). On the paired
+    design's outcomes every (b, c) comes with its mirror (c, b), so this halves the work, and the
+    interval of a table and of its mirror are exactly negatives of each other.
+    """
+    s1, s2, r1, r2 = (np.broadcast_to(np.asarray(v, dtype=float), shape).ravel() for v in (s1, s2, r1, r2))
+    top = 1 - np.broadcast_to(np.asarray(delta, dtype=float) / 2, shape).ravel()
+    rows = np.stack([np.concatenate(pair) for pair in ((s1, s1), (s2, s2), (r1, r2), (r2, r1), (top, top))], axis=1)
+    distinct, inverse = unique_rows(rows)
+    ends = PairedLaw(*distinct[:, :4].T).quantile(distinct[:, 4], len(distinct))[inverse]
+    lower, upper = -ends[s1.size:], ends[:s1.size]
     return np.clip(lower, -1, 1).reshape(shape), np.clip(upper, -1, 1).reshape(shape)

@@ -7,6 +7,9 @@ end than half the step before last, otherwise the bracket is bisected (so the wo
 near twice the bisection count and kinks or infinite values at an end are harmless); a
 step is never closer than the tolerance to an end, so that once the root is found the
 far end collapses onto it. Converged when the bracket is a few ulps wide.
+
+``solve_near`` is for roots already roughly known (two starting points): secant steps, stopped
+at a tolerance instead of a few ulps, falling back on ``solve_increasing``.
 """
 
 from __future__ import annotations
@@ -70,4 +73,43 @@ def solve_increasing(f, lo, hi):
         step1, step2 = np.where(bisect, b - a, np.abs(x - best)), np.where(bisect, b - a, step1)
     else:
         out[i] = a
+    return out.reshape(shape)
+
+
+def solve_near(f, x0, f0, x1, lo, hi, tol=1e-12, max_steps=6):
+    """Like ``solve_increasing``, for roots already roughly known: the secant method from the points
+    ``x0`` (with values ``f0``) and ``x1``, x ← x - f(x)·(x - x')/(f(x) - f(x')) with x' the point before.
+
+    A row is done when its last step, times the step's ratio to the one before, is at most ``tol``
+    (the distance left to the root while the steps shrink at least geometrically; the secant's
+    superlinear convergence makes it an overestimate), or, on the first step, when the step itself is. Every evaluation narrows the bracket
+    [lo, hi] (f(lo) < 0 < f(hi), or the given ends); a step leaving it bisects it instead, and rows
+    not done after ``max_steps`` evaluations finish with ``solve_increasing`` on their bracket,
+    which also settles roots at an end of the original bracket as it does.
+    """
+    shape = np.broadcast_shapes(np.shape(x0), np.shape(x1), np.shape(lo), np.shape(hi))
+    x0, f0, x1, lo, hi = (np.array(np.broadcast_to(v, shape), dtype=float).reshape(-1) for v in (x0, f0, x1, lo, hi))
+    out = np.full(x0.size, np.nan)
+    i = np.arange(x0.size)
+    lo, hi = np.where(f0 < 0, np.maximum(lo, x0), lo), np.where(f0 > 0, np.minimum(hi, x0), hi)
+    x = np.where((x1 > lo) & (x1 < hi), x1, (lo + hi) / 2)
+    last = np.full(x.size, tol)  # x1 need not be a secant step: at first only a step below tol ends a row
+    for _ in range(max_steps):
+        fx = f(x, i)
+        lo, hi = np.where(fx < 0, x, lo), np.where(fx > 0, x, hi)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            step = np.where(fx == 0, 0.0, fx * (x - x0) / (fx - f0))
+            left = np.where(step == 0, 0.0, np.abs(step) * np.minimum(1, np.abs(step) / last))
+        new = x - step
+        ok = np.isfinite(new) & (new >= lo) & (new <= hi)
+        done = ok & (left <= tol)
+        out[i[done]] = new[done]
+        keep = ~done
+        new = np.where(ok, new, (lo + hi) / 2)
+        # after a bisection the step memory restarts at tol: only a step below tol ends the row
+        last = np.where(ok, np.abs(step), tol)
+        i, x0, f0, x, lo, hi, last = (v[keep] for v in (i, x, fx, new, lo, hi, last))
+        if i.size == 0:
+            return out.reshape(shape)
+    out[i] = solve_increasing(lambda t, j: f(t, i[j]), lo, hi)
     return out.reshape(shape)

@@ -61,9 +61,16 @@ def method_order(table: pd.DataFrame) -> list[str]:
 
 def _registry_order(table: pd.DataFrame) -> list[str]:
     """Display labels in registry order (binomial methods, then balanced ones, then the rest by name)."""
-    pairs = table[["method", "label"]].drop_duplicates()
-    pairs = sorted(pairs.itertuples(index=False), key=lambda r: (method_rank(r.method), r.method, r.label))
+    pairs = _pairs(table)
+    pairs = sorted(pairs.itertuples(index=False),
+                   key=lambda r: (method_rank(r.method, r.design, r.metric), r.method, r.label))
     return list(dict.fromkeys(r.label for r in pairs))
+
+
+def _pairs(table: pd.DataFrame) -> pd.DataFrame:
+    """The table's distinct (method, label) entries with the design and metric that say which method a short name is."""
+    context = {c: (table[c] if c in table else None) for c in ("design", "metric")}
+    return table[["method", "label"]].assign(**context).drop_duplicates(["method", "label"])
 
 
 def method_colors(table: pd.DataFrame) -> dict[str, str]:
@@ -75,12 +82,12 @@ def method_colors(table: pd.DataFrame) -> dict[str, str]:
     """
     colors: dict[str, str] = {}
     taken: set[str] = set()
-    pairs = table[["method", "label"]].drop_duplicates()
+    pairs = _pairs(table)
     first_label = pairs.groupby("method", sort=False)["label"].agg("min")
-    design = str(table["design"].iloc[0]) if "design" in table and len(table) else None
     for label in _registry_order(table):  # colours do not depend on the row order
-        method = pairs.loc[pairs["label"] == label, "method"].iloc[0]
-        found = resolve_method(method, design)  # a short name as the study's design reads it
+        row = pairs.loc[pairs["label"] == label].iloc[0]
+        method = row["method"]
+        found = resolve_method(method, row["design"], row["metric"])  # a short name as its design and metric read it
         key = method if found is None else found.name
         if key in _FIXED_COLOURS and first_label[method] == label:
             colors[label] = OKABE_ITO[_FIXED_COLOURS[key]]

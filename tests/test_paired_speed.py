@@ -1,0 +1,75 @@
+"""Issue 25: the faster paired Bayes and SCAS solvers give the ends of the old ones (commit cb89fe5)
+within 1e-9, and exact coverage unchanged.
+
+References: tests/_paired_reference.py (the old bracketed solvers, run here for SCAS) and
+tests/data/paired_bayes_reference.npz (old Bayes ends, written by paired_bayes_reference.py).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import _paired_reference as reference
+from covstudy import coverage, paired_interval
+from covstudy.designs.paired import all_tables
+
+BAYES = Path(__file__).parent / "data" / "paired_bayes_reference.npz"
+TOL = 1e-9
+
+
+def _cells(tables):
+    return tuple(tables[k] for k in ("both", "only_first", "only_second", "neither"))
+
+
+def test_paired_bayes_ends_match_the_old_solver():
+    # every table with n <= 30 (delta 0.05), n <= 12 at delta 0.01, 0.2 and priors 1, 0.1; 1,500 tables at n = 150
+    ref = np.load(BAYES)
+    for delta, prior in np.unique(np.stack([ref["delta"], ref["prior"]], 1), axis=0):
+        rows = (ref["delta"] == delta) & (ref["prior"] == prior)
+        lower, upper = paired_interval("bayes", ref["both"][rows], ref["only_first"][rows], ref["only_second"][rows],
+                                       0, delta=delta, prior=prior)
+        np.testing.assert_allclose(lower, ref["lower"][rows], rtol=0, atol=TOL)
+        np.testing.assert_allclose(upper, ref["upper"][rows], rtol=0, atol=TOL)
+
+
+def test_paired_bayes_ends_match_the_old_solver_live_and_are_mirror_symmetric():
+    a, b, c, d = _cells(all_tables(9))
+    for delta in (0.05, np.where(b > c, 0.1, 0.02)):  # per-table delta too
+        old = reference.bayes_interval(a, b, c, d, delta)
+        new = paired_interval("bayes", a, b, c, d, delta=delta)
+        np.testing.assert_allclose(new, old, rtol=0, atol=TOL)
+    lower, upper = paired_interval("bayes", a, b, c, d)
+    swapped = paired_interval("bayes", a, c, b, d)
+    np.testing.assert_array_equal(lower, -swapped[1])
+    np.testing.assert_array_equal(upper, -swapped[0])
+
+
+@pytest.mark.parametrize("n", [*range(1, 31), 150])
+def test_paired_scas_ends_match_the_old_solver_on_every_table(n):
+    a, b, c, d = _cells(all_tables(n))
+    if n == 150:  # a sample of the ~585k tables
+        pick = np.random.default_rng(25).choice(a.size, 20_000, replace=False)
+        a, b, c, d = a[pick], b[pick], c[pick], d[pick]
+    for delta in (0.05, 0.2) if n <= 30 else (0.05,):
+        old = reference.score_interval(a, b, c, d, delta)
+        new = paired_interval("scas", a, b, c, d, delta=delta)
+        np.testing.assert_allclose(new, old, rtol=0, atol=TOL)
+
+
+# Exact coverage before issue 25 (commit cb89fe5), printed with repr.
+BEFORE = {
+    ("paired_scas", 150, 0.8, 0.75, 0.3): 0.9508683180276266,
+    ("paired_bayes", 150, 0.8, 0.75, 0.3): 0.9485663552770589,
+    ("paired_scas", 40, 0.7, 0.7, 0.0): 0.9528687863741079,
+    ("paired_bayes", 40, 0.7, 0.7, 0.0): 0.9457635868094354,
+    ("paired_scas", 25, 0.95, 0.6, -0.1): 0.9613141472927766,
+    ("paired_bayes", 25, 0.95, 0.6, -0.1): 0.9559899086914002,
+}
+
+
+@pytest.mark.parametrize("key", list(BEFORE))
+def test_paired_exact_coverage_unchanged(key):
+    name, n, acc_first, acc_second, correlation = key
+    r = coverage(name, design="paired", n=n, acc_first=acc_first, acc_second=acc_second, correlation=correlation)
+    assert r.coverage == pytest.approx(BEFORE[key], abs=1e-12)
