@@ -115,12 +115,17 @@ def test_infeasible_points_are_refused_before_any_work(name, monkeypatch):
 def test_every_design_has_its_config_and_its_axes_on_the_command_line():
     from pathlib import Path
 
+    from hydra import compose, initialize_config_dir
+
     from covstudy import cli
 
-    import yaml
-
-    listed = yaml.safe_load((Path(cli._conf_dir()) / "config.yaml").read_text())["grid"]
+    help_text = cli.help_text()
     for name, d in DESIGNS.items():
         assert (Path(cli._conf_dir()) / "design" / f"{name}.yaml").is_file()
-        assert {a.name for a in d.axes} <= set(listed)  # settable on the command line without "+"
+        # every axis settable on the command line without "+" (the config "axes" comes from DESIGNS)
+        overrides = [f"design={name}", *(f"grid.{a.name}=1" for a in d.axes)]
+        with initialize_config_dir(config_dir=cli._conf_dir(), version_base="1.3"):
+            grid = compose(config_name="config", overrides=overrides).grid
+        assert all(grid[a.name] == 1 for a in d.axes)
+        assert all(a in help_text for o in d.parametrisations for a in o)
         assert d.parametrisations[0] and all(set(o) <= {a.name for a in d.axes} for o in d.parametrisations)

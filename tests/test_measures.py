@@ -1,6 +1,8 @@
 """measures(): the sums of its docstring, on random tables with undefined (NaN) intervals."""
 
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,3 +36,33 @@ def test_rates_stay_in_zero_one_when_weights_sum_above_one():
     assert np.sum(w, axis=-1)[0] > 1
     out = measures(w, np.full(2, 0.2), np.full(2, 0.4), np.array([0.3]), null=0.0)
     assert out["coverage"][0] == 1.0 and out["excludes_zero"][0] == 1.0 and out["excludes_zero_mcse"][0] == 0.0
+
+
+@pytest.fixture
+def lower_mean():
+    """A throwaway registered measure: the mean lower end."""
+    from covstudy import measures
+
+    measures.register_measure("lower_mean", -1.0, 1.0, formula=lambda w, lower, upper, truth, width:
+                              np.sum(w * lower, axis=-1))
+    yield "lower_mean"
+    measures.unregister_measure("lower_mean")
+
+
+def test_a_new_measure_reaches_every_row_and_blanks_nothing(tmp_path, lower_mean):
+    from covstudy import summary
+    from covstudy.runner import run_study
+    from covstudy.study import Study
+    from covstudy.tasks import row_problem
+
+    cfg = {"name": "t", "methods": ["wald", "wilson"], "grid": {"n": [10], "p": [0.2, 0.5], "delta": [0.05]},
+           "reps": 500, "seed": 5, "n_jobs": 1}
+    exact = run_study(Study.from_config({**cfg, "engine": "exact", "out": str(tmp_path / "e")}))
+    mc = run_study(Study.from_config({**cfg, "engine": "mc", "out": str(tmp_path / "m")}))
+    for table in (exact, mc):
+        assert table[lower_mean].notna().all() and row_problem(table.assign(seconds=0.0)) is None  # as a part
+    both = summary.join_exact(summary.tidy(pd.concat([exact, mc], ignore_index=True)))
+    assert lower_mean not in summary.identity_columns(both)
+    rows = both[both["engine"] == "mc"]
+    assert rows["exact_coverage"].notna().all()  # a measure outside the identity: mc rows still find their exact cell
+    assert rows["exact_coverage"].tolist() == exact["coverage"].tolist()

@@ -9,7 +9,8 @@ from scipy import integrate, optimize, stats
 from covstudy import coverage, multiclass_interval
 from covstudy.designs import DESIGNS
 from covstudy.designs.multiclass import class_model, class_sizes, exact_outcomes, matrix
-from covstudy.estimands import bea, get_estimand
+from covstudy.designs.multiclass import bea
+from covstudy.estimands import get_estimand
 from covstudy.evaluate import Analysis, Evaluator
 from covstudy import balanced_interval
 from covstudy.methods import beta_mean, beta_mean_k, get

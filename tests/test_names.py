@@ -155,7 +155,7 @@ def test_design_messages_name_the_real_problem(overrides, message):
         assert "grid.acc_first=null grid.acc_second=null grid.correlation=null" in str(err.value)
 
 
-DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.estimands", "covstudy.coverage",
+DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.coverage",
              "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
              "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered")
 

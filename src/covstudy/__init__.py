@@ -3,14 +3,15 @@
 from .comparison import difference_interval, paired_interval, superiority_probability
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
-from .estimands import METRICS, MULTICLASS_METRICS, metric_interval, multiclass_interval
+from .designs.confusion import METRICS
+from .designs.multiclass import MULTICLASS_METRICS
 from .exact_curve import (
     AverageCoverage,
     ConfidenceCoefficient,
     average_coverage,
     confidence_coefficient,
 )
-from .intervals import Interval, interval
+from .intervals import Interval, interval, metric_interval, multiclass_interval
 from .methods import auc_methods, balanced_methods, f1_methods, methods  # noqa: F401  (the first three: shortcuts for methods(takes=...), kept importable)
 from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval

@@ -37,6 +37,21 @@ def _seq(*args):
 OmegaConf.register_new_resolver("seq", _seq, replace=True)
 
 
+def _store_axes() -> None:
+    """The config ``axes`` (first in conf/config.yaml's defaults): every registered design's
+    axes and ``metric`` under ``grid``, as null (not given), so that ``grid.<axis>=...`` needs
+    no "+"; the study check says which ones the chosen design takes."""
+    from hydra.core.config_store import ConfigStore
+
+    from .designs import DESIGNS
+
+    axes = dict.fromkeys(["metric", *(a.name for d in DESIGNS.values() for a in d.axes)])
+    ConfigStore.instance().store(name="axes", node={"grid": axes})
+
+
+_store_axes()
+
+
 def _conf_dir() -> str:
     """conf/ ships inside the wheel as covstudy/conf; an editable install uses the repo's conf/."""
     here = Path(__file__).resolve().parent
@@ -210,7 +225,7 @@ def _app(cfg: DictConfig) -> None:
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
     print(text_table(summary_table(table)))
     if study.plot:
-        from .plotting import plot_results
+        from .plots import plot_results
         from .report import write_report
 
         figures = plot_results(study.out)

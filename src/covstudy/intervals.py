@@ -15,7 +15,9 @@ import numpy as np
 
 from . import validate
 from .designs import get_design
-from .estimands import CELLS, ESTIMANDS, confusion_counts, confusion_matrices, estimands_for, get_estimand
+from .designs.confusion import CELLS, confusion_counts
+from .designs.multiclass import confusion_matrices
+from .estimands import ESTIMANDS, estimands_for, get_estimand
 from .methods.registry import INPUTS, Method, get
 
 DEFAULT_SEED = 0  # the seed of every sampling method's draws by default: the same call, the same interval
@@ -269,3 +271,84 @@ ROUTES = {"count": _count, "classes": _classes, "deff": _deff, "two_class": _two
           "multiclass": _multiclass, "unpaired": _unpaired, "paired": _paired, "scores": _scores,
           "clustered": _clustered}
 assert set(ROUTES) == set(COUNTS) and set(NATURAL) == set(INPUTS)
+
+
+def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: str = "two-sided",
+                    seed: int | None = DEFAULT_SEED, **params):
+    """The ``1 - delta`` interval ``(lower, upper)`` for ``metric`` from a confusion matrix.
+
+    A thin wrapper: ``interval(method, metric=metric, tp=..., fn=..., fp=..., tn=..., ...)``.
+    Ratio metrics (and f1) take any proportion method and ``side``; a zero denominator gives
+    [0, 1]. ``balanced_accuracy`` takes the balanced methods, f1 also the F1 methods (two-sided
+    only; ``bayes`` is then ambiguous: give ``proportion.bayes`` or ``f1.bayes``).
+
+    Parameters
+    ----------
+    metric : str
+        One of ``METRICS``.
+    method : str
+        A method of a kind the metric takes, e.g. ``"wilson"``, ``"delta"`` (F1), ``"cp_union"``.
+    tp, fn, fp, tn : int or array
+        The confusion matrix's cells; broadcast.
+    delta : float or array
+        The miss rate in (0, 1).
+    side : {"two-sided", "lower", "upper"}
+        One-sided bounds for proportion methods.
+    seed : int or None
+        Seeds the draws of F1's bootstrap (default ``DEFAULT_SEED`` = 0; None: fresh entropy).
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)``: floats for scalar counts, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import metric_interval
+    >>> lo, hi = metric_interval("precision", "wilson", tp=40, fn=10, fp=5, tn=45)
+    >>> round(lo, 4), round(hi, 4)
+    (0.765, 0.9516)
+    """
+    return interval(method, metric=metric, tp=tp, fn=fn, fp=fp, tn=tn, delta=delta, side=side, seed=seed, **params)
+
+
+def multiclass_interval(metric: str, method: str, confusion, delta=0.05, side: str = "two-sided",
+                        seed: int | None = DEFAULT_SEED, **params):
+    """The ``1 - delta`` interval ``(lower, upper)`` for a multi-class ``metric`` from confusion matrices.
+
+    A thin wrapper: ``interval(method, metric=metric, confusion=confusion, ...)``.
+
+    Parameters
+    ----------
+    metric : str
+        One of ``MULTICLASS_METRICS``: ``macro_recall`` (``methods("macro_recall")``), ``macro_f1``
+        (``methods("macro_f1")``), and ``accuracy``, ``micro_f1``, ``bea`` (proportion methods, with ``side``).
+    method : str
+        A method of a kind the metric takes, e.g. ``"union_cp"`` (macro recall), ``"takahashi"``.
+    confusion : array
+        A K×K array of counts, **rows = true class, columns = predicted class** (or an array of
+        them, shape (..., K, K)).
+    delta : float or array
+        The miss rate in (0, 1).
+    side : {"two-sided", "lower", "upper"}
+        One-sided bounds for proportion methods.
+    seed : int or None
+        Seeds the draws of macro-F1's bayes and bootstrap (default ``DEFAULT_SEED`` = 0; None: fresh entropy).
+    **params
+        The method's parameters.
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)``: floats for one matrix, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import multiclass_interval
+    >>> lo, hi = multiclass_interval("macro_recall", "union_cp", [[40, 5, 5], [3, 20, 2], [1, 1, 8]])
+    >>> round(lo, 4), round(hi, 4)
+    (0.5198, 0.9498)
+    """
+    return interval(method, metric=metric, confusion=confusion, delta=delta, side=side, seed=seed, **params)

@@ -19,15 +19,64 @@ outcome j (the pmf for the exact engine, the simulated frequency for Monte Carlo
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Callable
+
 import numpy as np
 
-MEASURES = ("coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width")  # what every result carries
-NULL_MEASURES = ("excludes_zero", "excludes_zero_mcse")  # results of estimands with a null value (differences)
-# The closed range each measure below lies in: rates in [0, 1], an MCSE sqrt(r(1 - r)/reps) at most 1/2,
-# widths non-negative (a stored part outside them is damaged).
-RANGES = {"coverage": (0.0, 1.0), "mcse": (0.0, 0.5), "miss_low": (0.0, 1.0), "miss_high": (0.0, 1.0),
-          "mean_width": (0.0, np.inf), "sd_width": (0.0, np.inf), "excludes_zero": (0.0, 1.0),
-          "excludes_zero_mcse": (0.0, 0.5)}
+@dataclass(frozen=True)
+class Measure:
+    """A result column of a cell: its name, the closed range [low, high] of its values (a stored
+    part outside it is damaged), which rows carry it (``kind``) and, for a measure beyond the
+    built-in ones of ``measures``, its ``formula(weights, lower, upper, truth, width)`` (row-wise sums)."""
+
+    name: str
+    low: float
+    high: float
+    kind: str = "every"  # "every" row; "null": rows of estimands with a null value; "row": set by tasks.evaluate
+    formula: Callable | None = field(default=None, repr=False, compare=False)
+
+
+REGISTERED: dict[str, Measure] = {}  # name -> Measure, in registration order
+# Views of the registry, updated in place by register_measure (so importers see later registrations):
+MEASURES: list[str] = []  # what every result carries
+NULL_MEASURES: list[str] = []  # results of estimands with a null value (differences)
+RESULT_COLUMNS: list[str] = []  # every column a row carries after its identity
+RANGES: dict[str, tuple[float, float]] = {}  # name -> (low, high)
+
+
+def register_measure(name: str, low: float, high: float, kind: str = "every", formula: Callable | None = None) -> Measure:
+    """Register the result column ``name`` (``Measure``); every column list of rows, summaries and checks follows."""
+    if name in REGISTERED:
+        raise ValueError(f"measure {name!r} is already registered")
+    m = REGISTERED[name] = Measure(name, low, high, kind, formula)
+    {"every": MEASURES, "null": NULL_MEASURES, "row": []}[kind].append(name)
+    RESULT_COLUMNS.append(name)
+    RANGES[name] = (low, high)
+    return m
+
+
+def unregister_measure(name: str) -> None:
+    """Remove a registered measure (tests)."""
+    REGISTERED.pop(name)
+    for names in (MEASURES, NULL_MEASURES, RESULT_COLUMNS):
+        if name in names:
+            names.remove(name)
+    RANGES.pop(name)
+
+
+# Rates lie in [0, 1], an MCSE sqrt(r(1 - r)/reps) in [0, 1/2], widths are non-negative; a truth
+# is an estimand's value (rates, AUCs and their differences).
+register_measure("truth", -1.0, 1.0, "row")
+for _name, _high in (("coverage", 1.0), ("mcse", 0.5), ("miss_low", 1.0), ("miss_high", 1.0),
+                     ("mean_width", np.inf), ("sd_width", np.inf)):
+    register_measure(_name, 0.0, _high)
+register_measure("excludes_zero", 0.0, 1.0, "null")
+register_measure("excludes_zero_mcse", 0.0, 0.5, "null")
+register_measure("n_valid", 0, np.inf, "row")
+register_measure("exact_coverage", 0.0, 1.0, "row")  # the exact engine's, beside a Monte Carlo row
+register_measure("exact_mean_width", 0.0, np.inf, "row")
+register_measure("seconds", 0.0, np.inf, "row")
 
 
 def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
@@ -58,6 +107,9 @@ def measures(weights, lower, upper, truth, reps: int | None = None, width=None,
         out["excludes_zero"] = excludes
         out["excludes_zero_mcse"] = (np.zeros_like(excludes) if reps is None
                                      else np.sqrt(excludes * (1 - excludes) / reps))
+    for m in REGISTERED.values():
+        if m.formula is not None:
+            out[m.name] = m.formula(w, lower, upper, t, width)
     if max_width is not None:
         out["prob_width"] = np.sum(w * (width <= max_width), axis=-1)
     return out

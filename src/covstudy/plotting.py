@@ -1,5 +1,7 @@
-"""Former home of the figures, kept so that ``covstudy.plotting`` imports keep working:
-the figure kinds live in ``covstudy.plots`` and ``covstudy-plot`` in ``covstudy.cli``."""
+"""An alias of ``covstudy.plots`` for older imports (``covstudy.plotting.plot_results``, ...).
+
+The figure kinds live in ``covstudy.plots``, ``covstudy-plot`` in ``covstudy.cli``; nothing in
+covstudy imports this module, so it closes no import cycle."""
 
 from matplotlib.figure import Figure  # noqa: F401  (figures are Figure objects, never pyplot)
 

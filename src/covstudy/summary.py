@@ -16,12 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .measures import RESULT_COLUMNS
+
 ROUNDING = 1e-12  # exact coverages are sums of pmf terms; ignore shortfalls this small
 GROUP = ("method", "label", "delta", "side", "engine")
-# Columns that hold a cell's results or how it was computed; every other column identifies the cell.
-NOT_IDENTITY = frozenset({"cell_id", "engine", "reps", "seed", "coverage", "mcse", "miss_low", "miss_high",
-                          "mean_width", "sd_width", "n_valid", "truth", "exact_coverage", "exact_mean_width",
-                          "seconds", "excludes_zero", "excludes_zero_mcse"})
+HOW = ("cell_id", "engine", "reps", "seed")  # how a cell was computed, not which cell it is
 
 
 def read_results(folder) -> pd.DataFrame:
@@ -68,7 +67,8 @@ def tidy(df: pd.DataFrame) -> pd.DataFrame:
 
 def identity_columns(df: pd.DataFrame) -> list[str]:
     """The columns that identify a cell apart from its engine: every used column but the results."""
-    return [c for c in df if c not in NOT_IDENTITY and df[c].notna().any()]
+    results = {*HOW, *RESULT_COLUMNS}
+    return [c for c in df if c not in results and df[c].notna().any()]
 
 
 def join_exact(df: pd.DataFrame) -> pd.DataFrame:

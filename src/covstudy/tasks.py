@@ -18,7 +18,7 @@ from .designs import DESIGNS, get_design
 from .estimands import get_estimand
 from .evaluate import Evaluator
 from .grid import Cell, Task
-from .measures import MEASURES, NULL_MEASURES, RANGES
+from .measures import MEASURES, NULL_MEASURES, RANGES, RESULT_COLUMNS
 from .study import analyses_of
 
 
@@ -57,12 +57,9 @@ def evaluate(task: Task) -> list[dict]:
     return out
 
 
-# Every column a row carries after its identity: the runner keeps only these (and the identity's)
-# in the results table, so a column added to the rows above must be added here too.
-ROW_MEASURES = ("truth", *MEASURES, *NULL_MEASURES, "n_valid", "exact_coverage", "exact_mean_width", "seconds")
-# The range of each: the measures' own, an estimand's value (rates, AUCs and their differences), counts.
-ROW_RANGES = {"truth": (-1.0, 1.0), **RANGES, "n_valid": (0, np.inf), "exact_coverage": RANGES["coverage"],
-              "exact_mean_width": RANGES["mean_width"], "seconds": (0.0, np.inf)}
+# Every column a row carries after its identity, and the range of each (measures' registry).
+ROW_MEASURES = RESULT_COLUMNS
+ROW_RANGES = RANGES
 # Columns a part carries but the results table does not: they differ on every run (provenance.json
 # keeps their sums), and the table must be the same bytes for the same config and seed.
 WALL_CLOCK = ("seconds",)

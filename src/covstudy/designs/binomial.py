@@ -25,6 +25,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..seeds import stream
+from ..estimands import Estimand, register_estimand
 from .base import Axis, Design, Outcomes, Segment
 from .registry import register
 from .sampling import BLOCK as _BLOCK
@@ -217,3 +218,14 @@ def _multinomial(n: int, lo: int, pmf: np.ndarray, reps: int, rng: np.random.Gen
     hist = np.zeros(n + 1, dtype=np.int64)
     hist[lo + order] = rng.multinomial(reps, pmf[order] / pmf.sum())
     return hist
+
+
+@register_estimand("count", "accuracy", takes=("proportion",))
+class Accuracy(Estimand):
+    """p of the binomial design: proportion methods on (k, n)."""
+
+    def truth(self, inputs: dict) -> float:
+        return inputs["p"]
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["k"], columns["n"]), delta, side, **params)

@@ -43,6 +43,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from .. import validate
+from ..estimands import Estimand, register_estimand
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .confusion import PREVALENCE, class_sizes
@@ -178,3 +179,18 @@ class Binormal(Design):
         [pt] = points
         pos, neg = binormal_scores(pt["n_pos"], pt["n_neg"], pt["auc"], pt["sd_ratio"], pt["levels"], reps, seed)
         return Outcomes({"pos": pos, "neg": neg}, np.ones((1, reps), dtype=np.int64))
+
+
+@register_estimand("scores", "auc", takes=("scores",))
+class AUC(Estimand):
+    """θ = P(X > Y) + ½·P(X = Y) of a design's score distributions (designs/binormal.py): AUC methods
+    on each test set's scores (columns ``pos``, ``neg``: one row per test set)."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["auc"])
+
+    def valid(self, columns):
+        return np.ones(np.shape(columns["pos"])[0], dtype=bool)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["pos"], columns["neg"]), delta, side, rng=rng, **params)

@@ -26,6 +26,8 @@ import numpy as np
 from scipy import stats
 
 from ..seeds import stream
+from ..estimands import Estimand, register_estimand
+from ..methods.clustered import clustered_bounds
 from .base import Axis, Design, Outcomes, Segment
 from .registry import register
 from .sampling import BLOCK
@@ -79,7 +81,7 @@ class Clustered(Design):
 
     def table_columns(self, key: tuple) -> dict:
         m, s, icc = key
-        return {"k": np.arange(m * s + 1), "n": m * s, "deff": design_effect(s, icc)}
+        return {"k": np.arange(m * s + 1), "n": m * s, "deff": equal_clusters_deff(s, icc)}
 
     def exact(self, points: list[dict], merge=None) -> Outcomes:
         [pt] = points
@@ -96,14 +98,14 @@ class Clustered(Design):
         y.sort(axis=1)
         y, count = np.unique(y, axis=0, return_counts=True)
         k, size = y.sum(axis=1), len(y)
-        columns = {"k": k, "n": np.full(size, m * s), "deff": np.full(size, design_effect(s, pt["icc"])),
+        columns = {"k": k, "n": np.full(size, m * s), "deff": np.full(size, equal_clusters_deff(s, pt["icc"])),
                    "successes": y, "sizes": np.full((size, m), s)}
         # The methods on totals look their intervals up in the table over k = 0..m·s.
         return Outcomes(columns, count[None, :].astype(np.int64), (Segment(self.table_key(pt), slice(None), k),))
 
 
-def design_effect(cluster_size, icc):
-    """Variance inflation of the total over the binomial: 1 + (s - 1)·icc (Kish 1965)."""
+def equal_clusters_deff(cluster_size, icc):
+    """The design effect of equal clusters of size s: 1 + (s - 1)·icc (Kish 1965; methods.clustered.design_effect for any sizes)."""
     return 1.0 + (np.asarray(cluster_size, dtype=float) - 1.0) * icc
 
 
@@ -156,3 +158,18 @@ def cluster_counts(clusters: int, cluster_size: int, p: float, icc: float, reps:
             pi = rng.beta(*beta_parameters(p, icc), size=shape)
         out[start:start + shape[0]] = rng.binomial(cluster_size, pi, size=shape)
     return out
+
+
+@register_estimand("clustered", "accuracy", takes=("proportion", "deff", "clustered"))
+class ClusteredAccuracy(Estimand):
+    """p of the clustered design: clustered methods on the per-cluster counts, oracles on the
+    totals and the true design effect, proportion methods on the totals (methods/clustered.py)."""
+
+    def truth(self, inputs: dict) -> float:
+        return inputs["p"]
+
+    def valid(self, columns):
+        return np.ones(np.shape(columns["k"]), dtype=bool)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return clustered_bounds(method, columns, delta, side, rng=rng, **params)

@@ -35,6 +35,8 @@ import math
 import numpy as np
 from scipy import special, stats
 
+from .. import validate
+from ..estimands import Estimand, register_estimand
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .registry import register
@@ -266,3 +268,117 @@ class MulticlassIID(_Multiclass):
     summary = ("K classes, n i.i.d. examples: the confusion matrix ~ Multinomial(n; π_i·R_ij) over K² cells "
                "(a class can be empty)")
     example = {"K": 3, "n": 8, "recall": 0.7, "imbalance": 2.0}
+
+
+# K classes (the multiclass designs): outcomes are K×K confusion matrices C, rows = true class,
+# columns = predicted (columns ``K`` and ``c{i}_{j}``; merged enumerations carry ``k``, ``n``
+# or ``k{i}``, ``n{i}`` instead). One example's cell probabilities are P_ij = π_i·R_ij
+# (π the class prevalences, R the matrix of P(predicted j | true i)); truths use them:
+#
+#     accuracy       Σ_i P_ii                                   binomial methods on (trace C, n)
+#     micro_f1       = accuracy (single-label data: every error is one FP and one FN, so
+#                    micro precision = micro recall = trace/n)  binomial methods on (trace C, n)
+#     bea            A_BE(accuracy, K) (``bea``)                 a binomial interval mapped by A_BE
+#     macro_recall   mean_i R_ii                                 methods taking "classes"
+#     macro_f1       mean_i 2P_ii/(P_i· + P_·i)                  methods taking "multiclass"(_draws)
+
+
+def bea(accuracy, K):
+    """Binary-equivalent accuracy (from "Comparing Classifier Performance — Introduction to BEA"):
+
+        A_BE = ½ + ½·(A^(1/(K-1)) - c)/(1 - c),   c = (1/K)^(1/(K-1)),
+
+    strictly increasing in A, with A_BE(1/K) = ½ (chance), A_BE(1) = 1, and A_BE = A for K = 2.
+    Below chance it keeps decreasing past ½, and for K >= 3 it is negative near A = 0
+    (A_BE(0) = ½ - c/(2(1 - c)), e.g. -0.18 for K = 3): it is not clipped, so an interval mapped
+    through it covers A_BE exactly when the accuracy interval covers A.
+    """
+    a = np.asarray(accuracy, dtype=float)
+    e = 1.0 / (np.asarray(K, dtype=float) - 1)
+    c = (1.0 / np.asarray(K, dtype=float)) ** e
+    return 0.5 + 0.5 * (a ** e - c) / (1 - c)
+
+
+def multiclass_cells(inputs: dict) -> np.ndarray:
+    """P_ij = π_i·R_ij from a multiclass design's ``truth_inputs``."""
+    return np.asarray(inputs["prevalence"], dtype=float)[:, None] * np.asarray(inputs["rates"], dtype=float)
+
+
+MULTICLASS_METRICS = ("macro_recall", "macro_f1", "accuracy", "micro_f1", "bea")
+
+
+@register_estimand("multiclass", "macro_recall", takes=("classes",))
+class MacroRecall(Estimand):
+    """mean_i R_ii: methods on the classes' correct counts k_i = C_ii and sizes n_i = Σ_j C_ij."""
+
+    def truth(self, inputs):
+        return float(np.mean(np.diag(np.asarray(inputs["rates"], dtype=float))))
+
+    def merge(self, method):
+        return "diagonal"
+
+    def counts(self, columns):
+        if "k0" in columns:
+            K = int(np.asarray(columns["K"]).flat[0])
+            return tuple(np.stack([np.asarray(columns[f"{v}{i}"]) for i in range(K)], axis=-1) for v in "kn")
+        c = matrix(columns)
+        return np.diagonal(c, axis1=-2, axis2=-1), c.sum(-1)
+
+    def valid(self, columns):
+        return np.all(self.counts(columns)[1] > 0, axis=-1)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds(self.counts(columns), delta, side, **params)
+
+
+@register_estimand("multiclass", "macro_f1", takes=("multiclass", "multiclass_draws"))
+class MacroF1(Estimand):
+    """mean_i 2P_ii/(P_i· + P_·i): methods on the confusion matrix."""
+
+    def truth(self, inputs):
+        from ..methods.multiclass import macro_f1
+
+        return float(macro_f1(multiclass_cells(inputs)))
+
+    def valid(self, columns):
+        c = matrix(columns)
+        return np.all(c.sum(-1) + c.sum(-2) > 0, axis=-1)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((matrix(columns),), delta, side, rng=rng, **params)
+
+
+@register_estimand("multiclass", "accuracy", "micro_f1", "bea", takes=("proportion",))
+class MulticlassAccuracy(Estimand):
+    """Accuracy, micro-F1 (the same number) or BEA: binomial methods on (trace C, n)."""
+
+    def truth(self, inputs):
+        a = float(np.trace(multiclass_cells(inputs)))
+        return float(bea(a, len(inputs["prevalence"]))) if self.name == "bea" else a
+
+    def merge(self, method):
+        return "trace"
+
+    def counts(self, columns):
+        if "k" in columns:
+            return np.asarray(columns["k"]), np.asarray(columns["n"])
+        c = matrix(columns)
+        return np.trace(c, axis1=-2, axis2=-1), c.sum(axis=(-2, -1))
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        lower, upper = method.bounds(self.counts(columns), delta, side, **params)
+        if self.name == "bea":
+            K = np.asarray(columns["K"])
+            lower, upper = bea(lower, K), bea(upper, K)
+        return lower, upper
+
+
+def confusion_matrices(confusion) -> np.ndarray:
+    """Validated K×K confusion matrices (..., K, K): whole numbers >= 0, K >= 2, each non-empty."""
+    c = validate.counts("confusion", confusion)
+    if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
+        raise ValueError(f"confusion must be a K×K matrix (or an array of them, shape (..., K, K)) with K >= 2, "
+                         f"got shape {c.shape}")
+    if np.any(c.sum(axis=(-2, -1)) == 0):
+        raise ValueError("confusion must count at least one example per matrix, got an all-zero matrix")
+    return c

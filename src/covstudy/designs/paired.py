@@ -31,6 +31,8 @@ import numpy as np
 from scipy import special
 
 from ..seeds import stream
+from ..estimands import Estimand, register_estimand
+from ..methods.paired import NEEDS_CONCORDANT
 from .base import Axis, Design, Outcomes, Segment
 from .iid import ratio_pmf
 from .registry import register
@@ -183,3 +185,20 @@ def table_pmf(tables: dict, p: np.ndarray) -> np.ndarray:
     n = sum(c[0] for c in counts)
     log = special.gammaln(n + 1) + sum(special.xlogy(c, pc) - special.gammaln(c + 1) for c, pc in zip(counts, p))
     return np.exp(log)
+
+
+PAIRED_CELLS = ("both", "only_first", "only_second", "neither")
+
+
+@register_estimand("paired", "difference", takes=("paired",), null=0.0)
+class PairedDifference(Estimand):
+    """acc_first - acc_second = p_only_first - p_only_second: paired methods on the table."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["p_only_first"] - inputs["p_only_second"])
+
+    def merge(self, method):
+        return None if method.name in NEEDS_CONCORDANT else ("only_first", "only_second")
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds(tuple(columns[c] for c in PAIRED_CELLS), delta, side, **params)

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from ..seeds import stream
+from ..estimands import Estimand, register_estimand
 from .base import Axis, Design, Outcomes, Segment
 from .confusion import TABLE_LIMIT
 from .registry import register
@@ -105,3 +106,14 @@ def unpaired_counts(point: dict, reps: int, seed: int) -> tuple[np.ndarray, np.n
         k2 = rng.binomial(n2, point["p2"], size=size)
         parts.append(np.unique(k1.astype(np.int64) * (n2 + 1) + k2, return_counts=True))
     return merge(parts)
+
+
+@register_estimand("unpaired", "difference", takes=("difference",), null=0.0)
+class UnpairedDifference(Estimand):
+    """p1 - p2 of two independent test sets: difference methods on (k1, n1, k2, n2)."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["p1"] - inputs["p2"])
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        return method.bounds((columns["k1"], columns["n1"], columns["k2"], columns["n2"]), delta, side, **params)

@@ -23,13 +23,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from .registry import draws_param, register
+from .binomial import _z
+from .registry import draws_param, register, register_kind
+
+# a test set's scores, positives' (..., m) and negatives' (..., n)
+register_kind("scores", ("scores_pos", "scores_neg"), "AUC", per_test_set=True,
+              why_mc_only="takes a test set's scores, which cannot be enumerated", kind="auc")
 
 _BLOCK = 1 << 20  # scores ranked at once (test sets × examples), to bound memory
-
-
-def _z(delta):
-    return -special.ndtri(np.asarray(delta, dtype=float) / 2)
 
 
 def _rows(scores_pos, scores_neg):

@@ -21,7 +21,9 @@ from scipy import special
 
 from . import beta_mean
 from .distinct import unique_rows
-from .registry import get, register
+from .registry import get, register, register_kind
+
+register_kind("two_class", ("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy", kind="balanced", prefix="ba_")
 
 
 def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tuple[np.ndarray, np.ndarray]:

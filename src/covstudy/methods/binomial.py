@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .registry import Param, register
+from .registry import Param, register, register_kind
+
+register_kind("proportion", ("k", "n"), "")
 
 
 def _z(delta):

@@ -1,6 +1,6 @@
 """Intervals for a proportion from clustered examples: m clusters, y_i correct of s_i in cluster i.
 
-Two kinds of method (``INPUTS`` in registry.py):
+Two kinds of method (declared below with ``register_kind``):
 
 * ``clustered``: kernels on the per-cluster counts ``(successes, sizes, delta, rng)``, arrays
   of shape (..., m) with the clusters on the last axis; one interval per leading index (test
@@ -25,16 +25,17 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .binomial import wilson
+from .binomial import _z, wilson
 from .f1 import row_quantiles
-from .registry import draws_param, register
+from .registry import draws_param, register, register_kind
 
-KINDS = ("proportion", "deff", "clustered")  # what applies to clustered data, as the estimand lists them
+# per-cluster counts (clusters on the last axis): kernels need each test set
+register_kind("clustered", ("successes", "sizes"), "clustered", per_test_set=True,
+              why_mc_only="reads per-cluster counts, which no design enumerates", kind="clustered")
+# totals and the true design effect: oracle intervals on the effective sample size
+register_kind("deff", ("k", "n", "deff"), "oracle", kind="deff")
+
 _BLOCK = 1 << 21  # bootstrap random numbers drawn at once (test sets × draws × clusters)
-
-
-def _z(delta):
-    return -special.ndtri(np.asarray(delta, dtype=float) / 2)
 
 
 def same_clusters(successes, sizes):

@@ -18,7 +18,10 @@ import numpy as np
 
 from .binomial import _z, wilson, wilson_cc
 from .posterior_difference import UnpairedLaw, equal_tailed
-from .registry import Param, register
+from .registry import Param, register, register_kind
+
+# two independent test sets
+register_kind("difference", ("k1", "n1", "k2", "n2"), "difference", kind="difference", prefix="diff_")
 from .roots import solve_increasing
 
 

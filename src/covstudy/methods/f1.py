@@ -17,16 +17,13 @@ from __future__ import annotations
 
 
 import numpy as np
-from scipy import special
 
-from .binomial import beta_interval
-from .registry import Param, draws_param, register
+from .binomial import _z, beta_interval
+from .registry import Param, draws_param, register, register_kind
+
+register_kind("confusion", ("tp", "fn", "fp", "tn"), "F1", per_test_set=True, kind="f1", prefix="f1_")
 
 _BLOCK = 1 << 21  # random numbers drawn at once (rows × draws), to bound memory
-
-
-def _z(delta):
-    return -special.ndtri(np.asarray(delta, dtype=float) / 2)
 
 
 def _counts(tp, fn, fp, tn, delta):

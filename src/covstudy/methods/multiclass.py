@@ -23,16 +23,18 @@ binary-equivalent accuracy take the binomial methods (estimands.py).
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from . import beta_mean_k
 from .balanced import class_bounds
+from .binomial import _z
 from .f1 import _BLOCK, row_quantiles
-from .registry import Param, draws_param, register
+from .registry import Param, draws_param, register, register_kind
 
-
-def _z(delta):
-    return -special.ndtri(np.asarray(delta, dtype=float) / 2)
+# K classes' correct counts k and sizes n, each shape (..., K): macro recall
+register_kind("classes", ("k", "n"), "macro-recall", kind="macro_recall", prefix="mr_")
+# a K×K confusion matrix (..., K, K), rows = true class, columns = predicted: macro-F1
+register_kind("multiclass", ("confusion",), "macro-F1", kind="macro_f1", prefix="mf1_")
+register_kind("multiclass_draws", ("confusion",), "sampled macro-F1", per_test_set=True, kind="macro_f1", prefix="mf1_")
 
 
 # ---------------------------------------------------------------------------------------------

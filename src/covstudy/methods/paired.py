@@ -25,7 +25,10 @@ from .difference import invert_score, skew_corrected
 from .distinct import unique_rows
 from .posterior_difference import paired_equal_tailed
 from .roots import solve_increasing, solve_near
-from .registry import Param, register
+from .registry import Param, register, register_kind
+
+# one test set, two classifiers
+register_kind("paired", ("both", "only_first", "only_second", "neither"), "paired", kind="paired", prefix="paired_")
 
 NEEDS_CONCORDANT = ("paired_newcombe", "paired_scas")
 _TOL = 1e-11  # ends within ~1e-11 of the exact root (roots.solve_near)

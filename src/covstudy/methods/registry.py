@@ -1,6 +1,7 @@
 """The method registry: one place that maps names (and aliases) to interval kernels.
 
-Every method declares what it *takes* (``INPUTS``): a proportion (k successes of n), two
+Every method declares what it *takes* (``INPUTS``, each kind declared by ``register_kind`` in
+its methods module): a proportion (k successes of n), two
 classes (k_pos of n_pos and k_neg of n_neg correct, for balanced accuracy), a confusion
 matrix (tp, fn, fp, tn), for K classes the classes' correct counts and sizes or the K×K
 confusion matrix (methods/multiclass.py), two independent test sets (k1 of n1, k2 of n2), a
@@ -54,29 +55,19 @@ class Input:
     prefix: str = ""  # the legacy prefix of its registered names ("paired_"), dropped in short names
 
 
-INPUTS = {
-    "proportion": Input(("k", "n"), ""),
-    "two_class": Input(("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy", kind="balanced", prefix="ba_"),
-    "confusion": Input(("tp", "fn", "fp", "tn"), "F1", per_test_set=True, kind="f1", prefix="f1_"),
-    # K classes' correct counts k and sizes n, each shape (..., K): macro recall
-    "classes": Input(("k", "n"), "macro-recall", kind="macro_recall", prefix="mr_"),
-    # a K×K confusion matrix (..., K, K), rows = true class, columns = predicted: macro-F1
-    "multiclass": Input(("confusion",), "macro-F1", kind="macro_f1", prefix="mf1_"),
-    "multiclass_draws": Input(("confusion",), "sampled macro-F1", per_test_set=True, kind="macro_f1", prefix="mf1_"),
-    # a test set's scores, positives' (..., m) and negatives' (..., n): the AUC
-    "scores": Input(("scores_pos", "scores_neg"), "AUC", per_test_set=True,
-                    why_mc_only="takes a test set's scores, which cannot be enumerated", kind="auc"),
-    # two independent test sets
-    "difference": Input(("k1", "n1", "k2", "n2"), "difference", kind="difference", prefix="diff_"),
-    # one test set, two classifiers
-    "paired": Input(("both", "only_first", "only_second", "neither"), "paired", kind="paired", prefix="paired_"),
-    # per-cluster counts (clusters on the last axis): kernels need each test set (methods/clustered.py)
-    "clustered": Input(("successes", "sizes"), "clustered", per_test_set=True,
-                       why_mc_only="reads per-cluster counts, which no design enumerates", kind="clustered"),
-    # totals and the true design effect: oracle intervals on the effective sample size
-    "deff": Input(("k", "n", "deff"), "oracle", kind="deff"),
-}
-KINDS = tuple(dict.fromkeys(i.kind for i in INPUTS.values()))  # the public kinds, in registration order
+INPUTS: dict[str, Input] = {}  # kind of input -> Input, filled by ``register_kind`` in each methods module
+KINDS: tuple[str, ...] = ()  # the public kinds, in registration order
+
+
+def register_kind(takes: str, counts: tuple[str, ...], label: str, **options) -> Input:
+    """Declare the kind of input ``takes`` (what its methods' kernels take): its count arguments,
+    its label in errors, and the ``Input`` options (``per_test_set``, ``why_mc_only``, ``kind``, ``prefix``)."""
+    global KINDS
+    if takes in INPUTS:
+        raise ValueError(f"kind of input {takes!r} is already registered")
+    INPUTS[takes] = Input(tuple(counts), label, **options)
+    KINDS = tuple(dict.fromkeys(i.kind for i in INPUTS.values()))
+    return INPUTS[takes]
 
 
 @dataclass(frozen=True)
