@@ -2,10 +2,19 @@
 
 ``DESIGNS`` maps a name to its ``Design`` (base.py): its axes, points, exact outcome
 distribution, simulation, feasibility check and table key. Adding a design is one module
-here (registered with ``@register``) plus its config ``conf/design/<name>.yaml``.
+here (registered with ``@register``; every module of the package is imported) plus its config
+``conf/design/<name>.yaml``.
 """
 
+import importlib
+import pkgutil
+
 from . import binomial, stratified, iid, multiclass, unpaired, paired, binormal, clustered  # noqa: F401  (register the designs, in this order)
+
+# Any other module of the package registers too (a new design is its module alone), after those,
+# by name, so that the order of designs never depends on the file system.
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f".{_module}", __name__)
 from .base import Axis, Design, Outcomes, Segment
 from .binomial import SAMPLERS, _supported_pmf, binomial_counts, binomial_pmf, choose_sampler
 from .confusion import cell_probabilities, class_sizes, stratified_pmf

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from . import binomial, inverted_tests, balanced, f1, multiclass, difference, paired, auc, clustered  # noqa: F401  (register the methods, in this order)
 from .registry import INPUTS, KINDS, SIDES, Method, Param, get, methods, register, registered, side_message
 
 __all__ = ["INPUTS", "KINDS", "SIDES", "Method", "Param", "auc_methods", "balanced_methods", "f1_methods", "get", "interval", "methods",
            "register", "registered", "side_message"]
+
+
+# Any other module of the package registers too (a new kind of method is its module alone), after
+# those, by name, so that registration order never depends on the file system.
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f".{_module}", __name__)
 
 
 def balanced_methods() -> dict[str, Method]:
