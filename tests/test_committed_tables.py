@@ -48,7 +48,11 @@ def test_committed_study_regenerates_its_table(tmp_path):
 
 
 def test_every_committed_study_has_its_table():
-    studies = [d for d in RESULTS.iterdir() if (d / "study.yaml").is_file()]
+    # the committed studies, not one the user ran here (the quick start's results/quick)
+    tracked = subprocess.run(["git", "ls-files", "results"], cwd=RESULTS.parent, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    studies = sorted({RESULTS / Path(f).parts[1] for f in tracked.stdout.split() if f.endswith("/study.yaml")})
     assert len(studies) >= 10
     for study in studies:
         assert (study / "results.parquet").is_file(), study.name
