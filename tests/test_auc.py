@@ -359,3 +359,17 @@ def test_simulated_auc_variance_agrees_with_the_exact_u_statistic_variance(level
     exact = exact_auc_variance(8, 11, 0.8, 1.4, levels)
     assert abs(auc.var(ddof=1) / exact - 1) < 5 * np.sqrt(2 / reps)
     assert 1.0 < delong_var.mean() / exact < 1.12
+
+
+def test_delong_matches_proc_on_its_own_asah_example():
+    """pROC's documented example, roc(aSAH$outcome, aSAH$s100b) with ties in s100b: AUC 0.7314 and
+    DeLong 95% interval (0.6301, 0.8326) (tests/data/proc_asah_reference.json, pROC 1.18.0, R 4.2.2)."""
+    ref = json.loads((Path(__file__).parent / "data" / "proc_asah_reference.json").read_text())
+    outcome, s100b = np.array(ref["outcome"]), np.array(ref["s100b"], dtype=float)
+    pos, neg = s100b[outcome == "Poor"], s100b[outcome == "Good"]  # pROC's levels: Good controls, Poor cases
+    for level, delta in (("95", 0.05), ("90", 0.10)):
+        lower, upper = auc_interval("delong", pos, neg, delta=delta)
+        assert lower == pytest.approx(float(ref[f"lower{level}"]), abs=1e-12)
+        assert upper == pytest.approx(float(ref[f"upper{level}"]), abs=1e-12)
+    mann_whitney = np.mean((pos[:, None] > neg) + 0.5 * (pos[:, None] == neg))  # ties count one half
+    assert mann_whitney == pytest.approx(float(ref["auc"]), abs=1e-15)
