@@ -1,7 +1,9 @@
 """The one interval door: ``interval(method, *counts, design=..., metric=..., **counts)``.
 
 A method is named within its kind (``Registry.get``): the kind comes from the ``design``, the
-``metric`` or the counts given, whose argument names are the designs' (``COUNTS``). The
+``metric`` or the counts given, whose argument names are the designs' (``COUNTS``). Each kind of
+method declares, where it is registered (``register_kind``), what data its counts are and the route
+that checks them and calls the method; the tables here are read off those declarations. The
 per-kind functions (``balanced_interval``, ``metric_interval``, ``multiclass_interval``,
 ``difference_interval``, ``paired_interval``, ``auc_interval``, ``clustered_interval``) are thin
 wrappers over it, kept because their positional arguments read well.
@@ -15,8 +17,6 @@ import numpy as np
 
 from . import validate
 from .designs import get_design
-from .designs.confusion import CELLS, confusion_counts
-from .designs.multiclass import confusion_matrices
 from .estimands import ESTIMANDS, estimands_for, get_estimand
 from .methods.registry import INPUTS, Method, get
 
@@ -30,23 +30,17 @@ class Interval(NamedTuple):
     upper: float | np.ndarray
 
 
-# What the counts are -> their argument names (as the designs and kinds of method name them).
-COUNTS = {
-    "count": ("k", "n"),  # k successes of n: proportion methods
-    "classes": ("k", "n"),  # K classes' correct counts and sizes (..., K): macro recall
-    "deff": ("k", "n", "deff"),  # totals and the true design effect: the oracles
-    "two_class": ("k_pos", "n_pos", "k_neg", "n_neg"),  # balanced accuracy
-    "confusion": CELLS,  # tp, fn, fp, tn with a metric
-    "multiclass": ("confusion",),  # K×K matrices, rows = true class, with a metric
-    "unpaired": ("k1", "n1", "k2", "n2"),
-    "paired": ("both", "only_first", "only_second", "neither"),
-    "scores": ("scores_pos", "scores_neg"),
-    "clustered": ("successes", "sizes"),  # clusters on the last axis; oracles also take icc
-}
-NATURAL = {"proportion": "count", "two_class": "two_class", "confusion": "confusion", "classes": "classes",
-           "multiclass": "multiclass", "multiclass_draws": "multiclass", "difference": "unpaired",
-           "paired": "paired", "scores": "scores", "clustered": "clustered", "deff": "deff"}
-_SIMPLE = {"count": ("proportion",), "classes": ("classes",), "deff": ("deff",), "two_class": ("two_class",)}
+# The door's tables, from the kinds of method (``register_kind`` in each methods module):
+# what the counts are -> their argument names and the route that takes them; kind -> its data.
+COUNTS: dict[str, tuple[str, ...]] = {}
+ROUTES: dict = {}
+for _input in INPUTS.values():  # in registration order: the first kind of each data names it
+    COUNTS.setdefault(_input.data, _input.counts)
+    if _input.route is not None:
+        ROUTES.setdefault(_input.data, _input.route)
+NATURAL = {takes: i.data for takes, i in INPUTS.items()}
+_PLAIN = {i.data: (takes,) for takes, i in INPUTS.items() if i.plain}  # the counts alone say which kind
+assert set(ROUTES) == set(COUNTS), "every kind of data needs a route"
 
 
 def interval(method: str, *counts, design: str | None = None, metric: str | None = None, delta=0.05,
@@ -150,8 +144,8 @@ def _data(design, metric, given) -> str | None:
 
 def _kinds(data, design, metric) -> tuple[str, ...] | None:
     """The kinds of method (INPUTS keys) that apply."""
-    if data in _SIMPLE:
-        return _SIMPLE[data]
+    if data in _PLAIN:
+        return _PLAIN[data]
     if data is None:
         if metric is None:
             return None
@@ -167,7 +161,7 @@ def _kinds(data, design, metric) -> tuple[str, ...] | None:
 
 
 def _estimand(data, design, metric, m: Method):
-    if data in _SIMPLE:
+    if data in _PLAIN:
         return None
     name = metric or (get_design(design).estimand if design else None)
     if name is not None:
@@ -179,98 +173,6 @@ def _estimand(data, design, metric, m: Method):
     return fits[0]
 
 
-# ------------------------------------------------------------------- one route per kind of data
-# route(method, estimand, counts, delta, side, rng, params, icc) -> (lower, upper)
-
-def _count(m, est, counts, delta, side, rng, params, icc):
-    k, n = validate.k_and_n(*counts)
-    return m.bounds((k, n), validate.delta(delta), side, **params)
-
-
-def _classes(m, est, counts, delta, side, rng, params, icc):
-    k, n = (validate.counts(name, v) for name, v in zip(("k", "n"), counts))
-    try:
-        k, n = np.broadcast_arrays(k, n)
-    except ValueError:
-        raise ValueError(f"k and n must broadcast together, got shapes {k.shape} and {n.shape}") from None
-    if k.ndim == 0 or k.shape[-1] < 2:
-        raise ValueError(f"k, n: need K >= 2 classes on the last axis, got shape {k.shape}")
-    if np.any(n < 1) or np.any(k > n):
-        raise ValueError("k, n: every class needs n >= 1 and 0 <= k <= n")
-    return m.bounds((k, n), validate.delta(delta), side, **params)
-
-
-def _deff(m, est, counts, delta, side, rng, params, icc):
-    k, n = validate.k_and_n(*counts[:2])
-    deff = validate.interval("deff", counts[2], 1.0, None, False, False)
-    return m.bounds(tuple(np.broadcast_arrays(k, n, deff)), validate.delta(delta), side, **params)
-
-
-def _two_class(m, est, counts, delta, side, rng, params, icc):
-    return m.bounds(validate.class_counts(*counts), validate.delta(delta), side, **params)
-
-
-def _confusion(m, est, counts, delta, side, rng, params, icc):
-    columns = dict(zip(CELLS, confusion_counts(*counts)))
-    return est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
-
-
-def _multiclass(m, est, counts, delta, side, rng, params, icc):
-    c = confusion_matrices(counts[0])
-    K = c.shape[-1]
-    columns = {"K": np.full(c.shape[:-2], K), **{f"c{i}_{j}": c[..., i, j] for i in range(K) for j in range(K)}}
-    columns = {name: np.reshape(v, -1) for name, v in columns.items()}
-    lower, upper = est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
-    shape = c.shape[:-2]
-    return np.asarray(lower, dtype=float).reshape(shape), np.asarray(upper, dtype=float).reshape(shape)
-
-
-def _unpaired(m, est, counts, delta, side, rng, params, icc):
-    from .comparison import difference_counts
-
-    return m.bounds(difference_counts(*counts), validate.delta(delta), side, **params)
-
-
-def _paired(m, est, counts, delta, side, rng, params, icc):
-    from .comparison import paired_counts
-
-    return m.bounds(paired_counts(*counts), validate.delta(delta), side, **params)
-
-
-def _scores(m, est, counts, delta, side, rng, params, icc):
-    from .methods.auc import _scores as scores
-
-    pos, neg = (scores(name, v) for name, v in zip(COUNTS["scores"], counts))
-    return m.bounds((pos, neg), float(validate.delta(validate.scalar("delta", delta))), side, rng=rng, **params)
-
-
-def _clustered(m, est, counts, delta, side, rng, params, icc):
-    from .methods.clustered import clustered_bounds, design_effect, same_clusters
-
-    y = validate.counts("successes", counts[0])
-    s = validate.counts("sizes", counts[1], minimum=1)
-    y, s = same_clusters(y, s)
-    if y.shape[-1] < 2:
-        raise ValueError(f"successes, sizes: need at least 2 clusters on the last axis, got shape {y.shape}")
-    if np.any(y > s):
-        raise ValueError("successes must be <= sizes in every cluster")
-    if m.takes == "deff":
-        if icc is None:
-            raise ValueError(f"icc: {m.short} is an oracle on the true intra-cluster correlation; give icc in [0, 1)")
-        icc = validate.interval("icc", validate.scalar("icc", icc), 0.0, 1.0, False, True)
-    elif icc is not None:
-        raise ValueError(f"icc: only the oracle methods (deff.wilson_deff, deff.clopper_pearson_deff) take the "
-                         f"true icc; {m.short} does not")
-    d = validate.delta(validate.scalar("delta", delta))
-    columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
-               "successes": y, "sizes": s}
-    return clustered_bounds(m, columns, d, side, rng=rng, **params)
-
-
-ROUTES = {"count": _count, "classes": _classes, "deff": _deff, "two_class": _two_class, "confusion": _confusion,
-          "multiclass": _multiclass, "unpaired": _unpaired, "paired": _paired, "scores": _scores,
-          "clustered": _clustered}
-assert set(ROUTES) == set(COUNTS) and set(NATURAL) == set(INPUTS)
 
 
 def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: str = "two-sided",

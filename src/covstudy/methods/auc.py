@@ -23,12 +23,20 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
+from .. import validate
 from .binomial import _z
 from .registry import draws_param, register, register_kind
 
+
+def _door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for a test set's scores (intervals.py)."""
+    pos, neg = (_scores(name, v) for name, v in zip(("scores_pos", "scores_neg"), counts))
+    return m.bounds((pos, neg), float(validate.delta(validate.scalar("delta", delta))), side, rng=rng, **params)
+
+
 # a test set's scores, positives' (..., m) and negatives' (..., n)
 register_kind("scores", ("scores_pos", "scores_neg"), "AUC", per_test_set=True,
-              why_mc_only="takes a test set's scores, which cannot be enumerated", kind="auc")
+              why_mc_only="takes a test set's scores, which cannot be enumerated", kind="auc", route=_door)
 
 _BLOCK = 1 << 20  # scores ranked at once (test sets × examples), to bound memory
 
@@ -242,8 +250,6 @@ def auc_interval(method: str, scores_pos, scores_neg, delta=0.05, seed: int | No
 
 
 def _scores(name: str, value) -> np.ndarray:
-    from .. import validate
-
     try:
         if validate.not_numbers(value):
             raise TypeError

@@ -19,11 +19,18 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import validate
 from . import beta_mean
 from .distinct import unique_rows
 from .registry import get, register, register_kind
 
-register_kind("two_class", ("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy", kind="balanced", prefix="ba_")
+
+def _door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for two classes' counts (intervals.py)."""
+    return m.bounds(validate.class_counts(*counts), validate.delta(delta), side, **params)
+
+
+register_kind("two_class", ("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy", kind="balanced", prefix="ba_", route=_door, plain=True)
 
 
 def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tuple[np.ndarray, np.ndarray]:

@@ -16,9 +16,17 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import validate
 from .registry import Param, register, register_kind
 
-register_kind("proportion", ("k", "n"), "")
+
+def _door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for k successes of n (intervals.py)."""
+    k, n = validate.k_and_n(*counts)
+    return m.bounds((k, n), validate.delta(delta), side, **params)
+
+
+register_kind("proportion", ("k", "n"), "", data="count", route=_door, plain=True)
 
 
 def _z(delta):

@@ -25,15 +25,47 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import validate
 from .binomial import _z, wilson
 from .f1 import row_quantiles
 from .registry import draws_param, register, register_kind
 
+
+def _door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for per-cluster counts (intervals.py): clustered methods, the
+    oracles (given the true ``icc``) and proportion methods on the totals."""
+    y = validate.counts("successes", counts[0])
+    s = validate.counts("sizes", counts[1], minimum=1)
+    y, s = same_clusters(y, s)
+    if y.shape[-1] < 2:
+        raise ValueError(f"successes, sizes: need at least 2 clusters on the last axis, got shape {y.shape}")
+    if np.any(y > s):
+        raise ValueError("successes must be <= sizes in every cluster")
+    if m.takes == "deff":
+        if icc is None:
+            raise ValueError(f"icc: {m.short} is an oracle on the true intra-cluster correlation; give icc in [0, 1)")
+        icc = validate.interval("icc", validate.scalar("icc", icc), 0.0, 1.0, False, True)
+    elif icc is not None:
+        raise ValueError(f"icc: only the oracle methods (deff.wilson_deff, deff.clopper_pearson_deff) take the "
+                         f"true icc; {m.short} does not")
+    d = validate.delta(validate.scalar("delta", delta))
+    columns = {"k": y.sum(axis=-1), "n": s.sum(axis=-1), "deff": design_effect(s, 0.0 if icc is None else icc),
+               "successes": y, "sizes": s}
+    return clustered_bounds(m, columns, d, side, rng=rng, **params)
+
+
+def _deff_door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for totals and a design effect (intervals.py): the oracles."""
+    k, n = validate.k_and_n(*counts[:2])
+    deff = validate.interval("deff", counts[2], 1.0, None, False, False)
+    return m.bounds(tuple(np.broadcast_arrays(k, n, deff)), validate.delta(delta), side, **params)
+
+
 # per-cluster counts (clusters on the last axis): kernels need each test set
 register_kind("clustered", ("successes", "sizes"), "clustered", per_test_set=True,
-              why_mc_only="reads per-cluster counts, which no design enumerates", kind="clustered")
+              why_mc_only="reads per-cluster counts, which no design enumerates", kind="clustered", route=_door)
 # totals and the true design effect: oracle intervals on the effective sample size
-register_kind("deff", ("k", "n", "deff"), "oracle", kind="deff")
+register_kind("deff", ("k", "n", "deff"), "oracle", kind="deff", route=_deff_door, plain=True)
 
 _BLOCK = 1 << 21  # bootstrap random numbers drawn at once (test sets × draws × clusters)
 

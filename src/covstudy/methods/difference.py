@@ -16,12 +16,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validate
 from .binomial import _z, wilson, wilson_cc
 from .posterior_difference import UnpairedLaw, equal_tailed
 from .registry import Param, register, register_kind
 
+
+def _door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for two independent test sets' counts (intervals.py)."""
+    from ..comparison import difference_counts
+
+    return m.bounds(difference_counts(*counts), validate.delta(delta), side, **params)
+
+
 # two independent test sets
-register_kind("difference", ("k1", "n1", "k2", "n2"), "difference", kind="difference", prefix="diff_")
+register_kind("difference", ("k1", "n1", "k2", "n2"), "difference", kind="difference", prefix="diff_", data="unpaired", route=_door)
 from .roots import solve_increasing
 
 

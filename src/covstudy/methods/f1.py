@@ -18,10 +18,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validate
 from .binomial import _z, beta_interval
 from .registry import Param, draws_param, register, register_kind
 
-register_kind("confusion", ("tp", "fn", "fp", "tn"), "F1", per_test_set=True, kind="f1", prefix="f1_")
+
+def _door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for a confusion matrix (tp, fn, fp, tn) and a metric (intervals.py)."""
+    from ..designs.confusion import CELLS, confusion_counts
+
+    columns = dict(zip(CELLS, confusion_counts(*counts)))
+    return est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
+
+
+register_kind("confusion", ("tp", "fn", "fp", "tn"), "F1", per_test_set=True, kind="f1", prefix="f1_", route=_door)
 
 _BLOCK = 1 << 21  # random numbers drawn at once (rows × draws), to bound memory
 

@@ -24,17 +24,47 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validate
 from . import beta_mean_k
 from .balanced import class_bounds
 from .binomial import _z
 from .f1 import _BLOCK, row_quantiles
 from .registry import Param, draws_param, register, register_kind
 
+
+def _classes_door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for K classes' correct counts and sizes (intervals.py)."""
+    k, n = (validate.counts(name, v) for name, v in zip(("k", "n"), counts))
+    try:
+        k, n = np.broadcast_arrays(k, n)
+    except ValueError:
+        raise ValueError(f"k and n must broadcast together, got shapes {k.shape} and {n.shape}") from None
+    if k.ndim == 0 or k.shape[-1] < 2:
+        raise ValueError(f"k, n: need K >= 2 classes on the last axis, got shape {k.shape}")
+    if np.any(n < 1) or np.any(k > n):
+        raise ValueError("k, n: every class needs n >= 1 and 0 <= k <= n")
+    return m.bounds((k, n), validate.delta(delta), side, **params)
+
+
+def _matrix_door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for K×K confusion matrices and a metric (intervals.py)."""
+    from ..designs.multiclass import confusion_matrices
+
+    c = confusion_matrices(counts[0])
+    K = c.shape[-1]
+    columns = {"K": np.full(c.shape[:-2], K), **{f"c{i}_{j}": c[..., i, j] for i in range(K) for j in range(K)}}
+    columns = {name: np.reshape(v, -1) for name, v in columns.items()}
+    lower, upper = est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
+    shape = c.shape[:-2]
+    return np.asarray(lower, dtype=float).reshape(shape), np.asarray(upper, dtype=float).reshape(shape)
+
+
 # K classes' correct counts k and sizes n, each shape (..., K): macro recall
-register_kind("classes", ("k", "n"), "macro-recall", kind="macro_recall", prefix="mr_")
+register_kind("classes", ("k", "n"), "macro-recall", kind="macro_recall", prefix="mr_", route=_classes_door, plain=True)
 # a K×K confusion matrix (..., K, K), rows = true class, columns = predicted: macro-F1
-register_kind("multiclass", ("confusion",), "macro-F1", kind="macro_f1", prefix="mf1_")
-register_kind("multiclass_draws", ("confusion",), "sampled macro-F1", per_test_set=True, kind="macro_f1", prefix="mf1_")
+register_kind("multiclass", ("confusion",), "macro-F1", kind="macro_f1", prefix="mf1_", route=_matrix_door)
+register_kind("multiclass_draws", ("confusion",), "sampled macro-F1", per_test_set=True, kind="macro_f1", prefix="mf1_",
+              data="multiclass")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validate
 from .binomial import _z, wilson
 from .difference import invert_score, skew_corrected
 from .distinct import unique_rows
@@ -27,8 +28,16 @@ from .posterior_difference import paired_equal_tailed
 from .roots import solve_increasing, solve_near
 from .registry import Param, register, register_kind
 
+
+def _door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for a paired table (intervals.py)."""
+    from ..comparison import paired_counts
+
+    return m.bounds(paired_counts(*counts), validate.delta(delta), side, **params)
+
+
 # one test set, two classifiers
-register_kind("paired", ("both", "only_first", "only_second", "neither"), "paired", kind="paired", prefix="paired_")
+register_kind("paired", ("both", "only_first", "only_second", "neither"), "paired", kind="paired", prefix="paired_", route=_door)
 
 NEEDS_CONCORDANT = ("paired_newcombe", "paired_scas")
 _TOL = 1e-11  # ends within ~1e-11 of the exact root (roots.solve_near)

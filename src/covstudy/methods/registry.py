@@ -53,6 +53,13 @@ class Input:
     why_mc_only: str = "draws random numbers per test set"  # why per-test-set methods have no exact engine
     kind: str = "proportion"  # the public kind: qualified names are "<kind>.<short name>"
     prefix: str = ""  # the legacy prefix of its registered names ("paired_"), dropped in short names
+    # The public interval door (intervals.py): the kind of data its counts are (a design's ``data``
+    # where one has it), the route that checks them and calls a method on them,
+    # route(method, estimand, counts, delta, side, rng, params, icc) -> (lower, upper), and whether
+    # the counts alone define the interval (no estimand to choose).
+    data: str = ""
+    route: Callable | None = field(default=None, repr=False)
+    plain: bool = False
 
 
 INPUTS: dict[str, Input] = {}  # kind of input -> Input, filled by ``register_kind`` in each methods module
@@ -61,11 +68,12 @@ KINDS: tuple[str, ...] = ()  # the public kinds, in registration order
 
 def register_kind(takes: str, counts: tuple[str, ...], label: str, **options) -> Input:
     """Declare the kind of input ``takes`` (what its methods' kernels take): its count arguments,
-    its label in errors, and the ``Input`` options (``per_test_set``, ``why_mc_only``, ``kind``, ``prefix``)."""
+    its label in errors, and the ``Input`` options (``per_test_set``, ``why_mc_only``, ``kind``, ``prefix``,
+    and for the interval door ``data`` (default: ``takes``), ``route``, ``plain``)."""
     global KINDS
     if takes in INPUTS:
         raise ValueError(f"kind of input {takes!r} is already registered")
-    INPUTS[takes] = Input(tuple(counts), label, **options)
+    INPUTS[takes] = Input(tuple(counts), label, **{"data": takes, **options})
     KINDS = tuple(dict.fromkeys(i.kind for i in INPUTS.values()))
     return INPUTS[takes]
 
