@@ -3,6 +3,7 @@
 from .comparison import difference_interval, paired_interval, superiority_probability
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
+from .evaluation import Evaluation, evaluate
 from .estimands import METRICS, MULTICLASS_METRICS, metric_interval, multiclass_interval
 from .exact_curve import (
     AverageCoverage,
@@ -74,6 +75,7 @@ __all__ = [
     "ConfigError",
     "CoverageResult",
     "DESIGNS",
+    "Evaluation",
     "Interval",
     "METRICS",
     "MULTICLASS_METRICS",
@@ -86,6 +88,7 @@ __all__ = [
     "confidence_coefficient",
     "coverage",
     "difference_interval",
+    "evaluate",
     "interval",
     "methods",
     "metric_coverage",
