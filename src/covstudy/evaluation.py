@@ -105,10 +105,12 @@ def _positive(classes, positive, truth_label):
                 return c
         raise InputError(f"positive: {positive!r} is not one of the labels {', '.join(map(repr, classes))}")
     named = [c for c in classes if (isinstance(c, (bool, np.bool_)) and c) or str(c).strip().lower() in POSITIVE_NAMES]
-    if len(named) == 1:
+    if all(isinstance(c, (int, np.integer, float, np.floating, bool, np.bool_)) for c in classes):
+        larger = max(classes)  # the larger of two numbers, unless a label named positive says otherwise ({1, 2})
+        if not named or named == [larger]:
+            return larger
+    elif len(named) == 1:
         return named[0]
-    if all(isinstance(c, (int, np.integer, float, np.floating)) for c in classes):
-        return max(classes)
     raise InputError(f"{truth_label}: cannot tell the positive class of {', '.join(map(repr, classes))}; "
                      f"name it (positive=... / --positive)")
 
