@@ -479,8 +479,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     >>> import covstudy
     >>> ev = covstudy.evaluate([1, 1, 0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 1, 1, 1], metrics=["accuracy"])
     >>> row = ev.table.query("method == 'wilson'").iloc[0]
-    >>> round(row.estimate, 3), round(row.lower, 4), round(row.upper, 4)
-    (0.75, 0.4093, 0.9285)
+    >>> print(f"{row.estimate:.3f} [{row.lower:.4f}, {row.upper:.4f}]", row.engine, round(row.coverage_at_estimate, 4))
+    0.750 [0.4093, 0.9285] exact 0.9727
     """
     import pandas as pd
 
