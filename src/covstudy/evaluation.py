@@ -300,7 +300,7 @@ class Spec:
     plug_in: str = ""  # the operating point in words
 
 
-def _specs(d: Data, delta, metrics, warn) -> list[Spec]:
+def _specs(d: Data, delta, metrics) -> list[Spec]:
     from .estimands import bea, truth
     from .methods.clustered import anova_icc
 
@@ -490,7 +490,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     delta = float(validate.delta(validate.scalar("delta", delta)))
     d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive)
     notes = []
-    specs = _specs(d, delta, metrics, notes)
+    specs = _specs(d, delta, metrics)
     rows, reasons = [], {}
     for s in specs:
         for method, kind, qualified in s.methods:
@@ -620,9 +620,6 @@ class Evaluation:
     def plot(self, path=None):
         """A forest plot: one panel per metric, methods side by side, the recommended one marked,
         the audited coverage written beside each. Returns the figure (saved to ``path`` if given)."""
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
 
         t = self.table[self.table.lower.notna()]
