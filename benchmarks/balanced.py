@@ -2,7 +2,7 @@
 
 import time
 
-from covstudy import balanced_coverage, evaluate
+from covstudy import balanced_coverage, core
 from covstudy.designs import get_design
 from covstudy.estimands import get_estimand
 from covstudy.methods import get
@@ -10,13 +10,13 @@ from covstudy.methods import get
 
 def balanced_table(method, n_pos, n_neg, delta):
     """The interval table of class sizes (n_pos, n_neg), as the evaluation core builds and caches it."""
-    a = evaluate.Analysis(get(method), (), get_estimand("confusion", "balanced_accuracy"), delta, "two-sided",
+    a = core.Analysis(get(method), (), get_estimand("confusion", "balanced_accuracy"), delta, "two-sided",
                           None, None)
-    return evaluate.Evaluator(get_design("stratified")).table((n_pos, n_neg), a, {})
+    return core.Evaluator(get_design("stratified")).table((n_pos, n_neg), a, {})
 
 
 def timed(label, f):
-    evaluate.clear_cache()  # measure cold tables
+    core.clear_cache()  # measure cold tables
     start = time.perf_counter()
     f()
     print(f"{label:<58} {time.perf_counter() - start:7.2f} s")

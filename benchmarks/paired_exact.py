@@ -4,7 +4,7 @@
 
 The point is n = 150, acc_first = 0.8, acc_second = 0.75, correlation = 0.3 (delta = 0.05): the
 methods in ``paired.NEEDS_CONCORDANT`` see all ~585k tables, the others the 11,476 discordant
-(b, c) outcomes. Each method is timed cold (``evaluate.clear_cache()``) in a fresh child process,
+(b, c) outcomes. Each method is timed cold (``core.clear_cache()``) in a fresh child process,
 time.process_time() (CPU) beside time.perf_counter() (wall). With BEFORE_COMMIT (e.g. cb89fe5),
 ``src`` at that commit (``git archive``) is timed in the same run, interleaved with this tree, and
 the coverages of both are printed with their difference.
@@ -28,7 +28,7 @@ PAIRED = ["paired_wald", "paired_wald_cc", "paired_agresti_min", "paired_bonett_
 CHILD = """
 import json, sys, time
 from covstudy import coverage, methods
-from covstudy.evaluate import clear_cache
+from covstudy.core import clear_cache
 point = json.loads(sys.argv[1])
 names = sys.argv[2:] or [m.name for m in methods("paired").values()]
 coverage(names[0], **{**point, "n": 5})  # imports and first-call costs outside the timing

@@ -20,7 +20,7 @@ from covstudy import (
 )
 from covstudy.designs import DESIGNS
 from covstudy.estimands import get_estimand
-from covstudy.evaluate import Analysis, Evaluator
+from covstudy.core import Analysis, Evaluator
 
 DATA = Path(__file__).parent / "data"
 DIFF = methods("difference")

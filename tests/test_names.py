@@ -157,7 +157,7 @@ def test_design_messages_name_the_real_problem(overrides, message):
 
 DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.coverage",
              "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
-             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered")
+             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

@@ -5,6 +5,7 @@ from .coverage import CoverageResult, balanced_coverage, coverage, metric_covera
 from .designs import DESIGNS
 from .designs.confusion import METRICS
 from .designs.multiclass import MULTICLASS_METRICS
+from .evaluation import Evaluation, evaluate
 from .exact_curve import (
     AverageCoverage,
     ConfidenceCoefficient,
@@ -75,6 +76,7 @@ __all__ = [
     "ConfigError",
     "CoverageResult",
     "DESIGNS",
+    "Evaluation",
     "Interval",
     "METRICS",
     "MULTICLASS_METRICS",
@@ -87,6 +89,7 @@ __all__ = [
     "confidence_coefficient",
     "coverage",
     "difference_interval",
+    "evaluate",
     "interval",
     "methods",
     "metric_coverage",

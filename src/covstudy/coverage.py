@@ -19,7 +19,7 @@ import numpy as np
 from . import validate
 from .designs import DESIGNS, Design, get_design
 from .estimands import get_estimand
-from .evaluate import Analysis, Evaluator, infeasible
+from .core import Analysis, Evaluator, infeasible
 from .measures import MEASURES, NULL_MEASURES
 
 

@@ -16,7 +16,7 @@ designs/base.py), the same estimate the runner splits tasks by:
   largest task's interval tables (lower and upper, 16 bytes a cell, one table per method,
   estimand and delta, at most the evaluator's cache) and its largest batch of outcome
   weights (8 bytes each, a few copies while it is scored) and, for Monte Carlo, one point's
-  simulated test sets and resamples (``evaluate.mc_bytes``).
+  simulated test sets and resamples (``core.mc_bytes``).
 
 A study whose forecast does not fit in the machine's memory is refused before any work
 (``memory_problem``, called by ``Study.from_config``).
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 
-from . import evaluate
+from . import core
 from .designs import get_design
 from .grid import Cell, Task, cells_cost
 
@@ -84,10 +84,10 @@ def task_bytes(task: Task) -> float:
         point = tuple(cell.design_point.items())
         outcomes[point] = max(outcomes.get(point, 0.0), float(design.outcome_count(cell.design_point))
                               if cell.reps is None else cost)
-    table_cells = min(sum(tables.values()), evaluate._CACHE_CELLS)
+    table_cells = min(sum(tables.values()), core._CACHE_CELLS)
     # Points are generated in batches of at most _BATCH_ELEMENTS weights (one point at least).
-    batch = min(sum(outcomes.values()), max(evaluate._BATCH_ELEMENTS, *outcomes.values()))
-    simulated = max((evaluate.mc_bytes(design, c.design_point, c.method.method, dict(c.method.params), c.reps)
+    batch = min(sum(outcomes.values()), max(core._BATCH_ELEMENTS, *outcomes.values()))
+    simulated = max((core.mc_bytes(design, c.design_point, c.method.method, dict(c.method.params), c.reps)
                      for c in task.cells if c.reps is not None), default=0.0)  # one point's test sets at a time
     return BASE_BYTES + 16 * table_cells + 8 * WEIGHT_COPIES * batch + simulated
 

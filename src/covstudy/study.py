@@ -14,7 +14,7 @@ axes: each declares its axes with their ranges and the sets of axes a study may 
 estimands (the confusion-matrix designs) take an optional ``grid.metric`` axis; without it
 they study their default estimand. Each method must apply to at least one of the study's
 estimands and runs for those it applies to. Every point is checked against the engine's
-limits (``evaluate.infeasible``) here, so an infeasible study stops before any work.
+limits (``core.infeasible``) here, so an infeasible study stops before any work.
 A numeric grid axis is a number, a list of numbers, or an inclusive range
 ``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
 like R's ``seq(from, to, by)``).
@@ -29,7 +29,7 @@ from pathlib import Path
 from . import validate
 from .designs import DESIGNS, get_design
 from .estimands import estimands_for, get_estimand
-from .evaluate import Analysis, infeasible
+from .core import Analysis, infeasible
 from .methods import SIDES, get, methods
 
 ENGINES = ("mc", "exact", "both")

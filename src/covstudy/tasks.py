@@ -1,6 +1,6 @@
 """Evaluate one task: the results-table rows of its cells (pure computation, no I/O).
 
-The task's design points are handed to the evaluation core (evaluate.py) together with
+The task's design points are handed to the evaluation core (core.py) together with
 one analysis per (method entry, estimand, delta, engine); the core generates each point's
 outcome distribution once per engine and scores every analysis on it, so all methods at a
 point see the same simulated test sets.
@@ -16,7 +16,7 @@ import pandas as pd
 from . import validate
 from .designs import DESIGNS, get_design
 from .estimands import get_estimand
-from .evaluate import Evaluator
+from .core import Evaluator
 from .grid import Cell, Task
 from .measures import MEASURES, NULL_MEASURES, RANGES, RESULT_COLUMNS
 from .study import analyses_of

@@ -1,0 +1,90 @@
+"""``covstudy-evaluate FILE --truth COL ...``: ``covstudy.evaluate`` on a CSV or Parquet file.
+
+Prints the recommended intervals and writes table.csv, report.md and forest.png/.pdf to
+``--out``. A user's error is one line on stderr and exit status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="covstudy-evaluate",
+                                description="Intervals for every metric with every applicable method, each "
+                                            "audited at your test set's operating point, and a recommendation.")
+    p.add_argument("file", help="a CSV or Parquet file, one row per test example")
+    p.add_argument("--truth", required=True, metavar="COL", help="the true label column")
+    p.add_argument("--predicted", metavar="COL", help="the predicted label column")
+    p.add_argument("--score", metavar="COL", help="the score column (higher = more positive), for the AUC")
+    p.add_argument("--group", metavar="COL", help="a cluster id column (patient, video, question)")
+    p.add_argument("--second-predicted", metavar="COL", help="a second model's predicted labels")
+    p.add_argument("--second-score", metavar="COL", help="a second model's scores")
+    p.add_argument("--positive", metavar="V", help="the positive class of binary labels")
+    p.add_argument("--delta", type=float, default=0.05, help="intervals at level 1 - delta (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="seed of sampling methods and the Monte Carlo audit")
+    p.add_argument("--no-audit", action="store_true", help="intervals only, no coverage audit")
+    p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md and forest.png/.pdf here")
+    return p
+
+
+def _read(path: str):
+    import pandas as pd
+
+    f = Path(path)
+    if not f.is_file():
+        raise ValueError(f"{path}: no such file")
+    if f.suffix.lower() in (".parquet", ".pq"):
+        try:
+            return pd.read_parquet(f)
+        except ImportError:
+            raise ValueError(f"{path}: reading Parquet needs pyarrow (pip install covstudy[parquet])") from None
+    try:
+        return pd.read_csv(f)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a readable CSV ({str(e).splitlines()[0]})") from None
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    from .evaluation import evaluate
+
+    try:
+        frame = _read(args.file)
+        wanted = {"truth": args.truth, "predicted": args.predicted, "scores": args.score, "groups": args.group,
+                  "second_predicted": args.second_predicted, "second_scores": args.second_score}
+        columns = {}
+        for key, col in wanted.items():
+            if col is None:
+                continue
+            if col not in frame.columns:
+                raise ValueError(f"{col}: no such column in {args.file} (columns: {', '.join(map(str, frame.columns))})")
+            columns[key] = frame[col]
+        positive = args.positive
+        if positive is not None:  # a number on the command line names a numeric label
+            try:
+                positive = int(positive)
+            except ValueError:
+                pass
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed)
+    except ValueError as e:
+        print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
+        return 2
+    for w in caught:
+        print(f"covstudy-evaluate: warning: {w.message}", file=sys.stderr)
+    from .evaluation import _text
+
+    print(_text(ev.recommended))
+    if args.out:
+        out = ev.save(args.out)
+        print(f"wrote {out / 'table.csv'}, {out / 'report.md'}, {out / 'forest.png'}, {out / 'forest.pdf'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,698 @@
+"""``covstudy.evaluate``: from a test set's predictions to audited intervals, a recommendation and a report.
+
+Every interval comes from the one interval door (``intervals.interval``) on the test set's
+counts, so it equals the library's own function on those counts. Every audited coverage is
+``coverage()`` at the operating point the data estimate (docs/evaluate.md):
+
+=====================  =============  ====================================================
+metric                 design         operating point (plug-in) and (1 - delta) region
+=====================  =============  ====================================================
+accuracy, bea (binary  binomial       p̂ at n; region: the Clopper–Pearson interval of p
+accuracy)                             at 1 - delta (grid: its ends and midpoint)
+recall, specificity    binomial       tpr̂ at n_pos (tnr̂ at n_neg): k of a fixed class size;
+                                      region as for accuracy
+balanced_accuracy,     stratified     (tpr̂, tnr̂) at the observed n_pos, n_neg; region: the
+precision, npv, f1                    box of the two Clopper–Pearson intervals, each at
+                                      sqrt(1 - delta) (independent classes); grid: corners
+auc                    binormal       AUĈ at n_pos, n_neg (Monte Carlo; plug-in point only)
+accuracy_difference    paired         the four cells; region: discordant share d and
+                                      only-first share r | discordant, each Clopper–Pearson
+                                      at sqrt(1 - delta), concordant split fixed; 3×3+1 grid
+clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cluster size;
+                                      region: p over the wilson_vif interval
+macro_recall,          multiclass     the observed prevalence and row rates (Monte Carlo
+macro_f1, bea (multi)                 always; plug-in point only)
+=====================  =============  ====================================================
+
+Exact wherever the design's exact engine accepts the point; otherwise Monte Carlo with
+``reps`` simulated test sets (fixed seed) and its MCSE. ``worst_coverage`` is the minimum over
+a small grid of the region (the plug-in point included). ``recommended``: per metric, the
+narrowest method (expected width at the plug-in point) whose worst coverage is at least
+1 - delta - EPSILON, else the guaranteed method of that kind.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+EPSILON = 0.005  # tolerance of the recommendation: worst coverage >= 1 - delta - EPSILON
+REPS = 2000  # Monte Carlo test sets per audited point
+AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n (each rep sorts n scores)
+GRID = 3  # points per axis of the region grid (ends and the plug-in point)
+GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp"}  # never below 1 - delta
+NOT_AUDITED = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws intervals
+POSITIVE_NAMES = ("1", "true", "pos", "positive", "yes", "y", "t")
+BINARY_METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "f1")
+MULTICLASS = ("accuracy", "macro_recall", "macro_f1", "bea")
+COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
+           "worst_coverage", "mean_width", "engine", "reps", "recommended", "design", "n"]
+
+
+class InputError(ValueError):
+    """A user's input that cannot be evaluated: one line naming the column."""
+
+
+# ------------------------------------------------------------------------------------ inputs
+
+def _values(name, values):
+    """A 1-d object/float array of a column, its display name (a named Series's name wins)."""
+    label = getattr(values, "name", None)
+    label = str(label) if isinstance(label, str) and label else name
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise InputError(f"{label}: expected one value per example (a 1-d column), got shape {arr.shape}")
+    return label, arr
+
+
+def _missing(arr) -> np.ndarray:
+    if arr.dtype.kind in "fc":
+        return np.isnan(arr)
+    if arr.dtype.kind == "O":
+        return np.array([v is None or (isinstance(v, float) and math.isnan(v)) for v in arr], dtype=bool)
+    return np.zeros(arr.shape, dtype=bool)
+
+
+def _labels(label, arr):
+    miss = _missing(arr)
+    if miss.any():
+        raise InputError(f"{label}: {int(miss.sum())} missing value(s) (first at row {int(np.argmax(miss))})")
+    if arr.dtype.kind == "f" and np.all(arr == np.round(arr)):
+        arr = arr.astype(np.int64)
+    return arr
+
+
+def _scores(label, arr):
+    try:
+        s = arr.astype(float)
+    except (TypeError, ValueError):
+        raise InputError(f"{label}: scores must be numbers") from None
+    bad = ~np.isfinite(s)
+    if bad.any():
+        raise InputError(f"{label}: {int(bad.sum())} missing or non-finite score(s) (first at row {int(np.argmax(bad))})")
+    return s
+
+
+def _positive(classes, positive, truth_label):
+    if positive is not None:
+        for c in classes:
+            if c == positive or str(c) == str(positive):
+                return c
+        raise InputError(f"positive: {positive!r} is not one of the labels {', '.join(map(repr, classes))}")
+    named = [c for c in classes if (isinstance(c, (bool, np.bool_)) and c) or str(c).strip().lower() in POSITIVE_NAMES]
+    if all(isinstance(c, (int, np.integer, float, np.floating, bool, np.bool_)) for c in classes):
+        larger = max(classes)  # the larger of two numbers, unless a label named positive says otherwise ({1, 2})
+        if not named or named == [larger]:
+            return larger
+    elif len(named) == 1:
+        return named[0]
+    raise InputError(f"{truth_label}: cannot tell the positive class of {', '.join(map(repr, classes))}; "
+                     f"name it (positive=... / --positive)")
+
+
+@dataclass
+class Data:
+    """The validated inputs, as counts."""
+
+    names: dict
+    classes: list
+    positive: object = None
+    truth: np.ndarray | None = None  # 0..K-1 codes
+    predicted: np.ndarray | None = None
+    scores: np.ndarray | None = None
+    groups: np.ndarray | None = None
+    second: np.ndarray | None = None
+    second_scores: np.ndarray | None = None
+
+    @property
+    def binary(self) -> bool:
+        return len(self.classes) == 2
+
+    @property
+    def n(self) -> int:
+        return int(self.truth.size)
+
+
+def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
+            positive=None) -> Data:
+    """Validate every column (one-line ``InputError`` naming it) and encode the labels."""
+    given = {k: v for k, v in dict(truth=truth, predicted=predicted, scores=scores, groups=groups,
+                                   second_predicted=second_predicted, second_scores=second_scores).items()
+             if v is not None}
+    cols = {k: _values(k, v) for k, v in given.items()}
+    names = {k: label for k, (label, _) in cols.items()}
+    n = cols["truth"][1].size
+    if n == 0:
+        raise InputError(f"{names['truth']}: empty (no examples)")
+    for k, (label, arr) in cols.items():
+        if arr.size != n:
+            raise InputError(f"{label}: {arr.size} values, but {names['truth']} has {n}")
+    if predicted is None and scores is None:
+        raise InputError("predicted: give the predicted labels and/or the scores")
+    if second_predicted is not None and predicted is None:
+        raise InputError(f"{names['second_predicted']}: a second model's labels need the first's (predicted)")
+    if second_scores is not None and scores is None:
+        raise InputError(f"{names['second_scores']}: a second model's scores need the first's (scores)")
+    lab = {k: _labels(names[k], cols[k][1]) for k in ("truth", "predicted", "second_predicted", "groups") if k in cols}
+    sc = {k: _scores(names[k], cols[k][1]) for k in ("scores", "second_scores") if k in cols}
+    truth_classes = _sorted(np.unique(_key(lab["truth"])))
+    if len(truth_classes) < 2:
+        raise InputError(f"{names['truth']}: only one class ({truth_classes[0]!r}); intervals need both "
+                         f"positives and negatives")
+    classes = truth_classes
+    for k in ("predicted", "second_predicted"):
+        if k in lab:
+            extra = set(_key(lab[k]).tolist()) - set(_key(lab["truth"]).tolist())
+            if extra:
+                raise InputError(f"{names[k]}: label(s) {', '.join(map(repr, sorted(map(str, extra))))} never "
+                                 f"occur in {names['truth']}")
+    data = Data(names, classes)
+    code = {c: i for i, c in enumerate(classes)}
+    data.truth = np.array([code[v] for v in _key(lab["truth"]).tolist()])
+    if "predicted" in lab:
+        data.predicted = np.array([code[v] for v in _key(lab["predicted"]).tolist()])
+    if "second_predicted" in lab:
+        data.second = np.array([code[v] for v in _key(lab["second_predicted"]).tolist()])
+    if data.binary:
+        data.positive = _positive(classes, positive, names["truth"])
+        if classes.index(data.positive) == 0:  # code the positive as 1
+            for attr in ("truth", "predicted", "second"):
+                if getattr(data, attr) is not None:
+                    setattr(data, attr, 1 - getattr(data, attr))
+            data.classes = classes[::-1]
+    elif sc:
+        raise InputError(f"{names['scores' if 'scores' in sc else 'second_scores']}: scores give the AUC of a "
+                         f"binary problem; {names['truth']} has {len(classes)} classes")
+    elif positive is not None:
+        raise InputError(f"positive: {names['truth']} has {len(classes)} classes; positive is for binary labels")
+    data.scores, data.second_scores = sc.get("scores"), sc.get("second_scores")
+    if "groups" in lab:
+        _, data.groups = np.unique(_key(lab["groups"]), return_inverse=True)
+        if data.groups.max() < 1:
+            raise InputError(f"{names['groups']}: only one group; clustered intervals need at least 2")
+    return data
+
+
+def _key(arr):
+    """Labels as hashable Python values that compare across columns (1 == 1.0 == '1' stays distinct by type)."""
+    if arr.dtype.kind in "iub":
+        return arr
+    return np.array([v.item() if isinstance(v, np.generic) else v for v in arr.tolist()], dtype=object)
+
+
+def _sorted(values):
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=str)
+
+
+# ------------------------------------------------------------------------------- the region
+
+def cp(k, n, level):
+    """The Clopper–Pearson interval of k of n at ``level``."""
+    a = 1 - level
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(a / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(1 - a / 2, k + 1, n - k))
+    return lo, hi
+
+
+def _axis(est, lo, hi, grid=GRID):
+    """``grid`` points from lo to hi, the plug-in estimate first (repeats dropped)."""
+    out = []
+    for v in [est, *np.linspace(lo, hi, grid).tolist()]:
+        v = float(v)
+        if not out or all(abs(v - o) > 1e-12 for o in out):
+            out.append(v)
+    return out
+
+
+# -------------------------------------------------------------------------------- the audit
+
+def _coverage(method, design, metric, axes: dict, delta, reps, seed):
+    """``coverage()`` over the points (arrays, broadcast); exact if the design's engine takes
+    them, else Monte Carlo."""
+    from .coverage import coverage
+
+    try:
+        return coverage(method, design=design, metric=metric, delta=delta, **axes)
+    except ValueError as e:
+        if "Monte Carlo" not in str(e) and "no exact engine" not in str(e):
+            raise
+    return coverage(method, design=design, metric=metric, delta=delta, reps=reps, seed=seed, **axes)
+
+
+def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, seed=0) -> dict:
+    """Coverage at the plug-in point (``points[0]``) and the worst over ``points``."""
+    axes = {k: np.array([p[k] for p in points]) for k in points[0]}
+    r = _coverage(method, design, metric, axes, delta, reps, seed)
+    cov, mcse, width = (np.atleast_1d(np.asarray(getattr(r, a), dtype=float)) for a in ("coverage", "mcse",
+                                                                                           "mean_width"))
+    return {"coverage_at_estimate": float(cov[0]), "coverage_mcse": float(mcse[0]),
+            "worst_coverage": float(np.min(cov)), "mean_width": float(width[0]), "engine": r.engine,
+            "reps": r.reps}
+
+
+def _multiclass_audit(method, metric, n, prevalence, rates, delta, reps, seed) -> dict:
+    from .coverage import multiclass_coverage
+
+    # Monte Carlo always: the exact multinomial enumeration is feasible only at small n and then
+    # slow for the sampling methods (every K×K matrix times the draws).
+    r = multiclass_coverage(metric, method, n, prevalence, rates, delta=delta, reps=reps, seed=seed)
+    return {"coverage_at_estimate": r.coverage, "coverage_mcse": r.mcse, "worst_coverage": r.coverage,
+            "mean_width": r.mean_width, "engine": r.engine, "reps": r.reps}
+
+
+# ------------------------------------------------------------------------------- the metrics
+
+def _methods(data_kind, metric):
+    """(short name, kind, qualified name) of the methods the estimand takes (its ``takes``), skipping
+    oracles. The qualified name goes to the door (a short name can name two kinds: F1's ``bayes``)."""
+    from .estimands import get_estimand
+    from .methods import methods
+
+    out = []
+    for takes in get_estimand(data_kind, metric).takes:
+        if takes == "deff":
+            continue  # oracles on the true ICC
+        out += [(m.short, takes, m.qualified) for m in methods(takes=takes).values()]
+    return out
+
+
+@dataclass
+class Spec:
+    """One metric: its estimate, the door's arguments, and how to audit it."""
+
+    metric: str
+    estimate: float
+    door: dict  # interval(method, **door)
+    methods: list  # (short name, kind)
+    design: str | None = None
+    coverage_metric: str | None = None
+    points: list = field(default_factory=list)
+    multiclass: tuple | None = None  # (n, prevalence, rates) for multiclass_coverage
+    plug_in: str = ""  # the operating point in words
+
+
+def _specs(d: Data, delta, metrics) -> list[Spec]:
+    from .designs.confusion import truth
+    from .designs.multiclass import bea
+    from .methods.clustered import anova_icc
+
+    specs = []
+    root = math.sqrt(1 - delta)
+    if d.predicted is not None and d.binary:
+        t, p = d.truth, d.predicted
+        tp, fn = int(np.sum((t == 1) & (p == 1))), int(np.sum((t == 1) & (p == 0)))
+        fp, tn = int(np.sum((t == 0) & (p == 1))), int(np.sum((t == 0) & (p == 0)))
+        n_pos, n_neg = tp + fn, fp + tn
+        tpr, tnr = tp / n_pos, tn / n_neg
+        cells = dict(tp=tp, fn=fn, fp=fp, tn=tn)
+        (tpr_lo, tpr_hi), (tnr_lo, tnr_hi) = cp(tp, n_pos, root), cp(tn, n_neg, root)
+        box = [dict(n_pos=n_pos, n_neg=n_neg, tpr=a, tnr=b)  # the plug-in point, then the box's corners
+               for a, b in [(tpr, tnr), (tpr_lo, tnr_lo), (tpr_lo, tnr_hi), (tpr_hi, tnr_lo), (tpr_hi, tnr_hi)]]
+        acc = (tp + tn) / d.n
+        where = f"tpr = {tpr:.4g}, tnr = {tnr:.4g} at n_pos = {n_pos}, n_neg = {n_neg}"
+        for metric in BINARY_METRICS:
+            est = float(truth(metric, n_pos / d.n, tpr, tnr)) if metric != "accuracy" else acc
+            if metric in ("precision", "npv", "f1"):
+                k, l = {"precision": (tp, fp), "npv": (tn, fn), "f1": (2 * tp, fp + fn)}[metric]
+                est = k / (k + l) if k + l else float("nan")
+            s = Spec(metric, est, dict(metric=metric, **cells), _methods("confusion", metric))
+            if metric == "accuracy":
+                s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
+                s.points = [dict(n=d.n, p=v) for v in _axis(acc, *cp(tp + tn, d.n, 1 - delta))]
+            elif metric in ("recall", "specificity"):  # k of a fixed class size: the binomial design, exact
+                k, m, rate = (tp, n_pos, tpr) if metric == "recall" else (tn, n_neg, tnr)
+                s.design, s.coverage_metric = "binomial", "accuracy"
+                s.plug_in = f"p = {rate:.4g} at n = {m} ({'positives' if metric == 'recall' else 'negatives'})"
+                s.points = [dict(n=m, p=v) for v in _axis(rate, *cp(k, m, 1 - delta))]
+            else:
+                s.design, s.coverage_metric, s.points, s.plug_in = "stratified", metric, box, where
+            specs.append(s)
+    if d.predicted is not None and not d.binary:
+        K = len(d.classes)
+        C = np.zeros((K, K), dtype=np.int64)
+        np.add.at(C, (d.truth, d.predicted), 1)
+        sizes = C.sum(1)
+        acc = float(np.trace(C) / d.n)
+        recalls = np.diag(C) / sizes
+        prevalence = sizes / d.n
+        rates = C / sizes[:, None]
+        precision = np.divide(np.diag(C), C.sum(0), out=np.zeros(K), where=C.sum(0) > 0)
+        f1 = np.divide(2 * precision * recalls, precision + recalls, out=np.zeros(K), where=precision + recalls > 0)
+        ests = {"accuracy": acc, "macro_recall": float(recalls.mean()), "macro_f1": float(f1.mean()),
+                "bea": float(bea(acc, K))}
+        for metric in MULTICLASS:
+            s = Spec(metric, ests[metric], dict(metric=metric, confusion=C), _methods("multiclass", metric))
+            if metric == "accuracy":
+                s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
+                s.points = [dict(n=d.n, p=v) for v in _axis(acc, *cp(int(np.trace(C)), d.n, 1 - delta))]
+            else:
+                s.multiclass = (d.n, prevalence.tolist(), rates.tolist())
+                s.plug_in = f"the observed {K}×{K} rates at class sizes {', '.join(map(str, sizes))}"
+            specs.append(s)
+    if d.scores is not None:
+        pos, neg = d.scores[d.truth == 1], d.scores[d.truth == 0]
+        specs.append(_auc_spec("auc", pos, neg))
+    if d.groups is not None and d.predicted is not None:
+        correct = (d.predicted == d.truth).astype(np.int64)
+        G = int(d.groups.max()) + 1
+        successes = np.bincount(d.groups, weights=correct, minlength=G).astype(np.int64)
+        sizes = np.bincount(d.groups, minlength=G).astype(np.int64)
+        icc = float(anova_icc(successes, sizes))
+        acc = float(successes.sum() / sizes.sum())
+        size = max(1, int(round(d.n / G)))
+        s = Spec("clustered_accuracy", acc, dict(design="clustered", successes=successes, sizes=sizes),
+                 [x for x in _methods("clustered", "accuracy") if x[1] == "clustered" or x[0] == "wilson"])
+        s.design, s.coverage_metric = "clustered", "accuracy"
+        from .intervals import interval
+
+        lo, hi = interval("wilson_vif", design="clustered", successes=successes, sizes=sizes, delta=delta)
+        s.points = [dict(clusters=G, cluster_size=size, p=p, icc=min(max(icc, 0.0), 0.99))
+                    for p in _axis(acc, lo, hi)]
+        s.plug_in = f"p = {acc:.4g}, ICC = {max(icc, 0):.3g} ({G} clusters of mean size {d.n / G:.3g})"
+        s.icc = icc
+        specs.append(s)
+    if d.second is not None:
+        a, b = d.predicted == d.truth, d.second == d.truth
+        cells = dict(both=int(np.sum(a & b)), only_first=int(np.sum(a & ~b)), only_second=int(np.sum(~a & b)),
+                     neither=int(np.sum(~a & ~b)))
+        s = Spec("accuracy_difference", (cells["only_first"] - cells["only_second"]) / d.n,
+                 dict(design="paired", **cells), _methods("paired", "difference"))
+        s.design, s.coverage_metric = "paired", "difference"
+        disc = cells["only_first"] + cells["only_second"]
+        conc = cells["both"] + cells["neither"]
+        share_both = cells["both"] / conc if conc else 0.5
+        r_hat = cells["only_first"] / disc if disc else 0.5
+        ds = _axis(disc / d.n, *cp(disc, d.n, root))
+        rs = _axis(r_hat, *(cp(cells["only_first"], disc, root) if disc else (0.0, 1.0)))
+        pts = []
+        for dd in ds:
+            for r in rs:
+                pts.append(dict(n=d.n, p_both=(1 - dd) * share_both, p_only_first=dd * r,
+                                p_only_second=dd * (1 - r), p_neither=(1 - dd) * (1 - share_both)))
+        s.points = pts
+        s.plug_in = (f"the observed cells both, only_first, only_second, neither = {cells['both']}, "
+                     f"{cells['only_first']}, {cells['only_second']}, {cells['neither']} at n = {d.n}")
+        s.cells = cells
+        specs.append(s)
+    if d.second_scores is not None:
+        pos, neg = d.second_scores[d.truth == 1], d.second_scores[d.truth == 0]
+        specs.append(_auc_spec("auc_second", pos, neg))
+    if metrics is not None:
+        wanted = set(metrics)
+        known = {s.metric for s in specs} | {"superiority_probability"}
+        unknown = wanted - known
+        if unknown:
+            raise InputError(f"metrics: {', '.join(sorted(unknown))} not available for this input; "
+                             f"available: {', '.join(sorted(known))}")
+        specs = [s for s in specs if s.metric in wanted]
+    return specs
+
+
+def _auc_spec(name, pos, neg):
+
+    # the Mann–Whitney AUC with ties counted half
+    ranks = stats.rankdata(np.concatenate([pos, neg]))
+    auc = float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+    s = Spec(name, auc, dict(metric="auc", scores_pos=pos, scores_neg=neg), _methods("scores", "auc"))
+    s.design, s.coverage_metric = "binormal", "auc"
+    s.points = [dict(n_pos=int(pos.size), n_neg=int(neg.size), auc=min(max(auc, 1e-3), 1 - 1e-3))]
+    s.plug_in = f"a binormal AUC of {auc:.4g} at n_pos = {pos.size}, n_neg = {neg.size}"
+    return s
+
+
+# -------------------------------------------------------------------------------- evaluate
+
+def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
+             delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS) -> "Evaluation":
+    """Every metric with every applicable interval method, each audited at the test set's
+    operating point, and a recommended interval per metric.
+
+    Parameters
+    ----------
+    truth : array-like or pandas Series
+        The true label per example (strings or integers; two classes or more).
+    predicted : array-like, optional
+        The predicted label per example.
+    scores : array-like, optional
+        A score per example (higher = more positive), for the AUC (binary only).
+    groups : array-like, optional
+        A cluster id per example (patient, video, question): adds ``clustered_accuracy``.
+    second_predicted, second_scores : array-like, optional
+        A second model on the same examples: adds the paired ``accuracy_difference`` (first
+        minus second) and ``superiority_probability``; ``auc_second`` from its scores.
+    delta : float
+        Intervals at level 1 - delta.
+    positive : optional
+        The positive class of binary labels (default: a label named 1/True/"pos"/"positive"/
+        "yes", else the larger of two numbers; an error when that is ambiguous).
+    metrics : sequence of str, optional
+        Only these metrics.
+    audit : bool
+        Audit each method's coverage (exact where the design's engine is, Monte Carlo with
+        ``reps`` test sets and ``seed`` otherwise).
+    seed : int
+        Seeds sampling methods and the Monte Carlo audit.
+    reps : int
+        Monte Carlo test sets per audited point.
+
+    Returns
+    -------
+    Evaluation
+        ``.table`` (one row per metric × method), ``.to_markdown()``, ``.plot()``, ``.save(folder)``.
+
+    Raises
+    ------
+    InputError
+        A ValueError with one line naming the column, before any work.
+
+    Examples
+    --------
+    >>> import covstudy
+    >>> ev = covstudy.evaluate([1, 1, 0, 0, 1, 0, 1, 1], [1, 0, 0, 0, 1, 1, 1, 1], metrics=["accuracy"])
+    >>> row = ev.table.query("method == 'wilson'").iloc[0]
+    >>> print(f"{row.estimate:.3f} [{row.lower:.4f}, {row.upper:.4f}]", row.engine, round(row.coverage_at_estimate, 4))
+    0.750 [0.4093, 0.9285] exact 0.9727
+    """
+    import pandas as pd
+
+    from . import validate
+    from .intervals import interval
+
+    delta = float(validate.delta(validate.scalar("delta", delta)))
+    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive)
+    notes = []
+    specs = _specs(d, delta, metrics)
+    rows, reasons = [], {}
+    for s in specs:
+        for method, kind, qualified in s.methods:
+            lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
+            row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
+                       upper=float(hi), width=float(hi - lo), design=s.design or ("multiclass" if s.multiclass else None),
+                       n=d.n)
+            row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan,
+                       mean_width=np.nan, engine=None, reps=None)
+            if audit and method not in NOT_AUDITED:
+                if s.multiclass is not None:
+                    row.update(_multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed))
+                else:
+                    r = reps
+                    if s.design == "binormal":
+                        r = int(min(reps, max(200, AUC_BUDGET // d.n)))
+                    row.update(audit_point(qualified, s.design, s.coverage_metric, s.points, delta, r, seed))
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    table["recommended"] = False
+    level = 1 - delta
+    for s in specs:
+        sel = table.index[table.metric == s.metric]
+        pick, why = _recommend(table.loc[sel], level, audit, s)
+        if pick is not None:
+            table.loc[pick, "recommended"] = True
+        reasons[s.metric] = why
+        if s.metric == "clustered_accuracy" and audit:
+            naive = table.loc[sel][table.loc[sel, "method"] == "wilson"]
+            if len(naive) and naive.worst_coverage.iloc[0] < level - EPSILON:
+                msg = (f"groups: the estimated ICC is {s.icc:.3g}; i.i.d. intervals (wilson) cover only "
+                       f"{naive.coverage_at_estimate.iloc[0]:.3f} at this operating point (nominal {level:g}): "
+                       f"use the clustered_accuracy rows, not accuracy")
+                warnings.warn(msg, stacklevel=2)
+                notes.append(msg)
+    if d.second is not None and (metrics is None or "superiority_probability" in metrics):
+        from .comparison import superiority_probability
+
+        c = next(s.cells for s in specs if s.metric == "accuracy_difference") if any(
+            s.metric == "accuracy_difference" for s in specs) else None
+        if c is None:
+            a, b = d.predicted == d.truth, d.second == d.truth
+            c = dict(only_first=int(np.sum(a & ~b)), only_second=int(np.sum(~a & b)))
+        prob = float(superiority_probability(c["only_first"], c["only_second"]))
+        extra = dict(metric="superiority_probability", method="bayes", kind="paired", estimate=prob, lower=np.nan,
+                     upper=np.nan, width=np.nan, design="paired", n=d.n, recommended=True)
+        table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True)
+        reasons["superiority_probability"] = ("P(first model more accurate | data) under a uniform Dirichlet "
+                                              "prior on the four paired cells; a probability, not an interval.")
+    cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
+    table = table[cols]
+    info = {"n": d.n, "classes": d.classes, "positive": d.positive, "delta": delta, "epsilon": EPSILON,
+            "reps": reps, "seed": seed, "columns": d.names,
+            "plug_in": {s.metric: s.plug_in for s in specs}}
+    return Evaluation(table, reasons, notes, info)
+
+
+def _recommend(rows, level, audited, s):
+    """The narrowest method whose worst coverage >= level - EPSILON, else the guaranteed one."""
+    floor = level - EPSILON
+    ok = rows[rows.worst_coverage >= floor] if audited else rows.iloc[:0]
+    if len(ok):
+        best = ok.sort_values(["mean_width", "width"]).index[0]
+        r = rows.loc[best]
+        mc = f" ± {r.coverage_mcse:.3f} (Monte Carlo)" if r.engine == "mc" else " (exact)"
+        return best, (f"{r.method} is the narrowest method (expected width {r.mean_width:.4f}) whose worst coverage "
+                      f"over the region, {r.worst_coverage:.4f}{mc}, is at least {floor:.3f}; operating point: "
+                      f"{s.plug_in}.")
+    kinds = rows.kind.tolist()
+    for kind in dict.fromkeys(kinds):
+        g = GUARANTEED.get(kind)
+        hit = rows.index[(rows.method == g) & (rows.kind == kind)]
+        if len(hit):
+            why = ("no method's worst coverage reached " f"{floor:.3f}" if audited else "no audit was run")
+            return hit[0], f"{g} is the guaranteed (conservative) method of this kind, recommended because {why}."
+    if audited and rows.worst_coverage.notna().any():
+        best = rows.worst_coverage.idxmax()
+        return best, (f"{rows.loc[best, 'method']} has the highest worst coverage "
+                      f"({rows.loc[best, 'worst_coverage']:.4f}), below {floor:.3f}: treat it with care.")
+    return None, "not audited: no recommendation."
+
+
+# ------------------------------------------------------------------------------- the result
+
+@dataclass
+class Evaluation:
+    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary."""
+
+    table: "object"
+    reasons: dict
+    warnings: list
+    info: dict
+
+    @property
+    def recommended(self):
+        """The recommended row of each metric."""
+        return self.table[self.table.recommended].reset_index(drop=True)
+
+    def __repr__(self):
+        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + _text(self.recommended)
+
+    def to_markdown(self) -> str:
+        """The report: the recommended intervals, why, warnings, the full audited table, a LaTeX table."""
+        i = self.info
+        level = 1 - i["delta"]
+        lines = ["# covstudy-evaluate report", "",
+                 f"{i['n']} examples; classes {', '.join(map(repr, i['classes']))}"
+                 + (f" (positive: {i['positive']!r})" if i["positive"] is not None else "")
+                 + f"; intervals at level {level:g}; recommendation tolerance ε = {i['epsilon']}; "
+                 f"Monte Carlo audit with {i['reps']} test sets, seed {i['seed']}.", ""]
+        for w in self.warnings:
+            lines += [f"> **Warning:** {w}", ""]
+        lines += ["## Recommended intervals", "", _md(self.recommended, ["metric", "method", "estimate", "lower",
+                                                                         "upper", "coverage_at_estimate",
+                                                                         "worst_coverage"]), ""]
+        lines += ["## Why", ""] + [f"- **{m}**: {why}" for m, why in self.reasons.items()] + [""]
+        lines += ["## Every method, audited", "",
+                  "coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum "
+                  "over the grid of the (1 − δ) region of the operating point (docs/evaluate.md); mean_width: "
+                  "the expected width at the plug-in point; engine: exact or Monte Carlo (mc, with "
+                  "coverage_mcse).", "",
+                  _md(self.table, ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
+                                   "coverage_mcse", "worst_coverage", "mean_width", "engine", "recommended"]), ""]
+        lines += ["## LaTeX", "", "```latex", _latex(self.recommended), "```", ""]
+        return "\n".join(lines)
+
+    def plot(self, path=None):
+        """A forest plot: one panel per metric, methods side by side, the recommended one marked,
+        the audited coverage written beside each. Returns the figure (saved to ``path`` if given)."""
+        import matplotlib.pyplot as plt
+
+        t = self.table[self.table.lower.notna()]
+        groups = list(dict.fromkeys(t.metric))
+        heights = [max(1, (t.metric == m).sum()) for m in groups]
+        fig, axes = plt.subplots(len(groups), 1, figsize=(7.5, 0.9 + 0.22 * sum(heights) + 0.35 * len(groups)),
+                                 gridspec_kw={"height_ratios": heights}, squeeze=False)
+        for ax, m in zip(axes[:, 0], groups):
+            g = t[t.metric == m].reset_index(drop=True)
+            y = np.arange(len(g))[::-1]
+            for yi, (_, r) in zip(y, g.iterrows()):
+                colour = "C3" if r.recommended else "0.35"
+                ax.plot([r.lower, r.upper], [yi, yi], color=colour, lw=2.2 if r.recommended else 1.2)
+                label = "" if np.isnan(r.coverage_at_estimate) else f"{r.coverage_at_estimate:.3f}"
+                if not np.isnan(r.worst_coverage):
+                    label += f" (worst {r.worst_coverage:.3f})"
+                ax.annotate(label, (1.01, yi), xycoords=("axes fraction", "data"), va="center", fontsize=6.5,
+                            color=colour)
+            ax.axvline(g.estimate.iloc[0], color="0.6", lw=0.8, ls="--")
+            ax.set_yticks(y, [f"{r.method}{' ★' if r.recommended else ''}" for _, r in g.iterrows()], fontsize=7)
+            ax.set_ylim(-0.7, len(g) - 0.3)
+            ax.set_title(f"{m} = {g.estimate.iloc[0]:.4g}", fontsize=8, loc="left")
+            ax.tick_params(axis="x", labelsize=7)
+        fig.suptitle(f"{1 - self.info['delta']:g} intervals (★ recommended; audited coverage at the operating point)",
+                     fontsize=8)
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, bbox_inches="tight")
+        return fig
+
+    def save(self, folder):
+        """Write table.csv, report.md and forest.png/.pdf to ``folder``; returns its path."""
+        import matplotlib.pyplot as plt
+
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        self.table.to_csv(out / "table.csv", index=False)
+        fig = self.plot()
+        for ext in ("png", "pdf"):
+            fig.savefig(out / f"forest.{ext}", bbox_inches="tight", dpi=200 if ext == "png" else None)
+        plt.close(fig)
+        (out / "report.md").write_text(self.to_markdown() + "\n![forest plot](forest.png)\n")
+        return out
+
+
+def _fmt(v):
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else ""
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else f"{v:.4f}"
+    return "" if v is None else str(v)
+
+
+def _md(frame, cols) -> str:
+    head = "| " + " | ".join(cols) + " |"
+    rule = "|" + "|".join("---" for _ in cols) + "|"
+    body = ["| " + " | ".join(_fmt(r[c]) for c in cols) + " |" for _, r in frame.iterrows()]
+    return "\n".join([head, rule, *body])
+
+
+def _text(frame) -> str:
+    cols = ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage"]
+    cells = [[c for c in cols]] + [[_fmt(r[c]) for c in cols] for _, r in frame.iterrows()]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+    return "\n".join("  ".join(v.rjust(w) if j else v.ljust(w) for j, (v, w) in enumerate(zip(row, widths)))
+                     for row in cells)
+
+
+def _latex(frame) -> str:
+    rows = [r"\begin{tabular}{llrrrr}", r"\hline",
+            r"Metric & Method & Estimate & Interval & Coverage & Worst \\", r"\hline"]
+    for _, r in frame.iterrows():
+        ci = "" if np.isnan(r.lower) else f"[{r.lower:.4f}, {r.upper:.4f}]"
+        rows.append(f"{r.metric.replace('_', ' ')} & {r.method.replace('_', ' ')} & {r.estimate:.4f} & {ci} & "
+                    f"{_fmt(r.coverage_at_estimate)} & {_fmt(r.worst_coverage)} \\\\")
+    return "\n".join(rows + [r"\hline", r"\end{tabular}"])

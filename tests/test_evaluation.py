@@ -1,0 +1,276 @@
+"""covstudy.evaluate / covstudy-evaluate (issue 27): intervals equal the door's on the counts,
+the audit equals coverage() at the same point, the recommendation rule, grouped and two-model
+input, one-line input errors, and the CLI end to end."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import covstudy
+from covstudy import coverage, interval, superiority_probability
+from covstudy.evaluation import EPSILON, InputError, _recommend, cp
+from covstudy.evaluate_cli import main
+
+REPS = 200  # the Monte Carlo audit in these tests
+
+
+def _binary(n=80, seed=1):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = y * 1.2 + rng.normal(0, 1, n)
+    p = (s > 0.6).astype(int)
+    s2 = y * 0.8 + rng.normal(0, 1, n)
+    return y, p, s, (s2 > 0.4).astype(int), s2
+
+
+@pytest.fixture(scope="module")
+def binary():
+    y, p, s, p2, s2 = _binary()
+    return (y, p, s, p2, s2), covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS)
+
+
+def _cells(y, p):
+    return dict(tp=int(np.sum((y == 1) & (p == 1))), fn=int(np.sum((y == 1) & (p == 0))),
+                fp=int(np.sum((y == 0) & (p == 1))), tn=int(np.sum((y == 0) & (p == 0))))
+
+
+def _row(ev, metric, method):
+    rows = ev.table[(ev.table.metric == metric) & (ev.table.method == method)]
+    assert len(rows) >= 1, (metric, method)
+    return rows.iloc[-1] if metric == "f1" and method == "bayes" else rows.iloc[0]
+
+
+def test_every_binary_interval_is_the_doors_on_the_counts(binary):
+    (y, p, s, p2, s2), ev = binary
+    c = _cells(y, p)
+    n = y.size
+    t = ev.table
+    assert set(t.metric) == {"accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "f1",
+                             "auc", "accuracy_difference", "auc_second", "superiority_probability"}
+    for _, r in t[t.metric.isin(["accuracy", "precision", "recall", "specificity", "npv"])].iterrows():
+        assert (r.lower, r.upper) == tuple(interval(r.method, metric=r.metric, **c)), (r.metric, r.method)
+    # the ratio metrics are the proportion interval on their k of k + l
+    k, m = {"accuracy": (c["tp"] + c["tn"], n), "recall": (c["tp"], c["tp"] + c["fn"]),
+            "specificity": (c["tn"], c["tn"] + c["fp"])}["recall"]
+    r = _row(ev, "recall", "wilson")
+    assert (r.lower, r.upper) == pytest.approx(tuple(interval("wilson", k, m)), abs=1e-15)
+    assert r.estimate == pytest.approx(k / m)
+    r = _row(ev, "accuracy", "clopper_pearson")
+    assert (r.lower, r.upper) == pytest.approx(tuple(interval("clopper_pearson", c["tp"] + c["tn"], n)), abs=1e-15)
+    for _, r in t[t.metric == "balanced_accuracy"].iterrows():
+        assert (r.lower, r.upper) == tuple(interval(r.method, k_pos=c["tp"], n_pos=c["tp"] + c["fn"],
+                                                    k_neg=c["tn"], n_neg=c["tn"] + c["fp"]))
+    f1 = t[t.metric == "f1"]
+    assert set(f1.kind) == {"proportion", "confusion"}
+    for _, r in f1.iterrows():
+        name = f"{'f1' if r.kind == 'confusion' else 'proportion'}.{r.method}"
+        assert (r.lower, r.upper) == tuple(interval(name, metric="f1", **c))
+    assert f1.estimate.iloc[0] == pytest.approx(2 * c["tp"] / (2 * c["tp"] + c["fp"] + c["fn"]))
+    pos, neg = s[y == 1], s[y == 0]
+    auc = np.mean((pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :]))
+    for _, r in t[t.metric == "auc"].iterrows():
+        assert r.estimate == pytest.approx(auc)
+        assert (r.lower, r.upper) == tuple(interval(r.method, scores_pos=pos, scores_neg=neg))
+    assert set(t[t.metric == "auc"].method) >= {"delong", "hanley_mcneil", "newcombe"}
+
+
+def test_two_models_paired_difference_and_superiority(binary):
+    (y, p, s, p2, s2), ev = binary
+    a, b = p == y, p2 == y
+    cells = dict(both=int(np.sum(a & b)), only_first=int(np.sum(a & ~b)), only_second=int(np.sum(~a & b)),
+                 neither=int(np.sum(~a & ~b)))
+    t = ev.table[ev.table.metric == "accuracy_difference"]
+    assert len(t) == len(covstudy.methods("paired"))
+    for _, r in t.iterrows():
+        assert r.estimate == pytest.approx(a.mean() - b.mean())
+        assert (r.lower, r.upper) == tuple(interval(r.method, design="paired", **cells))
+    sp = _row(ev, "superiority_probability", "bayes")
+    assert sp.estimate == superiority_probability(cells["only_first"], cells["only_second"])
+    assert math.isnan(sp.lower)
+
+
+def test_audit_equals_coverage_at_the_same_point(binary):
+    (y, p, s, p2, s2), ev = binary
+    c = _cells(y, p)
+    n, n_pos, n_neg = y.size, c["tp"] + c["fn"], c["fp"] + c["tn"]
+    acc, tpr, tnr = (c["tp"] + c["tn"]) / n, c["tp"] / n_pos, c["tn"] / n_neg
+    r = _row(ev, "accuracy", "wilson")
+    exact = coverage("wilson", n=n, p=acc)
+    assert r.engine == "exact" and r.coverage_at_estimate == exact.coverage and r.mean_width == exact.mean_width
+    lo, hi = cp(c["tp"] + c["tn"], n, 0.95)
+    grid = coverage("wilson", n=n, p=[acc, lo, (lo + hi) / 2, hi]).coverage
+    assert r.worst_coverage == grid.min() <= r.coverage_at_estimate
+    r = _row(ev, "balanced_accuracy", "wald")
+    assert r.coverage_at_estimate == coverage("wald", design="stratified", metric="balanced_accuracy", n_pos=n_pos,
+                                              n_neg=n_neg, tpr=tpr, tnr=tnr).coverage
+    root = math.sqrt(0.95)
+    (a0, a1), (b0, b1) = cp(c["tp"], n_pos, root), cp(c["tn"], n_neg, root)
+    corners = coverage("wald", design="stratified", metric="balanced_accuracy", n_pos=n_pos, n_neg=n_neg,
+                       tpr=[tpr, a0, a0, a1, a1], tnr=[tnr, b0, b1, b0, b1]).coverage
+    assert r.worst_coverage == corners.min()
+    r = _row(ev, "precision", "jeffreys")
+    assert r.coverage_at_estimate == coverage("jeffreys", design="stratified", metric="precision", n_pos=n_pos,
+                                              n_neg=n_neg, tpr=tpr, tnr=tnr).coverage
+    r = _row(ev, "recall", "wald")  # k of the fixed n_pos: the binomial design, exact
+    assert r.coverage_at_estimate == coverage("wald", n=n_pos, p=tpr).coverage
+    r = _row(ev, "auc", "delong")
+    mc = coverage("delong", design="binormal", n_pos=n_pos, n_neg=n_neg, auc=r.estimate, reps=REPS, seed=0)
+    assert r.engine == "mc" and r.reps == REPS
+    assert (r.coverage_at_estimate, r.coverage_mcse) == (mc.coverage, mc.mcse)
+    assert np.isnan(_row(ev, "auc", "bootstrap").coverage_at_estimate)  # resampling inside Monte Carlo: not audited
+    a, b = p == y, p2 == y
+    cells = dict(p_both=np.mean(a & b), p_only_first=np.mean(a & ~b), p_only_second=np.mean(~a & b),
+                 p_neither=np.mean(~a & ~b))
+    r = _row(ev, "accuracy_difference", "tango")
+    assert r.coverage_at_estimate == pytest.approx(coverage("tango", design="paired", n=n, **cells).coverage,
+                                                   abs=1e-12)
+
+
+def test_recommendation_rule(binary):
+    _, ev = binary
+    floor = 1 - 0.05 - EPSILON
+    for metric, rows in ev.table[ev.table.metric != "superiority_probability"].groupby("metric"):
+        assert rows.recommended.sum() == 1, metric
+        pick = rows[rows.recommended].iloc[0]
+        ok = rows[rows.worst_coverage >= floor]
+        if len(ok):
+            assert pick.worst_coverage >= floor
+            assert pick.mean_width == ok.mean_width.min(), metric
+        assert metric in ev.reasons and ev.reasons[metric].count(".") >= 1
+    # nothing reaches the floor: the guaranteed method of the kind, and the reason says so
+    rows = pd.DataFrame({"method": ["wald", "clopper_pearson"], "kind": ["proportion"] * 2,
+                         "worst_coverage": [0.90, 0.93], "mean_width": [0.1, 0.2], "width": [0.1, 0.2],
+                         "engine": ["exact"] * 2, "coverage_mcse": [0.0, 0.0]})
+
+    class S:
+        plug_in = "p = 0.5 at n = 10"
+
+    pick, why = _recommend(rows, 0.95, True, S)
+    assert rows.loc[pick, "method"] == "clopper_pearson" and "guaranteed" in why
+    rows.loc[1, "worst_coverage"] = 0.946
+    pick, why = _recommend(rows, 0.95, True, S)
+    assert rows.loc[pick, "method"] == "clopper_pearson" and "narrowest" in why
+    rows.loc[0, "worst_coverage"] = 0.9451
+    assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "wald"
+
+
+def test_grouped_input_warns_with_the_icc():
+    rng = np.random.default_rng(4)
+    clusters, size = 20, 10
+    g = np.repeat(np.arange(clusters), size)
+    ability = np.repeat(rng.uniform(0.2, 1.0, clusters), size)
+    y = np.ones(g.size, dtype=int)
+    y[::3] = 0
+    correct = rng.random(g.size) < ability
+    p = np.where(correct, y, 1 - y)
+    with pytest.warns(UserWarning, match=r"estimated ICC is 0\.\d+"):
+        ev = covstudy.evaluate(y, p, groups=g, metrics=["clustered_accuracy"], reps=REPS)
+    t = ev.table
+    assert set(t.method) == {"wilson", "wilson_vif", "scas_vif", "ratio_wald", "cluster_bootstrap"}
+    successes = np.bincount(g, weights=(p == y)).astype(int)
+    sizes = np.bincount(g)
+    for _, r in t.iterrows():
+        assert (r.lower, r.upper) == tuple(interval(r.method, design="clustered", successes=successes, sizes=sizes))
+    assert ev.warnings and "ICC" in ev.to_markdown()
+    r = _row(ev, "clustered_accuracy", "wilson_vif")
+    from covstudy.methods.clustered import anova_icc
+
+    icc = float(anova_icc(successes, sizes))
+    mc = coverage("wilson_vif", design="clustered", clusters=clusters, cluster_size=size, p=(p == y).mean(),
+                  icc=icc, reps=REPS, seed=0)
+    assert r.coverage_at_estimate == mc.coverage
+
+
+def test_multiclass_and_string_labels():
+    rng = np.random.default_rng(5)
+    t = rng.choice(["cat", "dog", "eel"], 60)
+    p = np.where(rng.random(60) < 0.7, t, rng.choice(["cat", "dog", "eel"], 60))
+    ev = covstudy.evaluate(pd.Series(t, name="animal"), p, audit=False)
+    assert set(ev.table.metric) == {"accuracy", "macro_recall", "macro_f1", "bea"}
+    C = pd.crosstab(pd.Series(t), pd.Series(p)).reindex(index=["cat", "dog", "eel"], columns=["cat", "dog", "eel"],
+                                                        fill_value=0).to_numpy()
+    for _, r in ev.table.iterrows():
+        qualified = f"{'proportion' if r.kind == 'proportion' else r.metric}.{r.method}"
+        assert (r.lower, r.upper) == tuple(interval(qualified, metric=r.metric, confusion=C)), (r.metric, r.method)
+    assert _row(ev, "accuracy", "wilson").estimate == pytest.approx(np.trace(C) / 60)
+    assert _row(ev, "macro_recall", "wald").estimate == pytest.approx(np.mean(np.diag(C) / C.sum(1)))
+    ev = covstudy.evaluate(t, p, metrics=["macro_recall"], reps=REPS)
+    r = _row(ev, "macro_recall", "wald")
+    mc = covstudy.multiclass_coverage("macro_recall", "wald", 60, (C.sum(1) / 60).tolist(),
+                                      (C / C.sum(1)[:, None]).tolist(), reps=REPS, seed=0)
+    assert (r.coverage_at_estimate, r.engine) == (mc.coverage, "mc")
+
+
+@pytest.mark.parametrize("labels, positive, expected", [
+    (["no", "yes"], None, "yes"), (["neg", "pos"], None, "pos"), ([0, 1], None, 1), ([-1, 1], None, 1), ([1, 2], "2", 2),
+    ([True, False], None, True), (["a", "b"], "a", "a"), ([3, 7], "3", 3)])
+def test_positive_class(labels, positive, expected):
+    truth = [labels[0], labels[1]] * 5
+    predicted = [labels[0]] * 6 + [labels[1]] * 4
+    ev = covstudy.evaluate(truth, predicted, positive=positive, metrics=["recall"], audit=False)
+    assert ev.info["positive"] == expected
+    hits = sum(1 for t, q in zip(truth, predicted) if t == expected and q == expected)
+    assert _row(ev, "recall", "wilson").estimate == hits / 5
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(truth=["a", "b", "a"], predicted=["a", "b", "b"]), r"^truth: cannot tell the positive class of 'a', 'b'"),
+    (dict(truth=[1, 2, 1], predicted=[1, 2, 2]), r"^truth: cannot tell the positive class of 1, 2"),
+    (dict(truth=[1, 0, None], predicted=[1, 0, 1]), r"^truth: 1 missing value"),
+    (dict(truth=[1, 0, 1], predicted=[1, np.nan, 1]), r"^predicted: 1 missing value"),
+    (dict(truth=[1, 1, 1], predicted=[1, 0, 1]), r"^truth: only one class \(1\)"),
+    (dict(truth=[], predicted=[]), r"^truth: empty"),
+    (dict(truth=[1, 0, 1], predicted=[1, 0]), r"^predicted: 2 values, but truth has 3"),
+    (dict(truth=[1, 0, 1], scores=[0.2, np.inf, 0.1]), r"^scores: 1 missing or non-finite score"),
+    (dict(truth=[1, 0, 1], scores=["x", 0.1, 0.2]), r"^scores: scores must be numbers"),
+    (dict(truth=[1, 0, 1]), r"^predicted: give the predicted labels and/or the scores"),
+    (dict(truth=[1, 0, 1], predicted=[1, 0, 2]), r"^predicted: label\(s\) '2' never occur in truth"),
+    (dict(truth=[0, 1, 2], predicted=[0, 1, 2], scores=[0.1, 0.2, 0.3]), r"^scores: scores give the AUC of a binary"),
+    (dict(truth=[1, 0, 1], predicted=[1, 0, 1], positive=5), r"^positive: 5 is not one of the labels"),
+    (dict(truth=[1, 0, 1], predicted=[1, 0, 1], groups=[1, 1, 1]), r"^groups: only one group"),
+    (dict(truth=pd.Series([1, 0, None], name="label"), predicted=[1, 0, 1]), r"^label: 1 missing value"),
+    (dict(truth=[1, 0, 1], predicted=[1, 0, 1], metrics=["auc"]), r"^metrics: auc not available"),
+])
+def test_input_errors_are_one_line_naming_the_column(kwargs, message):
+    with pytest.raises(InputError, match=message) as e:
+        covstudy.evaluate(**kwargs, audit=False)
+    assert "\n" not in str(e.value)
+
+
+def test_cli_end_to_end(tmp_path, capsys):
+    y, p, s, p2, s2 = _binary(60, seed=2)
+    frame = pd.DataFrame({"label": np.where(y == 1, "spam", "ham"), "pred": np.where(p == 1, "spam", "ham"),
+                          "score": s, "pred2": np.where(p2 == 1, "spam", "ham")})
+    frame.to_csv(tmp_path / "test.csv", index=False)
+    out = tmp_path / "out"
+    code = main([str(tmp_path / "test.csv"), "--truth", "label", "--predicted", "pred", "--second-predicted", "pred2",
+                 "--positive", "spam", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "balanced_accuracy" in printed and "accuracy_difference" in printed
+    table = pd.read_csv(out / "table.csv")
+    assert {"metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
+            "worst_coverage", "mean_width", "recommended"} <= set(table.columns)
+    assert table.groupby("metric").recommended.sum().eq(1).all()
+    report = (out / "report.md").read_text()
+    assert "## Why" in report and "\\begin{tabular}" in report
+    assert (out / "forest.png").stat().st_size > 1000 and (out / "forest.pdf").exists()
+    ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam")
+    pd.testing.assert_frame_equal(table, ref.table.assign(reps=ref.table.reps.astype(float)), check_dtype=False)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--truth", "nope", "--predicted", "pred"], "nope: no such column"),
+    (["--truth", "label", "--predicted", "pred"], "label: cannot tell the positive class"),
+    (["--truth", "label", "--score", "pred", "--positive", "spam"], "pred: scores must be numbers"),
+])
+def test_cli_user_errors_exit_2_in_one_line(tmp_path, capsys, argv, message):
+    pd.DataFrame({"label": ["a", "b", "a"], "pred": ["a", "b", "b"]}).to_csv(tmp_path / "x.csv", index=False)
+    pd.DataFrame({"label": ["ham", "spam", "ham"], "pred": ["x", "y", "z"]}).to_csv(tmp_path / "y.csv", index=False)
+    f = tmp_path / ("y.csv" if "spam" in argv else "x.csv")
+    assert main([str(f), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert main([str(tmp_path / "missing.csv"), "--truth", "label"]) == 2
