@@ -146,6 +146,7 @@ def test_recommendation_rule(binary):
 
     class S:
         plug_in = "p = 0.5 at n = 10"
+        points = [{}, {}]  # a region of two points
 
     pick, why = _recommend(rows, 0.95, True, S)
     assert rows.loc[pick, "method"] == "clopper_pearson" and "guaranteed" in why
@@ -274,3 +275,16 @@ def test_cli_user_errors_exit_2_in_one_line(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
     assert main([str(tmp_path / "missing.csv"), "--truth", "label"]) == 2
+
+
+def test_auc_rows_match_proc_on_its_asah_example():
+    """``evaluate`` on pROC's aSAH (outcome, s100b): the AUC and its DeLong interval are pROC's
+    (tests/data/proc_asah_reference.json: pROC 1.18.0, roc(aSAH$outcome, aSAH$s100b), ci.auc(method = "delong"))."""
+    import json
+    from pathlib import Path
+
+    ref = json.loads((Path(__file__).parent / "data" / "proc_asah_reference.json").read_text())
+    ev = covstudy.evaluate(ref["outcome"], scores=ref["s100b"], positive="Poor", audit=False)
+    row = ev.table[(ev.table.metric == "auc") & (ev.table.method == "delong")].iloc[0]
+    assert row.estimate == pytest.approx(float(ref["auc"]), abs=1e-12)
+    assert (row.lower, row.upper) == pytest.approx((float(ref["lower95"]), float(ref["upper95"])), abs=1e-12)

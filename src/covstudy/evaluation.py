@@ -556,9 +556,10 @@ def _recommend(rows, level, audited, s):
         best = ok.sort_values(["mean_width", "width"]).index[0]
         r = rows.loc[best]
         mc = f" ± {r.coverage_mcse:.3f} (Monte Carlo)" if r.engine == "mc" else " (exact)"
-        return best, (f"{r.method} is the narrowest method (expected width {r.mean_width:.4f}) whose worst coverage "
-                      f"over the region, {r.worst_coverage:.4f}{mc}, is at least {floor:.3f}; operating point: "
-                      f"{s.plug_in}.")
+        where = ("worst coverage over the region" if len(s.points) > 1
+                 else "coverage at the operating point (audited there only)")
+        return best, (f"{r.method} is the narrowest method (expected width {r.mean_width:.4f}) whose {where}, "
+                      f"{r.worst_coverage:.4f}{mc}, is at least {floor:.3f}; operating point: {s.plug_in}.")
     kinds = rows.kind.tolist()
     for kind in dict.fromkeys(kinds):
         g = GUARANTEED.get(kind)
@@ -658,8 +659,9 @@ class Evaluation:
         out.mkdir(parents=True, exist_ok=True)
         self.table.to_csv(out / "table.csv", index=False)
         fig = self.plot()
-        for ext in ("png", "pdf"):
-            fig.savefig(out / f"forest.{ext}", bbox_inches="tight", dpi=200 if ext == "png" else None)
+        for ext in ("png", "pdf"):  # no creation date in the PDF: the same input, the same bytes
+            fig.savefig(out / f"forest.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None,
+                        metadata={"CreationDate": None} if ext == "pdf" else None)
         plt.close(fig)
         (out / "report.md").write_text(self.to_markdown() + "\n![forest plot](forest.png)\n")
         return out
