@@ -288,3 +288,20 @@ def test_auc_rows_match_proc_on_its_asah_example():
     row = ev.table[(ev.table.metric == "auc") & (ev.table.method == "delong")].iloc[0]
     assert row.estimate == pytest.approx(float(ref["auc"]), abs=1e-12)
     assert (row.lower, row.upper) == pytest.approx((float(ref["lower95"]), float(ref["upper95"])), abs=1e-12)
+
+
+def test_width_against_n_is_coverage_at_the_scaled_point_and_the_planner():
+    """The growth table: the recommended method's mean width at n·scale is ``coverage()``'s at that
+    point, and the n for half today's width is ``plan``'s."""
+    rng = np.random.default_rng(3)
+    truth = rng.random(60) < 0.5
+    predicted = np.where(rng.random(60) < 0.85, truth, ~truth)
+    ev = covstudy.evaluate(truth.astype(int), predicted.astype(int), metrics=["accuracy"])
+    g = ev.growth
+    pick = ev.recommended.iloc[0]
+    p = float(pick.estimate)
+    assert list(g.scale) == [0.5, 1.0, 2.0, 4.0] and list(g.n) == [30, 60, 120, 240]
+    for n, width in zip(g.n, g.mean_width):
+        assert width == covstudy.coverage(pick.method, n=int(n), p=p).mean_width
+    assert g.n_for_half_width.iloc[0] == covstudy.plan(pick.method, p=p, width=float(pick.mean_width) / 2).n
+    assert covstudy.evaluate(truth.astype(int), predicted.astype(int), metrics=["accuracy"], audit=False).growth is None

@@ -82,7 +82,9 @@ def main(argv=None) -> int:
     print(_text(ev.recommended))
     if args.out:
         out = ev.save(args.out)
-        print(f"wrote {out / 'table.csv'}, {out / 'report.md'}, {out / 'forest.png'}, {out / 'forest.pdf'}")
+        written = ["table.csv", "report.md", "forest.png", "forest.pdf"]
+        written += ["width_vs_n.png", "width_vs_n.pdf"] if ev.growth is not None else []
+        print("wrote " + ", ".join(str(out / name) for name in written))
     return 0
 
 

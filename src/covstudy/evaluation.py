@@ -542,10 +542,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                                               "prior on the four paired cells; a probability, not an interval.")
     cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
     table = table[cols]
+    growth = _growth(specs, table, delta, reps, seed) if audit else None
     info = {"n": d.n, "classes": d.classes, "positive": d.positive, "delta": delta, "epsilon": EPSILON,
             "reps": reps, "seed": seed, "columns": d.names,
             "plug_in": {s.metric: s.plug_in for s in specs}}
-    return Evaluation(table, reasons, notes, info)
+    return Evaluation(table, reasons, notes, info, growth)
 
 
 def _recommend(rows, level, audited, s):
@@ -576,6 +577,45 @@ def _recommend(rows, level, audited, s):
 
 # ------------------------------------------------------------------------------- the result
 
+SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as multiples of the user's
+SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
+
+
+def _growth(specs, table, delta, reps, seed):
+    """How the recommended interval shrinks with more data: its expected width at the plug-in
+    operating point for test sets SCALES times the user's (``coverage()``'s mean_width, exact where
+    the engine is), and for the metrics of one proportion the n whose expected width is half
+    today's (``plan``, exact). One row per metric × scale."""
+    import pandas as pd
+
+    from .plan import plan
+
+    rows = []
+    for s in specs:
+        pick = table[(table.metric == s.metric) & table.recommended]
+        if not s.points or s.multiclass is not None or not len(pick) or np.isnan(pick.mean_width.iloc[0]):
+            continue
+        r = pick.iloc[0]
+        qualified = next(q for m, k, q in s.methods if m == r.method and k == r.kind)
+        point = s.points[0]
+        axes = {k: np.array([max(1, round(v * f)) if k in SIZES else v for f in SCALES]) for k, v in point.items()}
+        n_reps = reps if s.design != "binormal" else int(min(reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1]
+                                                                                        + axes["n_neg"][-1]))))
+        widths = np.atleast_1d(_coverage(qualified, s.design, s.coverage_metric, axes, delta, n_reps, seed).mean_width)
+        half = None
+        if s.design == "binomial":
+            try:
+                half = plan(qualified, delta=delta, p=point["p"], width=float(r.mean_width) / 2).n
+            except ValueError:
+                pass
+        size = {k: axes[k] for k in SIZES if k in axes}
+        for i, f in enumerate(SCALES):
+            rows.append(dict(metric=s.metric, method=r.method, scale=f,
+                             n=int(sum(v[i] for k, v in size.items() if k != "n" or len(size) == 1)),
+                             mean_width=float(widths[i]), n_for_half_width=half))
+    return pd.DataFrame(rows) if rows else None
+
+
 @dataclass
 class Evaluation:
     """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary."""
@@ -584,6 +624,7 @@ class Evaluation:
     reasons: dict
     warnings: list
     info: dict
+    growth: "object" = None  # how the recommended intervals shrink with more data (``_growth``), or None
 
     @property
     def recommended(self):
@@ -608,6 +649,21 @@ class Evaluation:
                                                                          "upper", "coverage_at_estimate",
                                                                          "worst_coverage"]), ""]
         lines += ["## Why", ""] + [f"- **{m}**: {why}" for m, why in self.reasons.items()] + [""]
+        if self.growth is not None:
+            g = self.growth
+            lines += ["## How the interval shrinks with more data", "",
+                      "Expected width of the recommended interval at this operating point for test sets of "
+                      f"{', '.join(f'{f:g}' for f in SCALES)} times this one, and for the metrics of one proportion "
+                      "the n whose expected width is half today's (exact, `covstudy.plan`; n counts the examples the "
+                      "metric reads: positives for recall, negatives for specificity):", ""]
+            wide = g.pivot_table(index=["metric", "method"], columns="scale", values="mean_width", sort=False)
+            head = "| metric | method | " + " | ".join(f"width at {f:g}×" for f in wide.columns) + " | n for half the width |"
+            half = g.groupby(["metric", "method"], sort=False)["n_for_half_width"].first()
+            body = [f"| {m} | {meth} | " + " | ".join(f"{w:.4f}" for w in ws) + " | "
+                    + ("" if half[(m, meth)] is None or half[(m, meth)] != half[(m, meth)] else f"{int(half[(m, meth)]):,}")
+                    + " |" for (m, meth), ws in zip(wide.index, wide.to_numpy())]
+            lines += [head, "|---|---|" + "---:|" * (len(wide.columns) + 1), *body, "",
+                      "![width against n](width_vs_n.png)", ""]
         lines += ["## Every method, audited", "",
                   "coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum "
                   "over the grid of the (1 − δ) region of the operating point (docs/evaluate.md); mean_width: "
@@ -651,8 +707,30 @@ class Evaluation:
             fig.savefig(path, bbox_inches="tight")
         return fig
 
+    def plot_widths(self):
+        """The width-vs-n figure: each metric's recommended interval's expected width against the
+        test-set size (log-log), the user's n marked."""
+        import matplotlib.pyplot as plt
+
+        g = self.growth
+        fig, ax = plt.subplots(figsize=(8, 4))
+        for (metric, method), rows in g.groupby(["metric", "method"], sort=False):
+            line, = ax.plot(rows.n, rows.mean_width, marker="o", ms=3, lw=1.2, label=f"{metric} ({method})")
+            now = rows[rows.scale == 1.0]
+            ax.plot(now.n, now.mean_width, marker="o", ms=7, mfc="none", color=line.get_color())
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("test-set size n (examples)")
+        ax.set_ylabel("expected width of the recommended interval")
+        ax.set_title(f"How the {1 - self.info['delta']:g} intervals shrink with more data (circle: this test set)",
+                     fontsize=9)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the lines, not over them
+        fig.tight_layout()
+        return fig
+
     def save(self, folder):
-        """Write table.csv, report.md and forest.png/.pdf to ``folder``; returns its path."""
+        """Write table.csv, report.md, forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to
+        ``folder``; returns its path."""
         import matplotlib.pyplot as plt
 
         out = Path(folder)
@@ -663,6 +741,12 @@ class Evaluation:
             fig.savefig(out / f"forest.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None,
                         metadata={"CreationDate": None} if ext == "pdf" else None)
         plt.close(fig)
+        if self.growth is not None:
+            fig = self.plot_widths()
+            for ext in ("png", "pdf"):
+                fig.savefig(out / f"width_vs_n.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None,
+                            metadata={"CreationDate": None} if ext == "pdf" else None)
+            plt.close(fig)
         (out / "report.md").write_text(self.to_markdown() + "\n![forest plot](forest.png)\n")
         return out
 
