@@ -521,8 +521,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         if s.metric == "clustered_accuracy" and audit:
             naive = table.loc[sel][table.loc[sel, "method"] == "wilson"]
             if len(naive) and naive.worst_coverage.iloc[0] < level - EPSILON:
-                msg = (f"groups: the estimated ICC is {s.icc:.3g}; i.i.d. intervals (wilson) cover only "
-                       f"{naive.coverage_at_estimate.iloc[0]:.3f} at this operating point (nominal {level:g}): "
+                msg = (f"groups: the estimated ICC is {s.icc:.3g}; i.i.d. intervals (wilson) cover "
+                       f"{naive.coverage_at_estimate.iloc[0]:.3f} at this operating point and as little as "
+                       f"{naive.worst_coverage.iloc[0]:.3f} over its region (nominal {level:g}): "
                        f"use the clustered_accuracy rows, not accuracy")
                 warnings.warn(msg, stacklevel=2)
                 notes.append(msg)
@@ -581,6 +582,15 @@ SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as mult
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
 
 
+def _examples(point: dict) -> int:
+    """The examples a design point's test set holds: n, or n_pos + n_neg, or clusters × cluster size."""
+    if "n" in point:
+        return int(point["n"])
+    if "n_pos" in point:
+        return int(point["n_pos"] + point["n_neg"])
+    return int(point["clusters"] * point["cluster_size"])
+
+
 def _growth(specs, table, delta, reps, seed):
     """How the recommended interval shrinks with more data: its expected width at the plug-in
     operating point for test sets SCALES times the user's (``coverage()``'s mean_width, exact where
@@ -608,10 +618,8 @@ def _growth(specs, table, delta, reps, seed):
                 half = plan(qualified, delta=delta, p=point["p"], width=float(r.mean_width) / 2).n
             except ValueError:
                 pass
-        size = {k: axes[k] for k in SIZES if k in axes}
         for i, f in enumerate(SCALES):
-            rows.append(dict(metric=s.metric, method=r.method, scale=f,
-                             n=int(sum(v[i] for k, v in size.items() if k != "n" or len(size) == 1)),
+            rows.append(dict(metric=s.metric, method=r.method, scale=f, n=_examples({k: v[i] for k, v in axes.items()}),
                              mean_width=float(widths[i]), n_for_half_width=half))
     return pd.DataFrame(rows) if rows else None
 

@@ -42,7 +42,7 @@ def display_labels(df: pd.DataFrame) -> pd.DataFrame:
     if "label" not in df:
         df["label"] = df["method"]
     df["label"] = df["label"].fillna(df["method"]).astype(str)
-    shown = pd.Series([display_name(m, *where) for m, where in zip(df["method"], _context(df))], index=df.index)
+    shown = pd.Series(_per_row(display_name, df), index=df.index)
     df["label"] = np.where(df["label"] == df["method"], shown, df["label"])
     # an entry labelled by name and parameters ("bootstrap(draws=500)") keeps its parameters
     with_params = pd.Series([lab.startswith(f"{m}(") for lab, m in zip(df["label"], df["method"])], index=df.index)
@@ -153,8 +153,18 @@ def resolve_method(method: str, design=None, metric=None):
 
 
 def _context(table: pd.DataFrame) -> list:
-    """Each row's (design, metric), None where the table lacks the column."""
-    return list(zip(*(table[c] if c in table else [None] * len(table) for c in ("design", "metric"))))
+    """Each row's (method, design, metric): what says which method its short name is (None for a
+    missing column or value)."""
+    columns = [table[c] if c in table else [None] * len(table) for c in ("design", "metric")]
+    return [(m, *(v if isinstance(v, str) else None for v in where)) for m, *where in zip(table["method"], *columns)]
+
+
+def _per_row(f, table: pd.DataFrame) -> list:
+    """``f(method, design, metric)`` for every row, computed once per distinct triple (tables hold
+    thousands of rows of a few methods)."""
+    rows = _context(table)
+    once = {key: f(*key) for key in dict.fromkeys(rows)}
+    return [once[key] for key in rows]
 
 
 def display_name(method: str, design: str | None = None, metric: str | None = None) -> str:
@@ -230,8 +240,7 @@ def mc_agreement(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _registry_order(out: pd.DataFrame) -> np.ndarray:
-    key = pd.DataFrame({"r": [method_rank(m, *where) for m, where in zip(out["method"], _context(out))],
-                        "m": out["method"],
+    key = pd.DataFrame({"r": _per_row(method_rank, out), "m": out["method"],
                         "l": out["label"], "d": out["delta"], "s": out["side"]})
     return key.sort_values(list(key.columns), kind="stable").index.to_numpy()
 
