@@ -69,6 +69,9 @@ class PairedEval(Design):
     def table_key(self, point: dict) -> tuple:
         return (point["questions"], point["groups"], point["answers"])
 
+    def cost(self, point: dict, reps: int | None) -> float:
+        return float(reps or 1) * point["questions"]
+
     def stream_identity(self, point: dict) -> dict:
         return {"design": "paired_eval", **{a.name: point[a.name] for a in self.axes}}
 
