@@ -45,9 +45,36 @@ def _variance(omega2, sigma2_first, sigma2_second, answers, deff):
 
 
 def mde(questions, omega2, sigma2_first, sigma2_second, answers=1, delta=0.05, power=0.8, deff=1.0) -> float:
-    """The minimum detectable difference in accuracy with ``questions`` questions (module docstring).
+    """The minimum detectable difference in accuracy of two models on ``questions`` questions (Miller 2024 §5).
 
-    >>> round(mde(1000, omega2=0.0, sigma2_first=0.25, sigma2_second=0.25), 4)
+    MDE = (z_{1-delta/2} + z_{power})·sqrt(deff·(omega2 + (sigma2_first + sigma2_second)/answers)/questions).
+
+    Parameters
+    ----------
+    questions : int
+        The questions both models answer (m >= 1).
+    omega2 : float
+        ω² = Var(x_A - x_B) over questions of the two models' per-question accuracies, in [0, 1].
+    sigma2_first, sigma2_second : float
+        σ² = E[x(1 - x)], each model's mean within-question variance of its 0/1 answers, in [0, 1].
+    answers : int
+        K, the answers per question, averaged (default 1).
+    delta : float
+        The two-sided level of the test (default 0.05).
+    power : float
+        The power 1 - β in (0, 1) (default 0.8).
+    deff : float
+        The design effect of grouped questions, >= 1 (default 1: independent questions).
+
+    Returns
+    -------
+    float
+        The smallest true difference detected with probability ``power``.
+
+    Examples
+    --------
+    >>> from covstudy import eval_mde
+    >>> round(eval_mde(1000, omega2=0.0, sigma2_first=0.25, sigma2_second=0.25), 4)
     0.0626
     """
     _check(omega2, sigma2_first, sigma2_second, answers, delta, power, deff)
@@ -58,9 +85,27 @@ def mde(questions, omega2, sigma2_first, sigma2_second, answers=1, delta=0.05, p
 
 def questions_needed(effect, omega2, sigma2_first, sigma2_second, answers=1, delta=0.05, power=0.8,
                      deff=1.0) -> int:
-    """The planner's answer: the fewest questions whose MDE is at most ``effect`` (module docstring).
+    """The planner's answer: the fewest questions whose minimum detectable effect is at most ``effect``.
 
-    >>> questions_needed(0.03, omega2=0.0, sigma2_first=0.25, sigma2_second=0.25)
+    m = ⌈(z_{1-delta/2} + z_{power})²·deff·(omega2 + (sigma2_first + sigma2_second)/answers)/effect²⌉
+    (Miller 2024 §5).
+
+    Parameters
+    ----------
+    effect : float
+        The difference in accuracy to detect, in (0, 1].
+    omega2, sigma2_first, sigma2_second, answers, delta, power, deff
+        As in ``eval_mde``.
+
+    Returns
+    -------
+    int
+        The number of questions.
+
+    Examples
+    --------
+    >>> from covstudy import eval_questions_needed
+    >>> eval_questions_needed(0.03, omega2=0.0, sigma2_first=0.25, sigma2_second=0.25)
     4361
     """
     _check(omega2, sigma2_first, sigma2_second, answers, delta, power, deff)
@@ -72,12 +117,33 @@ def questions_needed(effect, omega2, sigma2_first, sigma2_second, answers=1, del
 
 
 def components(correct_first, correct_second, answers, group=None) -> dict:
-    """ω², σ²_A, σ²_B and deff estimated from a pilot: per-question counts of both models (K >= 2).
+    """ω², σ²_A, σ²_B and deff estimated from a pilot: both models' per-question counts (K >= 2).
 
     σ̂²_A = mean over questions of K/(K - 1)·s_Ai(1 - s_Ai) (the unbiased within-question variance
     of the 0/1 answers); ω̂² = max(0, S²_d - (σ̂²_A + σ̂²_B)/K) with S²_d the sample variance of the
     per-question differences d_i = s_Ai - s_Bi (Var(d_i) = ω² + (σ²_A + σ²_B)/K); deff = Miller's
     clustered variance of d̄ over its question variance (at least 1; 1 without ``group``).
+
+    Parameters
+    ----------
+    correct_first, correct_second : array
+        Each model's correct answers per question (1-d, the same questions).
+    answers : int
+        K >= 2, the answers per question.
+    group : array, optional
+        Each question's group label.
+
+    Returns
+    -------
+    dict
+        ``omega2``, ``sigma2_first``, ``sigma2_second``, ``deff``: the arguments of ``eval_mde``.
+
+    Examples
+    --------
+    >>> from covstudy import eval_components
+    >>> c = eval_components([2, 1, 2, 0], [1, 1, 0, 0], answers=2, group=[0, 0, 1, 1])
+    >>> sorted(c), round(c["sigma2_first"], 3)
+    (['deff', 'omega2', 'sigma2_first', 'sigma2_second'], 0.125)
     """
     k = int(validate.counts("answers", answers, minimum=2))
     a = validate.counts("correct_first", correct_first) / k
