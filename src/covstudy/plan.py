@@ -44,18 +44,28 @@ _TOL = 1e-12  # slack in the comparisons, so rounding cannot flip a target that 
 
 @dataclass(frozen=True)
 class PlanResult:
-    """The planned test-set size ``n`` and a table of nearby n with their performance."""
+    """The planned test-set size ``n`` (on the design's ``size_axis``) and a table of nearby
+    sizes with their performance."""
 
     n: int
     method: str
     delta: float
     side: str
     target: str  # the target in words
-    p: tuple[float, ...]  # the p at which the target is checked
+    p: tuple[float, ...]  # the p at which the target is checked (binomial design; else ())
     table: tuple[dict, ...]  # rows: n, mean_width (worst p), min_coverage, [prob_width (worst p)]
     params: dict = field(default_factory=dict)
     horizon: int = 20
     evaluations: int = 0  # sizes n evaluated by the search
+    design: str = "binomial"
+    metric: str = "accuracy"
+    size_axis: str = "n"  # the axis ``n`` is a value of (``Design.size_axis``: n, n1, clusters)
+    point: dict = field(default_factory=dict)  # the other axes, as given (not the binomial p)
+    engine: str = "exact"  # "exact", "mc" (stochastic root-finder) or "plug-in"
+    reps: int | None = None  # Monte Carlo test sets per size
+    seed: int | None = None
+    n_interval: tuple[float, float] | None = None  # Monte Carlo: 95% interval of the real root
+    n_continuous: float | None = None  # plug-in: the real size at which the width is met
 
     def to_frame(self):
         """The table as a pandas DataFrame."""
@@ -64,12 +74,22 @@ class PlanResult:
         return pd.DataFrame(list(self.table))
 
     def __str__(self) -> str:
-        head = f"n = {self.n}  ({self.method}, delta={self.delta:g}, {self.side}: {self.target})"
+        if self.design == "binomial" and self.engine == "exact":
+            head = f"n = {self.n}  ({self.method}, delta={self.delta:g}, {self.side}: {self.target})"
+        else:
+            head = (f"{self.size_axis} = {self.n}  ({self.method} for {self.metric}, {self.design} design, "
+                    f"delta={self.delta:g}, {self.engine}: {self.target})")
+            if self.n_interval is not None:
+                head += (f"\n  Monte Carlo ({self.reps:,} test sets a size, seed {self.seed}): root "
+                         f"{self.size_axis} in [{self.n_interval[0]:.1f}, {self.n_interval[1]:.1f}] (95%)")
+            if self.n_continuous is not None:
+                head += f"\n  plug-in root {self.size_axis} = {self.n_continuous:.4f}"
         cols = list(self.table[0])
+        ints = {c for c in cols if isinstance(self.table[0][c], (int, np.integer))}
         lines = ["  ".join(f"{c:>12}" for c in cols)]
         for row in self.table:
-            mark = "  <-" if row["n"] == self.n else ""
-            lines.append("  ".join(f"{row[c]:>12}" if c == "n" else f"{row[c]:>12.5f}" for c in cols) + mark)
+            mark = "  <-" if row[self.size_axis] == self.n else ""
+            lines.append("  ".join(f"{row[c]:>12}" if c in ints else f"{row[c]:>12.5f}" for c in cols) + mark)
         return "\n".join([head, *lines])
 
 
@@ -111,8 +131,77 @@ def min_coverage(method: str, n: int, lo: float, hi: float, delta: float, side: 
 
 def plan(method: str, delta: float = 0.05, p: float | None = None, width: float | None = None,
          width_prob: float | None = None, coverage_tol: float | None = None, p_range=None,
-         side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51,
-         **params) -> PlanResult:
+         side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51, *,
+         design: str = "binomial", metric: str | None = None, assurance: float | None = None,
+         coverage: float | None = None, reps: int | None = None, seed: int | None = 0, plugin: bool = False,
+         **axes_and_params) -> PlanResult:
+    """The smallest test-set size meeting the target, under any design, with a table.
+
+    The binomial design (the default; exact, module docstring) takes ``p`` or ``p_range``;
+    every other design takes its axes but the size it solves for (``Design.size_axis``: ``n``
+    at a ``prevalence``, ``n1`` at a ``ratio`` n2/n1 for ``unpaired``, ``clusters`` at a
+    ``cluster_size`` for ``clustered``) and plans at that point (sizing.py): exactly where the
+    design enumerates its outcomes, else by Monte Carlo with a seeded stochastic root-finder
+    (stochastic_root.py) whose 95% interval is ``.n_interval``.
+
+    Parameters beyond the binomial planner's (keyword only)
+    -------------------------------------------------------
+    design : str
+        A registered design (``DESIGNS``).
+    metric : str, optional
+        The estimand (default: the design's).
+    assurance : float, optional
+        With ``width``: P(width <= width) >= assurance (1 - γ); the same as ``width_prob``.
+    coverage : float, optional
+        Target: coverage >= coverage (= 1 - delta - ε; ``coverage_tol`` is ε).
+    reps, seed : int, optional
+        Monte Carlo test sets per evaluated size (default: exact where possible, else 1000)
+        and the seed of their streams.
+    plugin : bool
+        presize's plug-in answer instead: the size at which the interval at the expected
+        counts has width ``width`` (``.n_continuous``: the real root; ``.n`` its ceiling).
+    **axes_and_params
+        The design's other axes (``prevalence``, ``tpr``, ``tnr``, ``p1``, ``p2``, ``ratio``,
+        ``auc``, ``cluster_size``, ``icc`` ...) and the method's parameters.
+
+    Examples
+    --------
+    >>> plan("wilson", design="stratified", metric="recall", prevalence=0.2, tpr=0.9, tnr=0.8,
+    ...      width=0.1).n
+    698
+    """
+    if width_prob is not None and assurance is not None:
+        raise ValueError("assurance: give assurance or width_prob (the same thing), not both")
+    assurance = width_prob if assurance is None else assurance
+    if coverage is not None and coverage_tol is not None:
+        raise ValueError("coverage: give coverage (the level) or coverage_tol (its distance below 1 - delta), not both")
+    from .designs import get_design
+
+    name = get_design(design).name
+    binomial_metric = metric in (None, "accuracy")
+    if name == "binomial" and binomial_metric and reps is None and not plugin:
+        if coverage is not None:
+            d = float(validate.delta(validate.scalar("delta", delta)))
+            c = float(validate.unit_interval("coverage", validate.scalar("coverage", coverage), open_=True))
+            coverage_tol = max(0.0, 1 - d - c)
+        return _plan_binomial(method, delta, p, width, assurance, coverage_tol, p_range, side, n_max, horizon,
+                              p_points, **axes_and_params)
+    from .sizing import plan_design
+
+    if p_range is not None:
+        raise ValueError(f"p_range: a range of accuracies is planned by the exact binomial planner only "
+                         f"(design binomial, no reps, no plugin)")
+    if coverage_tol is not None:
+        coverage = 1 - float(validate.delta(validate.scalar("delta", delta))) - coverage_tol
+    given = {**({"p": p} if p is not None else {}), **axes_and_params}
+    return plan_design(method, name, metric, delta, width, assurance, coverage, side, reps, seed, n_max, horizon,
+                       plugin, given)
+
+
+def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, width: float | None = None,
+                   width_prob: float | None = None, coverage_tol: float | None = None, p_range=None,
+                   side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51,
+                   **params) -> PlanResult:
     """The smallest test-set size n meeting the target (module docstring), with a table.
 
     Give ``p`` or ``p_range`` and at least one of ``width`` and ``coverage_tol`` (several
@@ -225,9 +314,9 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
                       evaluations)
 
 
-def _search(holds, n_max: int, horizon: int) -> int | None:
-    """The first n found with holds(n') for all n' in [n, n + horizon] (module docstring); None if none <= n_max."""
-    lo = 0  # invariant: lo == 0 or holds(lo) is False
+def _search(holds, n_max: int, horizon: int, start: int = 1) -> int | None:
+    """The first n >= start found with holds(n') for all n' in [n, n + horizon] (module docstring); None if none <= n_max."""
+    lo = start - 1  # invariant: lo == start - 1 or holds(lo) is False
     while lo < n_max:
         step, hi = 1, lo + 1
         while not holds(hi):  # doubling
