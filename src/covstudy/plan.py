@@ -66,6 +66,7 @@ class PlanResult:
     seed: int | None = None
     n_interval: tuple[float, float] | None = None  # Monte Carlo: 95% interval of the real root
     n_continuous: float | None = None  # plug-in: the real size at which the width is met
+    targets: dict = field(default_factory=dict)  # width, assurance, coverage: the numbers of the target
 
     def to_frame(self):
         """The table as a pandas DataFrame."""
@@ -310,8 +311,10 @@ def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, wid
     sizes = sorted({min(n_max, max(1, round(n * f))) for f in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)} | {n})
     table = tuple({key: row[key] for key in ("n", "mean_width", "min_coverage", "prob_width") if key in row}
                   for row in (perf(s, covered=True) for s in sizes))
+    targets = {"width": width, "assurance": width_prob,
+               "coverage": None if coverage_tol is None else 1 - d - coverage_tol}
     return PlanResult(n, m.name, d, side, target, tuple(float(v) for v in p_grid), table, params, horizon,
-                      evaluations)
+                      evaluations, targets={k: v for k, v in targets.items() if v is not None})
 
 
 def _search(holds, n_max: int, horizon: int, start: int = 1) -> int | None:

@@ -35,7 +35,7 @@ from .estimands import get_estimand
 
 DEFAULT_REPS = 1000  # simulated test sets per size for the Monte Carlo planner
 _TOL = 1e-12
-_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)  # the table's sizes, as multiples of the answer
+_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)  # the plug-in table's sizes, as multiples of the answer
 
 
 def plan_design(method: str, design: str, metric: str | None, delta: float, width: float | None,
@@ -167,24 +167,20 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         n_interval = (binding.low, binding.high)
         engine = "mc"
     evaluations = len(cache)
-    if engine == "mc":  # the sizes the root-finder evaluated, and the answer
-        sizes = sorted(set(cache) | {n})
-    else:
-        sizes = sorted({min(n_max, max(n_min, round(n * f))) for f in _FACTORS} | {n})
-    rows = []
-    for s in sizes:
-        try:
-            row = dict(perf(s))
-        except ValueError:  # a larger size of the table beyond the exact engine's limits: left out
-            if s <= n:
-                raise
-            continue
-        if reps is not None:
-            row["mcse_width"] = row.pop("sd_width") / math.sqrt(reps)
-        rows.append(row)
+    if engine == "plug-in":  # the plug-in width itself (the exact measures there: coverage() or a plan)
+        rows = [{d.size_axis: s, "plugin_width": plugin_width(d, est, m, axes, params, delta, side, s)}
+                for s in sorted({max(n_min, round(n * f)) for f in _FACTORS} | {n})]
+    else:  # the sizes the search evaluated (exact: up to the answer, and the largest; no new work)
+        sizes = sorted(cache) if engine == "mc" else sorted({s for s in cache if s <= n} | {max(cache)})
+        rows = [dict(perf(s)) for s in sizes]
+        for row in rows:
+            if reps is not None:
+                row["mcse_width"] = row.pop("sd_width") / math.sqrt(reps)
     return PlanResult(n, m.name, delta, side, target, (), tuple(rows), params, horizon, evaluations,
                       design=d.name, metric=est.name, size_axis=d.size_axis, point=dict(axes), engine=engine,
-                      reps=reps, seed=seed, n_interval=n_interval, n_continuous=n_continuous)
+                      reps=reps, seed=seed, n_interval=n_interval, n_continuous=n_continuous,
+                      targets={k: v for k, v in (("width", width), ("assurance", assurance), ("coverage", coverage))
+                               if v is not None})
 
 
 def plugin_width(d, est, m, axes: dict, params: dict, delta: float, side: str, size: float) -> float:

@@ -44,7 +44,8 @@ class Unpaired(Design):
 
     def sized(self, axes: dict, size: int) -> dict:
         axes = dict(axes)
-        return {**axes, "n1": size, "n2": max(1, round(axes.pop("ratio", 1.0) * size))}
+        ratio = axes.pop("ratio", 1.0)
+        return {**axes, "n1": size, "n2": max(1, round(ratio * size))}
 
     def expected(self, axes: dict, size: float) -> dict:
         n2 = axes.get("ratio", 1.0) * size
