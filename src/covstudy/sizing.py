@@ -40,8 +40,9 @@ _FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)  # the plug-in table's sizes, a
 
 def plan_design(method: str, design: str, metric: str | None, delta: float, width: float | None,
                 assurance: float | None, coverage: float | None, side: str, reps: int | None, seed: int | None,
-                n_max: int, horizon: int, plugin: bool, given: dict):
-    """The planner for any design (module docstring); ``given``: the axes and the method's parameters."""
+                n_max: int, horizon: int, plugin: bool, given: dict, at: int | None = None):
+    """The planner for any design (module docstring); ``given``: the axes and the method's parameters.
+    ``at``: no search, the table row of that size only (``size_performance``)."""
     from .coverage import design_points
     from .plan import PlanResult, _search
 
@@ -75,6 +76,8 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         assurance = float(validate.unit_interval("assurance", validate.scalar("assurance", assurance), open_=True))
     if coverage is not None:
         coverage = float(validate.unit_interval("coverage", validate.scalar("coverage", coverage), open_=True))
+    if at is not None:
+        plugin = False
     if plugin and (width is None or assurance is not None or coverage is not None):
         raise ValueError("plugin: the plug-in answer has a width target only (no assurance, no coverage)")
     n_min = int(d.axis(d.size_axis).low) + (1 if d.axis(d.size_axis).low_open else 0)
@@ -88,7 +91,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         reps, seed = None, None
     [probe], _ = design_points(d, d.sized({k: v for k, v in axes.items()}, max(n_min, 10)))  # axes checked
     analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed,
-                        max_width=None if assurance is None else width + _TOL)
+                        max_width=None if width is None else width + _TOL)
     evaluator = Evaluator(d)
     ints = [a.name for a in d.axes if a.integer and a.name != d.size_axis]
     cache: dict[int, dict] = {}
@@ -107,7 +110,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
             [out] = evaluator.score([pt], [(analysis, [0])])
             row = {d.size_axis: n, **{k: pt[k] for k in ints if k in pt},
                    "mean_width": float(out["mean_width"][0])}
-            if assurance is not None:
+            if width is not None:
                 row["prob_width"] = float(out["prob_width"][0])
             row["coverage"] = float(out["coverage"][0])
             if reps is not None:
@@ -115,6 +118,8 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
             cache[n] = row
         return cache[n]
 
+    if at is not None:
+        return perf(int(validate.counts(d.size_axis, validate.scalar(d.size_axis, at), minimum=n_min)))
     parts = []
     if width is not None:
         parts.append(f"P(width <= {width:g}) >= {assurance:g}" if assurance is not None else f"mean width <= {width:g}")
@@ -209,3 +214,19 @@ def _plugin(d, est, m, axes, params, delta, side, width, n_min, n_max) -> float:
         if hi > n_max:
             raise ValueError(f"n_max: the plug-in width exceeds {width:g} up to n_max = {n_max:,}")
     return float(optimize.brentq(f, lo, hi, xtol=1e-9, rtol=1e-12))
+
+
+def size_performance(method: str, size: int, width: float | None = None, *, design: str = "binomial",
+                     metric: str | None = None, delta: float = 0.05, reps: int | None = None, seed: int | None = 0,
+                     **axes_and_params) -> dict:
+    """The planner's table row at one size: expected width, P(width <= width) (with ``width``)
+    and coverage of ``method`` at the design point of that size (exact where the design allows,
+    else ``reps`` simulated test sets, default 1000); e.g. the exact assurance of a plug-in answer.
+
+    >>> row = size_performance("wilson", 141, width=0.1, p=0.9)
+    >>> round(row["mean_width"], 4), round(row["prob_width"], 3)
+    (0.0991, 0.559)
+    """
+    given = dict(axes_and_params)
+    return plan_design(method, get_design(design).name, metric, delta, width, None, None if width else 0.5,
+                       "two-sided", reps, seed, 10**15, 0, False, given, at=size)
