@@ -92,6 +92,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     [probe], _ = design_points(d, d.sized({k: v for k, v in axes.items()}, max(n_min, 10)))  # axes checked
     analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed,
                         max_width=None if width is None else width + _TOL)
+    n_min = _smallest(d, axes, analysis, n_min)
     evaluator = Evaluator(d)
     ints = [a.name for a in d.axes if a.integer and a.name != d.size_axis]
     cache: dict[int, dict] = {}
@@ -186,6 +187,21 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                       reps=reps, seed=seed, n_interval=n_interval, n_continuous=n_continuous,
                       targets={k: v for k, v in (("width", width), ("assurance", assurance), ("coverage", coverage))
                                if v is not None})
+
+
+def _smallest(d, axes: dict, analysis, n_min: int) -> int:
+    """The smallest size at which the point exists (multiclass: n >= K; binormal: two of each class)."""
+    from .coverage import design_points
+
+    for n in range(n_min, n_min + 1000):
+        try:
+            [pt], _ = design_points(d, d.sized(dict(axes), n))
+        except ValueError:
+            continue
+        problem, _ = infeasible(d, [pt], analysis)
+        if problem is None or not problem.startswith(f"{d.size_axis}:"):  # other problems are reported later
+            return n
+    return n_min
 
 
 def plugin_width(d, est, m, axes: dict, params: dict, delta: float, side: str, size: float) -> float:
