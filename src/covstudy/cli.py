@@ -293,6 +293,8 @@ def _plan_parser() -> argparse.ArgumentParser:
     ap.add_argument("--width-prob", type=float, help="the same as --assurance")
     ap.add_argument("--coverage", type=float, help="require coverage >= COVERAGE")
     ap.add_argument("--coverage-tol", type=float, help="require coverage >= 1 - delta - COVERAGE_TOL")
+    ap.add_argument("--power", type=float, help="require P(interval excludes NULL) >= POWER")
+    ap.add_argument("--null", type=float, help="the value --power's interval must exclude (default: the estimand's)")
     ap.add_argument("--plugin", action="store_true", help="presize's plug-in answer: width at the expected counts")
     ap.add_argument("--reps", type=int, help="Monte Carlo test sets a size (default: exact where possible, else 1000)")
     ap.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
@@ -344,7 +346,7 @@ def plan_main(argv=None) -> int:
                       coverage_tol=args.coverage_tol, p_range=args.p_range, side=args.side, n_max=args.n_max,
                       horizon=args.horizon, p_points=args.p_points, design=args.design, metric=args.metric,
                       assurance=args.assurance, coverage=args.coverage, reps=args.reps, seed=args.seed,
-                      plugin=args.plugin, **axes, **dict(args.param))
+                      plugin=args.plugin, power=args.power, null=args.null, **axes, **dict(args.param))
     except ValueError as err:
         print(f"covstudy-plan: error: {err}", file=sys.stderr)
         return 2

@@ -135,7 +135,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
          side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51, *,
          design: str = "binomial", metric: str | None = None, assurance: float | None = None,
          coverage: float | None = None, reps: int | None = None, seed: int | None = 0, plugin: bool = False,
-         **axes_and_params) -> PlanResult:
+         power: float | None = None, null: float | None = None, **axes_and_params) -> PlanResult:
     """The smallest test-set size meeting the target, under any design, with a table.
 
     The binomial design (the default; exact, module docstring) takes ``p`` or ``p_range``;
@@ -158,6 +158,9 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     reps, seed : int, optional
         Monte Carlo test sets per evaluated size (default: exact where possible, else 1000)
         and the seed of their streams.
+    power, null : float, optional
+        Target: P(the interval excludes ``null``) >= power, the power of the test that
+        inverts the interval (``null`` defaults to the estimand's: 0 for a difference).
     plugin : bool
         presize's plug-in answer instead: the size at which the interval at the expected
         counts has width ``width`` (``.n_continuous``: the real root; ``.n`` its ceiling).
@@ -180,7 +183,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
 
     name = get_design(design).name
     binomial_metric = metric in (None, "accuracy")
-    if name == "binomial" and binomial_metric and reps is None and not plugin:
+    if name == "binomial" and binomial_metric and reps is None and not plugin and power is None:
         if coverage is not None:
             d = float(validate.delta(validate.scalar("delta", delta)))
             c = float(validate.unit_interval("coverage", validate.scalar("coverage", coverage), open_=True))
@@ -196,7 +199,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
         coverage = 1 - float(validate.delta(validate.scalar("delta", delta))) - coverage_tol
     given = {**({"p": p} if p is not None else {}), **axes_and_params}
     return plan_design(method, name, metric, delta, width, assurance, coverage, side, reps, seed, n_max, horizon,
-                       plugin, given)
+                       plugin, given, power=power, null=null)
 
 
 def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, width: float | None = None,

@@ -40,7 +40,8 @@ _FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)  # the plug-in table's sizes, a
 
 def plan_design(method: str, design: str, metric: str | None, delta: float, width: float | None,
                 assurance: float | None, coverage: float | None, side: str, reps: int | None, seed: int | None,
-                n_max: int, horizon: int, plugin: bool, given: dict, at: int | None = None):
+                n_max: int, horizon: int, plugin: bool, given: dict, at: int | None = None,
+                power: float | None = None, null: float | None = None):
     """The planner for any design (module docstring); ``given``: the axes and the method's parameters.
     ``at``: no search, the table row of that size only (``size_performance``)."""
     from .coverage import design_points
@@ -62,8 +63,13 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     axes = {**{k: given.pop(k) for k in list(given) if k in names}, **extra}
     params = m.validate_params(given)
     delta = float(validate.delta(validate.scalar("delta", delta)))
-    if width is None and coverage is None:
-        raise ValueError("target: give width (and optionally assurance) and/or coverage")
+    if width is None and coverage is None and power is None:
+        raise ValueError("target: give width (and optionally assurance), coverage and/or power")
+    if power is not None:
+        power = float(validate.unit_interval("power", validate.scalar("power", power), open_=True))
+        if null is None and est.null is None:
+            raise ValueError(f"null: give the value the interval must exclude (the {est.name} has no default null)")
+        null = float(validate.number("null", est.null if null is None else null, "a number"))
     if width is not None:
         width = validate.number("width", width, "(0, 2]")
         if not (math.isfinite(width) and 0 < width <= 2):
@@ -78,7 +84,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         coverage = float(validate.unit_interval("coverage", validate.scalar("coverage", coverage), open_=True))
     if at is not None:
         plugin = False
-    if plugin and (width is None or assurance is not None or coverage is not None):
+    if plugin and (width is None or assurance is not None or coverage is not None or power is not None):
         raise ValueError("plugin: the plug-in answer has a width target only (no assurance, no coverage)")
     n_min = int(d.axis(d.size_axis).low) + (1 if d.axis(d.size_axis).low_open else 0)
     n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=n_min))
@@ -91,7 +97,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         reps, seed = None, None
     [probe], _ = design_points(d, d.sized({k: v for k, v in axes.items()}, max(n_min, 10)))  # axes checked
     analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed,
-                        max_width=None if width is None else width + _TOL)
+                        max_width=None if width is None else width + _TOL, null=null if power is not None else None)
     n_min = _smallest(d, axes, analysis, n_min)
     evaluator = Evaluator(d)
     ints = [a.name for a in d.axes if a.integer and a.name != d.size_axis]
@@ -114,6 +120,8 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
             if width is not None:
                 row["prob_width"] = float(out["prob_width"][0])
             row["coverage"] = float(out["coverage"][0])
+            if power is not None:
+                row["power"] = float(out["excludes_zero"][0])
             if reps is not None:
                 row["sd_width"] = float(out["sd_width"][0])
             cache[n] = row
@@ -126,6 +134,8 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         parts.append(f"P(width <= {width:g}) >= {assurance:g}" if assurance is not None else f"mean width <= {width:g}")
     if coverage is not None:
         parts.append(f"coverage >= {coverage:g}")
+    if power is not None:
+        parts.append(f"P(interval excludes {null:g}) >= {power:g}")
     where = ", ".join(f"{k} = {v:g}" for k, v in axes.items())
     target = " and ".join(parts) + (f" at {where}" if where else "")
     n_interval = n_continuous = None
@@ -143,6 +153,8 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                 ok &= r["prob_width"] >= assurance - _TOL if assurance is not None else r["mean_width"] <= width + _TOL
             if coverage is not None:
                 ok &= r["coverage"] >= coverage - _TOL
+            if power is not None:
+                ok &= r["power"] >= power - _TOL
             return bool(ok)
 
         n = _search(holds, n_max, horizon, start=n_min)
@@ -168,6 +180,9 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         if coverage is not None:
             roots.append(solve(lambda n: round(perf(n)["coverage"] * reps), "rate", coverage, start,
                                n_min, n_max, reps, "coverage"))
+        if power is not None:
+            roots.append(solve(lambda n: round(perf(n)["power"] * reps), "rate", power, start,
+                               n_min, n_max, reps, "power"))
         binding = max(roots, key=lambda r: r.n_star)
         n = max(n_min, math.ceil(binding.n_star - 1e-9))
         n_interval = (binding.low, binding.high)
@@ -185,8 +200,8 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     return PlanResult(n, m.name, delta, side, target, (), tuple(rows), params, horizon, evaluations,
                       design=d.name, metric=est.name, size_axis=d.size_axis, point=dict(axes), engine=engine,
                       reps=reps, seed=seed, n_interval=n_interval, n_continuous=n_continuous,
-                      targets={k: v for k, v in (("width", width), ("assurance", assurance), ("coverage", coverage))
-                               if v is not None})
+                      targets={k: v for k, v in (("width", width), ("assurance", assurance), ("coverage", coverage),
+                                                 ("power", power), ("null", null)) if v is not None})
 
 
 def _smallest(d, axes: dict, analysis, n_min: int) -> int:

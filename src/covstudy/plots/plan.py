@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .style import _RC, OKABE_ITO
 
@@ -21,12 +21,16 @@ def plan_figure(result, path) -> Path:
     rows = result.table
     x = np.array([r[result.size_axis] for r in rows], dtype=float)
     width_col = "plugin_width" if "plugin_width" in rows[0] else "mean_width"
-    panels = [(width_col, "width at the expected counts" if width_col == "plugin_width" else "expected width",
-               result.targets.get("width"))]
+    panels = []  # (column, label, target line)
+    if "width" in result.targets:
+        label = "width at the expected counts" if width_col == "plugin_width" else "expected width"
+        panels.append((width_col, label, result.targets["width"]))
     if "prob_width" in rows[0]:
         panels.append(("prob_width", f"P(width ≤ {result.targets['width']:g})", result.targets.get("assurance")))
     if "coverage" in result.targets:
         panels.append(("coverage", "coverage", result.targets["coverage"]))
+    if "power" in result.targets:
+        panels.append(("power", f"P(interval excludes {result.targets['null']:g})", result.targets["power"]))
     with plt.rc_context(_RC):
         fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.0), squeeze=False)
         for ax, (col, label, target) in zip(axes[0], panels):
@@ -42,6 +46,7 @@ def plan_figure(result, path) -> Path:
                 ax.axhline(target, color="0.4", lw=0.8, ls="--")
             ax.axvline(result.n, color=OKABE_ITO["vermillion"], lw=0.9, ls=":")
             ax.set_xscale("log")
+            ax.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # plain numbers
             ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel(result.size_axis)
