@@ -138,17 +138,43 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
          power: float | None = None, null: float | None = None, **axes_and_params) -> PlanResult:
     """The smallest test-set size meeting the target, under any design, with a table.
 
-    The binomial design (the default; exact, module docstring) takes ``p`` or ``p_range``;
-    every other design takes its axes but the size it solves for (``Design.size_axis``: ``n``
+    The binomial design (the default; exact, module docstring) takes ``p`` or ``p_range``
+    and at least one of ``width`` and ``coverage_tol`` (several targets: all must hold).
+    Every other design takes its axes but the size it solves for (``Design.size_axis``: ``n``
     at a ``prevalence``, ``n1`` at a ``ratio`` n2/n1 for ``unpaired``, ``clusters`` at a
     ``cluster_size`` for ``clustered``) and plans at that point (sizing.py): exactly where the
     design enumerates its outcomes, else by Monte Carlo with a seeded stochastic root-finder
-    (stochastic_root.py) whose 95% interval is ``.n_interval``.
+    (stochastic_root.py) whose 95% interval is ``.n_interval``. docs/planning.md.
 
-    Parameters beyond the binomial planner's (keyword only)
-    -------------------------------------------------------
+    Parameters
+    ----------
+    method : str
+        An interval method of the design's kind and metric (binomial: a proportion method,
+        ``"wilson"``, ``methods("proportion")``; unpaired: ``"newcombe"`` ...).
+    delta : float
+        The miss rate in (0, 1): the interval's level is 1 - delta.
+    p : float, optional
+        The assumed accuracy (binomial, clustered).
+    width : float, optional
+        Target: expected width <= width (at the worst p), or with ``width_prob``
+        P(width <= width) >= width_prob.
+    width_prob : float, optional
+        The probability in (0, 1) for the width target.
+    coverage_tol : float, optional
+        Target: coverage >= 1 - delta - coverage_tol for every p of the range (the exact
+        infimum; over-coverage is allowed).
+    p_range : (float, float), optional
+        A range of accuracies instead of ``p``: every target must hold over all of it.
+    side : {"two-sided", "lower", "upper"}
+        The interval's side; a one-sided bound's "width" is its margin from p̂.
+    n_max : int
+        The largest size searched.
+    horizon : int
+        The target must hold at n and keep holding up to n + horizon (module docstring; exact engines).
+    p_points : int
+        How many equally spaced p of ``p_range`` the width targets are checked at.
     design : str
-        A registered design (``DESIGNS``).
+        A registered design (``DESIGNS``); keyword only, as are the parameters below.
     metric : str, optional
         The estimand (default: the design's).
     assurance : float, optional
@@ -158,21 +184,39 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     reps, seed : int, optional
         Monte Carlo test sets per evaluated size (default: exact where possible, else 1000)
         and the seed of their streams.
-    power, null : float, optional
-        Target: P(the interval excludes ``null``) >= power, the power of the test that
-        inverts the interval (``null`` defaults to the estimand's: 0 for a difference).
     plugin : bool
         presize's plug-in answer instead: the size at which the interval at the expected
         counts has width ``width`` (``.n_continuous``: the real root; ``.n`` its ceiling).
+    power, null : float, optional
+        Target: P(the interval excludes ``null``) >= power, the power of the test that
+        inverts the interval (``null`` defaults to the estimand's: 0 for a difference).
     **axes_and_params
-        The design's other axes (``prevalence``, ``tpr``, ``tnr``, ``p1``, ``p2``, ``ratio``,
-        ``auc``, ``cluster_size``, ``icc`` ...) and the method's parameters.
+        The method's parameters and, for designs other than binomial, the design's other
+        axes (``prevalence``, ``tpr``, ``tnr``, ``p1``, ``p2``, ``ratio``, ``auc``,
+        ``cluster_size``, ``icc`` ...).
+
+    Returns
+    -------
+    PlanResult
+        ``.n`` (on ``.size_axis``), the target in words, and ``.table`` (``.to_frame()``) of
+        nearby sizes with their mean width and (minimum) coverage, and P(width <= width) where
+        asked; ``print(result)`` shows both.
+
+    Raises
+    ------
+    ValueError
+        If no size <= n_max meets the target, or an input is invalid.
 
     Examples
     --------
+    >>> from covstudy import plan
+    >>> plan("wilson", p=0.9, width=0.1).n
+    139
+    >>> plan("wilson", p_range=(0.8, 0.95), coverage_tol=0.01).n
+    517
     >>> plan("wilson", design="stratified", metric="recall", prevalence=0.2, tpr=0.9, tnr=0.8,
     ...      width=0.1).n
-    698
+    693
     """
     if width_prob is not None and assurance is not None:
         raise ValueError("assurance: give assurance or width_prob (the same thing), not both")
@@ -206,59 +250,7 @@ def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, wid
                    width_prob: float | None = None, coverage_tol: float | None = None, p_range=None,
                    side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51,
                    **params) -> PlanResult:
-    """The smallest test-set size n meeting the target (module docstring), with a table.
-
-    Give ``p`` or ``p_range`` and at least one of ``width`` and ``coverage_tol`` (several
-    targets: all must hold). Everything is exact (binomial, no normal approximation).
-
-    Parameters
-    ----------
-    method : str
-        A proportion method (``"wilson"``, ``"clopper_pearson"``, ``methods("proportion")``).
-    delta : float
-        The miss rate in (0, 1): the interval's level is 1 - delta.
-    p : float, optional
-        The assumed accuracy.
-    width : float, optional
-        Target: expected width <= width (at the worst p), or with ``width_prob``
-        P(width <= width) >= width_prob.
-    width_prob : float, optional
-        The probability in (0, 1) for the width target.
-    coverage_tol : float, optional
-        Target: coverage >= 1 - delta - coverage_tol for every p of the range (the exact
-        infimum; over-coverage is allowed).
-    p_range : (float, float), optional
-        A range of accuracies instead of ``p``: every target must hold over all of it.
-    side : {"two-sided", "lower", "upper"}
-        The interval's side; a one-sided bound's "width" is its margin from p̂.
-    n_max : int
-        The largest n searched.
-    horizon : int
-        The target must hold at n and keep holding up to n + horizon (module docstring).
-    p_points : int
-        How many equally spaced p of ``p_range`` the width targets are checked at.
-    **params
-        The method's parameters.
-
-    Returns
-    -------
-    PlanResult
-        ``.n``, the target in words, and ``.table`` (``.to_frame()``) of nearby n with their
-        mean width and minimum coverage; ``print(result)`` shows both.
-
-    Raises
-    ------
-    ValueError
-        If no n <= n_max meets the target.
-
-    Examples
-    --------
-    >>> from covstudy import plan
-    >>> plan("wilson", p=0.9, width=0.1).n
-    139
-    >>> plan("wilson", p_range=(0.8, 0.95), coverage_tol=0.01).n
-    517
-    """
+    """The exact binomial planner (module docstring); ``plan``'s door for the binomial design."""
     m = get(method, "proportion")
     params = m.prepare(side, params)
     d = float(validate.delta(validate.scalar("delta", delta)))
@@ -359,3 +351,44 @@ def _positive(name, value) -> float:
     if not (math.isfinite(x) and 0 < x <= 1):
         raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
     return x
+
+
+def size_performance(method: str, size: int, width: float | None = None, *, design: str = "binomial",
+                     metric: str | None = None, delta: float = 0.05, reps: int | None = None, seed: int | None = 0,
+                     **axes_and_params) -> dict:
+    """The planner's table row at one size: what a test set of that size gives.
+
+    Parameters
+    ----------
+    method : str
+        An interval method of the design's kind and metric.
+    size : int
+        The value of the design's size axis (``n``; unpaired ``n1``; clustered ``clusters``).
+    width : float, optional
+        Also P(width <= width), e.g. the assurance of a plug-in answer.
+    design, metric, delta : optional
+        As for ``plan``.
+    reps, seed : int, optional
+        None: exact where the design allows, else 1000 simulated test sets; an integer: that
+        many simulated test sets, from streams seeded by ``seed``.
+    **axes_and_params
+        The design's other axes (as for ``plan``) and the method's parameters.
+
+    Returns
+    -------
+    dict
+        The size, the design's other sizes (n_pos, n_neg, n2 ...), ``mean_width``,
+        ``prob_width`` (with ``width``), ``coverage``; Monte Carlo also ``sd_width``.
+
+    Examples
+    --------
+    >>> from covstudy import size_performance
+    >>> row = size_performance("wilson", 141, width=0.1, p=0.9)
+    >>> round(row["mean_width"], 4), round(row["prob_width"], 3)
+    (0.0991, 0.559)
+    """
+    from .designs import get_design
+    from .sizing import plan_design
+
+    return plan_design(method, get_design(design).name, metric, delta, width, None, None,
+                       "two-sided", reps, seed, 10**15, 0, False, dict(axes_and_params), at=size)

@@ -63,7 +63,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     axes = {**{k: given.pop(k) for k in list(given) if k in names}, **extra}
     params = m.validate_params(given)
     delta = float(validate.delta(validate.scalar("delta", delta)))
-    if width is None and coverage is None and power is None:
+    if width is None and coverage is None and power is None and at is None:
         raise ValueError("target: give width (and optionally assurance), coverage and/or power")
     if power is not None:
         power = float(validate.unit_interval("power", validate.scalar("power", power), open_=True))
@@ -246,18 +246,3 @@ def _plugin(d, est, m, axes, params, delta, side, width, n_min, n_max) -> float:
             raise ValueError(f"n_max: the plug-in width exceeds {width:g} up to n_max = {n_max:,}")
     return float(optimize.brentq(f, lo, hi, xtol=1e-9, rtol=1e-12))
 
-
-def size_performance(method: str, size: int, width: float | None = None, *, design: str = "binomial",
-                     metric: str | None = None, delta: float = 0.05, reps: int | None = None, seed: int | None = 0,
-                     **axes_and_params) -> dict:
-    """The planner's table row at one size: expected width, P(width <= width) (with ``width``)
-    and coverage of ``method`` at the design point of that size (exact where the design allows,
-    else ``reps`` simulated test sets, default 1000); e.g. the exact assurance of a plug-in answer.
-
-    >>> row = size_performance("wilson", 141, width=0.1, p=0.9)
-    >>> round(row["mean_width"], 4), round(row["prob_width"], 3)
-    (0.0991, 0.559)
-    """
-    given = dict(axes_and_params)
-    return plan_design(method, get_design(design).name, metric, delta, width, None, None if width else 0.5,
-                       "two-sided", reps, seed, 10**15, 0, False, given, at=size)
