@@ -136,6 +136,10 @@ def test_bad_input():
         plan("newcombe", design="unpaired", p1=0.8, p2=0.7, ratio=0, width=0.2)
     with pytest.raises(ValueError, match="design stratified needs the axes"):
         plan("wilson", design="stratified", metric="recall", prevalence=0.3, width=0.1)
+    with pytest.raises(ValueError, match="n2: not an axis the planner takes for design unpaired; give p1, p2, ratio"):
+        plan("newcombe", design="unpaired", p1=0.8, p2=0.7, n2=50, width=0.2)
+    with pytest.raises(ValueError, match="p: not an axis the planner takes for design stratified; give prevalence"):
+        plan("wilson", design="stratified", metric="recall", p=0.9, prevalence=0.2, tpr=0.9, tnr=0.8, width=0.1)
     with pytest.raises(ValueError, match="plan by Monte Carlo"):  # beyond the exact engine's outcome limit
         plan("wilson", design="stratified", prevalence=0.5, tpr=0.9, tnr=0.9, width=0.01, metric="recall")
 

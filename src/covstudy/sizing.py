@@ -30,7 +30,7 @@ from scipy import optimize
 
 from . import validate
 from .core import Analysis, Evaluator, infeasible
-from .designs import get_design
+from .designs import DESIGNS, get_design
 from .estimands import get_estimand
 
 DEFAULT_REPS = 1000  # simulated test sets per size for the Monte Carlo planner
@@ -61,6 +61,14 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
             raise ValueError(f"{k} must be a finite number > 0 ({d.plan_axes[k][1]}), got {v!r}")
         extra[k] = x
     axes = {**{k: given.pop(k) for k in list(given) if k in names}, **extra}
+    set_by_planner = set(d.sized({}, 10))  # the size and what follows from it (unpaired n2)
+    usable = [k for k in [*(a.name for a in d.axes), *d.plan_axes] if k not in set_by_planner and (
+        k in d.optional or k in d.plan_axes or any(k in o and d.size_axis in o for o in d.parametrisations))]
+    for key in [*given, *axes]:  # another design's axis, or one the planner sets, is a mistake
+        if key in axes and key in usable:
+            continue
+        if key in axes or any(key in {a.name for a in o.axes} | set(o.plan_axes) for o in DESIGNS.values()):
+            raise ValueError(f"{key}: not an axis the planner takes for design {d.name}; give {', '.join(usable)}")
     params = m.validate_params(given)
     delta = float(validate.delta(validate.scalar("delta", delta)))
     if width is None and coverage is None and power is None and at is None:
