@@ -6,9 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
-from covstudy import coverage, interval, plan
+from covstudy import coverage, interval, plan, size_performance
 from covstudy.cli import plan_main
 from covstudy.sizing import plan_design
 
@@ -196,3 +198,17 @@ def test_stochastic_root_interval_covers_a_known_root():
         assert solve(estimate, "rate", 0.8, 20, 1, 10**6, reps, "assurance") == root
         hits += root.low <= true <= root.high
     assert 34 <= hits <= 40
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(p1=st.floats(0.55, 0.95), p2=st.floats(0.3, 0.9), width=st.floats(0.25, 0.6),
+       assurance=st.one_of(st.none(), st.floats(0.5, 0.95)))
+def test_exact_answer_holds_for_its_window_and_fails_just_below(p1, p2, width, assurance):
+    r = plan("newcombe", design="unpaired", p1=p1, p2=p2, width=width, assurance=assurance, horizon=4)
+
+    def holds(n):
+        row = size_performance("newcombe", n, width, design="unpaired", p1=p1, p2=p2)
+        return row["prob_width"] >= assurance - 1e-12 if assurance else row["mean_width"] <= width + 1e-12
+
+    assert all(holds(n) for n in range(r.n, r.n + 5))
+    assert r.n == 1 or not holds(r.n - 1)
