@@ -17,7 +17,8 @@ from covstudy.designs import get_design
 CASES = [  # label, method, design, metric, axes, width
     ("accuracy 0.9", "wilson", "binomial", None, {"p": 0.9}, 0.1),
     ("accuracy 0.75", "clopper_pearson", "binomial", None, {"p": 0.75}, 0.1),
-    ("recall 0.9 at prevalence 0.2", "wilson", "stratified", "recall", {"prevalence": 0.2, "tpr": 0.9, "tnr": 0.8}, 0.1),
+    ("recall 0.9 at prevalence 0.2", "wilson", "stratified", "recall",
+     {"prevalence": 0.2, "tpr": 0.9, "tnr": 0.8}, 0.1),
     ("difference 0.8 - 0.7 (n2 = n1)", "newcombe", "unpaired", None, {"p1": 0.8, "p2": 0.7}, 0.2),
     ("paired difference 0.85 - 0.80, correlation 0.4", "tango", "paired", None,
      {"acc_first": 0.85, "acc_second": 0.8, "correlation": 0.4}, 0.1),
@@ -25,8 +26,8 @@ CASES = [  # label, method, design, metric, axes, width
 
 
 def main() -> None:
-    lines = ["| question | method | size | plug-in | P(width ≤ w) at plug-in | E[width] ≤ w | assurance 0.8 | assurance 0.9 |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| question | method | size | plug-in | P(width ≤ w) at plug-in | E[width] ≤ w | assurance 0.8 "
+             "| assurance 0.9 |", "|---|---|---|---|---|---|---|---|"]
     for label, method, design, metric, axes, width in CASES:
         kw = dict(design=design, metric=metric, width=width, **axes)
         plug = plan(method, plugin=True, **kw)

@@ -279,9 +279,10 @@ class _PlanParser(argparse.ArgumentParser):
 def _plan_parser() -> argparse.ArgumentParser:
     from .methods import SIDES
 
-    ap = _PlanParser(prog="covstudy-plan", allow_abbrev=False, description="Smallest test-set size for an interval target under a "
-                     "design: exact where the design enumerates its outcomes, else Monte Carlo. The design's "
-                     "other axes are given as --AXIS VALUE (e.g. --prevalence 0.2 --tpr 0.9 --tnr 0.8).")
+    ap = _PlanParser(prog="covstudy-plan", allow_abbrev=False,
+                     description="Smallest test-set size for an interval target under a design: exact where "
+                     "the design enumerates its outcomes, else Monte Carlo. The design's other axes are given as "
+                     "--AXIS VALUE (e.g. --prevalence 0.2 --tpr 0.9 --tnr 0.8).")
     ap.add_argument("--method", required=True, help="interval method, e.g. wilson")
     ap.add_argument("--design", default="binomial", help="design (default binomial): its size axis is solved for")
     ap.add_argument("--metric", help="estimand (default: the design's)")

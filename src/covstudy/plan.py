@@ -313,7 +313,8 @@ def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, wid
 
 
 def _search(holds, n_max: int, horizon: int, start: int = 1) -> int | None:
-    """The first n >= start found with holds(n') for all n' in [n, n + horizon] (module docstring); None if none <= n_max."""
+    """The first n >= start found with holds(n') for all n' in [n, n + horizon] (module docstring);
+    None if none <= n_max."""
     lo = start - 1  # invariant: lo == start - 1 or holds(lo) is False
     while lo < n_max:
         step, hi = 1, lo + 1
