@@ -166,3 +166,11 @@ def test_bad_input_is_one_line_naming_the_field():
     with pytest.raises(ValueError, match="^effect"):
         eval_questions_needed(0.0, 0.1, 0.2, 0.2)
     assert DESIGNS["paired_eval"].check(DESIGNS["paired_eval"].example, exact=True).startswith("reps")
+
+
+def test_the_planner_sizes_evals_in_whole_groups():
+    for name in ("eval", "paired_eval"):
+        d = DESIGNS[name]
+        assert d.size_axis == "questions"
+        assert d.sized({"groups": 4, "answers": 2}, 10) == {"groups": 4, "answers": 2, "questions": 12}
+        assert d.sized({"groups": 4}, 12)["questions"] == 12 and d.sized({"groups": 4}, 1)["questions"] == 4

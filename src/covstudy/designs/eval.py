@@ -55,6 +55,12 @@ class Eval(Design):
     example = {"questions": 8, "groups": 4, "answers": 2, "p": 0.7, "icc_group": 0.2, "icc_question": 0.3}
     keeps_test_sets = True
     sized_by = "questions"
+    size_axis = "questions"  # the planner's size, in whole groups of the given number
+
+    def sized(self, axes: dict, size: int) -> dict:
+        """The point of about ``size`` questions: rounded up to a multiple of ``groups`` (equal groups)."""
+        g = int(axes.get("groups", 1))
+        return {**axes, "questions": g * max(1, -(-int(size) // g))}
 
     def points(self, grid: dict) -> list[dict]:
         names = [a.name for a in self.axes]

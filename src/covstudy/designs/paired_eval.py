@@ -48,6 +48,12 @@ class PairedEval(Design):
                "correlation": 0.5, "icc_group": 0.2, "icc_question": 0.3}
     keeps_test_sets = True
     sized_by = "questions"
+    size_axis = "questions"  # the planner's size, in whole groups of the given number
+
+    def sized(self, axes: dict, size: int) -> dict:
+        """The point of about ``size`` questions: rounded up to a multiple of ``groups`` (equal groups)."""
+        g = int(axes.get("groups", 1))
+        return {**axes, "questions": g * max(1, -(-int(size) // g))}
 
     def points(self, grid: dict) -> list[dict]:
         names = [a.name for a in self.axes]
