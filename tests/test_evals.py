@@ -174,3 +174,53 @@ def test_the_planner_sizes_evals_in_whole_groups():
         assert d.size_axis == "questions"
         assert d.sized({"groups": 4, "answers": 2}, 10) == {"groups": 4, "answers": 2, "questions": 12}
         assert d.sized({"groups": 4}, 12)["questions"] == 12 and d.sized({"groups": 4}, 1)["questions"] == 4
+
+
+def _answers(m=40, g=8, k=3, seed=4):
+    """A simulated eval as rows of answers: truth, predicted, group, question."""
+    from covstudy.designs.eval import question_counts
+
+    y = question_counts(m, g, k, 0.7, 0.15, 0.3, 1, np.random.default_rng(seed))[0]
+    q = np.repeat(np.arange(m), k)
+    correct = np.concatenate([[1] * c + [0] * (k - c) for c in y])
+    truth = np.arange(m * k) % 2
+    return y, truth, np.where(correct == 1, truth, 1 - truth), q // (m // g), q
+
+
+def test_evaluate_takes_a_question_id_and_a_group_id(tmp_path, capsys):
+    import warnings
+
+    from covstudy import evaluate
+    from covstudy.evaluate_cli import main
+    from covstudy.evaluation import eval_iccs
+
+    y, truth, pred, group, question = _answers()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = evaluate(truth, pred, groups=[f"p{v}" for v in group], questions=[f"q{v}" for v in question],
+                      metrics=["eval_accuracy"], reps=200)
+    t = ev.table.set_index("method")
+    lo, hi = interval("eval.clustered", correct=y, answers=3, group=np.arange(40) // 5)
+    assert (t.loc["clustered", "lower"], t.loc["clustered", "upper"]) == pytest.approx((lo, hi), abs=1e-15)
+    assert t["coverage_at_estimate"].between(0, 1).all() and t["recommended"].sum() == 1
+    assert "eval_accuracy" in ev.to_markdown()
+    # the ANOVA ICCs recover the design's (0.15, 0.3) on a large eval
+    from covstudy.designs.eval import question_counts
+
+    big = question_counts(4000, 400, 3, 0.7, 0.15, 0.3, 1, np.random.default_rng(1))[0]
+    icc_group, icc_question = eval_iccs(big, np.full(4000, 3), np.arange(4000) // 10)
+    assert icc_group == pytest.approx(0.15, abs=0.04) and icc_question == pytest.approx(0.3, abs=0.04)
+    # the command line: a question id column, and a question in two groups refused in one line
+    import pandas as pd
+
+    f = tmp_path / "answers.csv"
+    pd.DataFrame({"y": truth, "yhat": pred, "passage": group, "qid": question}).to_csv(f, index=False)
+    assert main([str(f), "--truth", "y", "--predicted", "yhat", "--group", "passage", "--question", "qid",
+                 "--no-audit"]) == 0
+    capsys.readouterr()
+    bad = group.copy()
+    bad[0] = 7
+    pd.DataFrame({"y": truth, "yhat": pred, "passage": bad, "qid": question}).to_csv(f, index=False)
+    assert main([str(f), "--truth", "y", "--predicted", "yhat", "--group", "passage", "--question", "qid"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("covstudy-evaluate: error: passage: a question's answers") and "\n" not in err
