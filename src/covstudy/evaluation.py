@@ -53,6 +53,7 @@ EPSILON = 0.005  # tolerance of the recommendation: worst coverage >= 1 - delta 
 REPS = 2000  # Monte Carlo test sets per audited point
 AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n per region point (each rep draws and ranks n scores)
 GRID = 3  # points per axis of the region grid (ends and the plug-in point)
+TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
 Z_MCSE = 2  # a Monte Carlo row qualifies unless its worst coverage is below the floor by more than Z_MCSE MCSE
 GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp"}  # never below 1 - delta
 BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
@@ -272,19 +273,28 @@ def _summary(cov, mcse, width, engine, reps) -> dict:
 def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, seed=0, region=None) -> dict:
     """Coverage at the plug-in point (``points[0]``) and the worst over ``points``; with ``region``
     (binomial design, exact engine) the worst is the exact infimum of the coverage over p in it."""
+    if region is not None:
+        return _binomial_audit(method, points[0]["n"], points[0]["p"], delta, region)
     axes = {k: np.array([p[k] for p in points]) for k in points[0]}
     r = _coverage(method, design, metric, axes, delta, reps, seed)
     cov, mcse, width = (np.atleast_1d(np.asarray(getattr(r, a), dtype=float)) for a in ("coverage", "mcse",
                                                                                            "mean_width"))
-    out = _summary(cov, mcse, width, r.engine, r.reps)
-    if region is not None and r.engine == "exact":
-        from .exact_curve import confidence_coefficient
+    return _summary(cov, mcse, width, r.engine, r.reps)
 
-        # C(p) jumps at every interval end, so a grid misses its dips; this is the infimum itself
-        # (it may be a one-sided limit at an end, not attained).
-        inf = confidence_coefficient(method, points[0]["n"], delta, p_range=region)
-        out["worst_coverage"] = min(out["worst_coverage"], float(inf.value))
-    return out
+
+def _binomial_audit(method, n, p, delta, region) -> dict:
+    """One proportion, exact, from one table of the n + 1 intervals: the coverage and expected
+    width at p (as ``coverage()``), and the exact infimum of the coverage over p in ``region``
+    (as ``confidence_coefficient(..., p_range=region)``: C(p) jumps at every interval end, so a
+    grid misses its dips; the infimum may be a one-sided limit at an end, not attained)."""
+    from .exact_curve import ends, infimum
+
+    _, n, delta, _, lower, upper = ends(method, n, delta)
+    weight = stats.binom.pmf(np.arange(n + 1), n, p)
+    cov = float(np.sum(weight[(lower <= p) & (p <= upper)]))
+    width = float(np.sum(weight * (upper - lower)))
+    worst = float(infimum(lower, upper, n, *region)[0])
+    return _summary([cov, min(cov, worst)], [0.0, 0.0], [width], "exact", None)
 
 
 def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, seed) -> dict:
@@ -298,13 +308,13 @@ def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, s
                     rs[0].reps)
 
 
-def _bootstrap_reps(qualified, s: Spec, reps) -> int | None:
+def _bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
     """Test sets per point for a bootstrap method: BOOT_REPS, fewer if reps × draws × the numbers
     one resample draws would pass BOOT_BUDGET; None (not audited) below BOOT_MIN_REPS."""
     from .methods import methods
 
     draws = next(p.default for p in methods()[qualified].params if p.name == "draws")
-    point = s.points[0] if s.points else {}
+    point = point or (s.points[0] if s.points else {})
     numbers = {"binormal": point.get("n_pos", 0) + point.get("n_neg", 0), "clustered": point.get("clusters", 0),
                "stratified": 2}.get(s.design, 0) or len(s.multiclass[1]) ** 2
     r = min(reps, BOOT_REPS, BOOT_BUDGET // (draws * numbers))
@@ -654,7 +664,11 @@ def _recommend(rows, level, audited, s):
     ok = (rows[rows.worst_coverage + Z_MCSE * rows.worst_mcse.fillna(0) >= floor] if audited
           else rows.iloc[:0])
     if len(ok):
-        best = ok.sort_values(["mean_width", "width"]).index[0]
+        ok = ok.sort_values(["mean_width", "width"])
+        best = ok.index[0]
+        plain = ok[~ok.method.isin(BOOTSTRAP)]
+        if best not in plain.index and len(plain) and plain.mean_width.iloc[0] <= (1 + TIE) * ok.mean_width.iloc[0]:
+            best = plain.index[0]  # a resampling interval changes with the seed: only for a real gain in width
         r = rows.loc[best]
         mc = f" ± {r.worst_mcse:.3f} (Monte Carlo, {int(r.reps)} test sets a point)" if r.engine == "mc" else " (exact)"
         where = f"worst coverage {s.region_text}" if s.region_text else "coverage at the operating point"
@@ -710,6 +724,10 @@ def _growth(specs, table, delta, reps, seed):
         axes = {k: np.array([max(1, round(v * f)) if k in SIZES else v for f in SCALES]) for k, v in point.items()}
         n_reps = reps if s.design != "binormal" else int(min(reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1]
                                                                                         + axes["n_neg"][-1]))))
+        if r.method in BOOTSTRAP:  # as its audit, at the largest test set
+            n_reps = _bootstrap_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
+            if n_reps is None:
+                continue
         widths = np.atleast_1d(_coverage(qualified, s.design, s.coverage_metric, axes, delta, n_reps, seed).mean_width)
         half = None
         if s.design == "binomial":
