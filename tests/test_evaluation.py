@@ -323,7 +323,7 @@ def test_cli_end_to_end(tmp_path, capsys):
     frame.to_csv(tmp_path / "test.csv", index=False)
     out = tmp_path / "out"
     code = main([str(tmp_path / "test.csv"), "--truth", "label", "--predicted", "pred", "--second-predicted", "pred2",
-                 "--positive", "spam", "--out", str(out)])
+                 "--positive", "spam", "--reps", str(REPS), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
     assert "balanced_accuracy" in printed and "accuracy_difference" in printed
@@ -334,7 +334,7 @@ def test_cli_end_to_end(tmp_path, capsys):
     report = (out / "report.md").read_text()
     assert "## Why" in report and "\\begin{tabular}" in report
     assert (out / "forest.png").stat().st_size > 1000 and (out / "forest.pdf").exists()
-    ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam")
+    ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam", reps=REPS)
     pd.testing.assert_frame_equal(table, ref.table.assign(reps=ref.table.reps.astype(float)), check_dtype=False)
 
 

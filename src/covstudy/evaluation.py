@@ -601,6 +601,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     from .intervals import interval
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
+    reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
     d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive)
     notes = []
     specs = _specs(d, delta, metrics)
