@@ -791,12 +791,15 @@ class Evaluation:
             lines += [head, "|---|---|" + "---:|" * (len(wide.columns) + 1), *body, "",
                       "![width against n](width_vs_n.png)", ""]
         lines += ["## Every method, audited", "",
-                  "coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum "
-                  "over the grid of the (1 − δ) region of the operating point (docs/evaluate.md); mean_width: "
-                  "the expected width at the plug-in point; engine: exact or Monte Carlo (mc, with "
-                  "coverage_mcse).", "",
+                  "coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest "
+                  "coverage over a (1 − δ) region of the operating point — the exact infimum for accuracy, recall "
+                  "and specificity, the minimum over a grid of the region otherwise (docs/evaluate.md); "
+                  "mean_width: the expected width at the plug-in point; engine: exact or Monte Carlo (mc, with "
+                  "coverage_mcse and worst_mcse; bootstrap methods with at most "
+                  f"{BOOT_REPS} test sets a point, none when that would cost too much).", "",
                   _md(self.table, ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
-                                   "coverage_mcse", "worst_coverage", "mean_width", "engine", "recommended"]), ""]
+                                   "coverage_mcse", "worst_coverage", "worst_mcse", "mean_width", "engine",
+                                   "recommended"]), ""]
         lines += ["## LaTeX", "", "```latex", _latex(self.recommended), "```", ""]
         return "\n".join(lines)
 
