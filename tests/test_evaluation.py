@@ -316,7 +316,8 @@ def test_input_errors_are_one_line_naming_the_column(kwargs, message):
     assert "\n" not in str(e.value)
 
 
-def test_cli_end_to_end(tmp_path, capsys):
+def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(evaluation, "BOOT_BUDGET", 0)  # bootstrap audits: their own test (time)
     y, p, s, p2, s2 = _binary(60, seed=2)
     frame = pd.DataFrame({"label": np.where(y == 1, "spam", "ham"), "pred": np.where(p == 1, "spam", "ham"),
                           "score": s, "pred2": np.where(p2 == 1, "spam", "ham")})
