@@ -87,6 +87,40 @@ def _errors(x, y, w, b):
     return np.sum((y >= 0) & ((score > 0) != (y == 1)), axis=-1)
 
 
+def cross_validate(x, y, order, folds: int, ridge: float) -> tuple[np.ndarray, ...]:
+    """K-fold and nested cross-validation of ridge LDA on data sets x (B, n, d), y (B, n), folds
+    from the permutations ``order`` (B, n): fold k holds the examples order[k], order[k + K], ...
+
+    Returns (fold_errors, fold_sizes, inner_errors, inner_sizes), each (B, K): fold k's
+    out-of-fold errors and size (model fit without fold k), and the inner CV of outer fold k:
+    the errors on every fold j != k of the model fit without folds j and k, and their count n - m_k.
+    Every model is fit from sums (totals minus left-out folds), all at once."""
+    B, n, d = x.shape
+    K = folds
+    m = -(-n // K)  # the largest fold; smaller folds are padded with a zero row of label -1
+    slot = np.arange(K)[:, None] + K * np.arange(m)[None, :]
+    index = np.where(slot < n, np.take(order, np.minimum(slot, n - 1), axis=1), n)  # (B, K, m)
+    padded_x = np.concatenate([x, np.zeros((B, 1, d))], axis=1)
+    padded_y = np.concatenate([y, np.full((B, 1), -1)], axis=1)
+    fx = np.take_along_axis(padded_x, index.reshape(B, K * m, 1), axis=1).reshape(B, K, m, d)
+    fy = np.take_along_axis(padded_y, index.reshape(B, K * m), axis=1).reshape(B, K, m)
+    part = _class_sums(fx, fy)  # per fold: (B, K, ...)
+    total = [p.sum(axis=1)[:, None] for p in part]
+    w, b = learner.fit_sums(*_minus(total, part), ridge)  # (B, K): without fold k
+    fold_errors = _errors(fx, fy, w, b)
+    sizes = (fy >= 0).sum(-1)
+    # nested: the model without folds j and k (j < k), tested on fold j and on fold k
+    j, k = np.triu_indices(K, 1)
+    w2, b2 = learner.fit_sums(*_minus(total, [p[:, j] for p in part], [p[:, k] for p in part]), ridge)
+    wf, bf = np.zeros((B, K, K, d)), np.zeros((B, K, K))
+    wf[:, j, k] = wf[:, k, j] = w2
+    bf[:, j, k] = bf[:, k, j] = b2
+    score = fx @ np.swapaxes(wf, -1, -2) + bf[:, :, None, :]  # [b, j, t, k]: example t of fold j, model without j, k
+    wrong = (fy[..., None] >= 0) & ((score > 0) != (fy[..., None] == 1))
+    wrong[:, np.arange(K), :, np.arange(K)] = False  # k = j is no model
+    return fold_errors, sizes, wrong.sum(axis=(1, 2)), n - sizes
+
+
 def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: int, repeats: int,
                   holdout: float, ridge: float, reps: int, rng: np.random.Generator) -> dict:
     """Cross-validation, nested cross-validation, the holdout and the exact Err_XY of ``reps`` data sets.
@@ -97,9 +131,6 @@ def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: 
     repeat's fold permutation."""
     sep, K, R = separation(bayes_error, prevalence), folds, repeats
     n_test = test_size(n, holdout)
-    m = -(-n // K)  # the largest fold; smaller folds are padded
-    slot = np.arange(K)[:, None] + K * np.arange(m)[None, :]  # fold f holds permuted positions f, f + K, ...
-    pairs = np.triu_indices(K, 1)
     out = {"fold_errors": np.empty((reps, R, K), np.int64), "fold_sizes": np.empty((reps, R, K), np.int64),
            "inner_errors": np.empty((reps, R, K), np.int64), "inner_sizes": np.empty((reps, R, K), np.int64),
            "k_test": np.empty(reps, np.int64), "n_test": np.full(reps, n_test, np.int64),
@@ -117,34 +148,11 @@ def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: 
         w, b = learner.fit_sums(*_minus(everything, test), ridge)
         out["err_xy_holdout"][rows] = learner.error(w, b, sep, prevalence)
         out["k_test"][rows] = _errors(x[:, :n_test], y[:, :n_test], w, b)
-        padded_x = np.concatenate([x, np.zeros((B, 1, d))], axis=1)
-        padded_y = np.concatenate([y, np.full((B, 1), -1)], axis=1)
         for r in range(R):
             order = np.argsort(rng.random((B, n)), axis=1)
-            index = np.where(slot < n, np.take(order, np.minimum(slot, n - 1), axis=1), n)  # (B, K, m)
-            fx = np.take_along_axis(padded_x, index.reshape(B, K * m, 1), axis=1).reshape(B, K, m, d)
-            fy = np.take_along_axis(padded_y, index.reshape(B, K * m), axis=1).reshape(B, K, m)
-            part = _class_sums(fx, fy)  # per fold: (B, K, ...)
-            total = tuple(p.sum(axis=1) for p in part)
-            expand = [t[:, None] for t in total]
-            w, b = learner.fit_sums(*_minus(expand, part), ridge)  # (B, K): without fold k
-            out["fold_errors"][rows, r] = _errors(fx, fy, w, b)
-            sizes = (fy >= 0).sum(-1)
-            out["fold_sizes"][rows, r] = sizes
-            # nested: the model without folds j and k, j < k, tested on fold j and on fold k
-            one = tuple(p[:, pairs[0]] for p in part)
-            two = tuple(p[:, pairs[1]] for p in part)
-            w2, b2 = learner.fit_sums(*_minus([t[:, None] for t in total], one, two), ridge)  # (B, pairs)
-            wf = np.zeros((B, K, K, d))
-            bf = np.zeros((B, K, K))
-            wf[:, pairs[0], pairs[1]] = wf[:, pairs[1], pairs[0]] = w2
-            bf[:, pairs[0], pairs[1]] = bf[:, pairs[1], pairs[0]] = b2
-            # score[b, j, t, k]: example t of fold j by the model without folds j and k
-            score = fx @ np.swapaxes(wf, -1, -2) + bf[:, :, None, :]
-            wrong = (fy[..., None] >= 0) & ((score > 0) != (fy[..., None] == 1))
-            wrong[:, np.arange(K), :, np.arange(K)] = False  # k = j is no model
-            out["inner_errors"][rows, r] = wrong.sum(axis=(1, 2))  # outer fold k: its inner CV's errors
-            out["inner_sizes"][rows, r] = n - sizes
+            columns = cross_validate(x, y, order, K, ridge)
+            for name, values in zip(("fold_errors", "fold_sizes", "inner_errors", "inner_sizes"), columns):
+                out[name][rows, r] = values
     return out
 
 
