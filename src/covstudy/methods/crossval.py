@@ -141,7 +141,7 @@ def average_posterior_draws(errors, sizes, prior: float, draws: int, rng: np.ran
                     size=(*e.shape[:-1], draws, e.shape[-1])).mean(axis=-1)
 
 
-@register("credible", display="credible (MC of fold posteriors)", family="bayesian", guaranteed=False,
+@register("credible", display="credible", family="bayesian", guaranteed=False,
           takes="crossval",
           params=(draws_param(2000, "Monte Carlo draws of the average posterior"),
                   Param("prior", 1.0, above=0.0, doc="λ of the Beta(λ, λ) prior: 1 flat, 0.5 Jeffreys")),
