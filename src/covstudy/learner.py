@@ -29,8 +29,13 @@ def fit(n1, n0, mean1, mean0, scatter, ridge: float) -> tuple[np.ndarray, np.nda
     """(w, b) of the ridge LDA rule (module docstring) from class counts (...), means (..., d)
     and pooled within-class scatter (..., d, d); a class with no examples has mean 0 and is never predicted."""
     n1, n0 = np.asarray(n1, dtype=float), np.asarray(n0, dtype=float)
-    d = scatter.shape[-1]
-    cov = scatter / np.maximum(n1 + n0 - 2, 1)[..., None, None] + ridge * np.eye(d)
+    return _solve(n1, n0, mean1, mean0, scatter / np.maximum(n1 + n0 - 2, 1)[..., None, None], ridge)
+
+
+def _solve(n1, n0, mean1, mean0, cov, ridge):
+    """(w, b) from the pooled covariance ``cov`` (modified in place: + ridge·I)."""
+    d = cov.shape[-1]
+    cov[..., np.arange(d), np.arange(d)] += ridge
     w = np.linalg.solve(cov, (mean1 - mean0)[..., None])[..., 0]
     with np.errstate(divide="ignore"):
         b = -0.5 * np.sum(w * (mean1 + mean0), axis=-1) + np.log(n1) - np.log(n0)
@@ -40,13 +45,19 @@ def fit(n1, n0, mean1, mean0, scatter, ridge: float) -> tuple[np.ndarray, np.nda
 def fit_sums(n1, n0, sum1, sum0, cross, ridge: float) -> tuple[np.ndarray, np.ndarray]:
     """``fit`` from sums over the training set: class counts, class sums Σ x (..., d) and the
     cross-product Σ x xᵀ of both classes (..., d, d). Sums of disjoint parts add, so a model
-    leaving some folds out is the total minus those folds' sums."""
+    leaving some folds out is the total minus those folds' sums.
+
+    The scatter is Σ x xᵀ - s_1 s_1ᵀ/n_1 - s_0 s_0ᵀ/n_0 (s_c the class sums), built in place
+    (the cost of many small models is memory traffic)."""
     n1, n0 = np.asarray(n1, dtype=float), np.asarray(n0, dtype=float)
-    mean1 = sum1 / np.maximum(n1, 1)[..., None]
-    mean0 = sum0 / np.maximum(n0, 1)[..., None]
-    scatter = (cross - n1[..., None, None] * mean1[..., :, None] * mean1[..., None, :]
-               - n0[..., None, None] * mean0[..., :, None] * mean0[..., None, :])
-    return fit(n1, n0, mean1, mean0, scatter, ridge)
+    one, zero = np.maximum(n1, 1)[..., None], np.maximum(n0, 1)[..., None]
+    mean1, mean0 = sum1 / one, sum0 / zero
+    u1, u0 = sum1 / np.sqrt(one), sum0 / np.sqrt(zero)
+    cov = np.array(cross, dtype=float)  # a copy: modified in place below
+    cov -= u1[..., :, None] * u1[..., None, :]
+    cov -= u0[..., :, None] * u0[..., None, :]
+    cov /= np.maximum(n1 + n0 - 2, 1)[..., None, None]
+    return _solve(n1, n0, mean1, mean0, cov, ridge)
 
 
 def error(w, b, separation: float, prevalence: float) -> np.ndarray:

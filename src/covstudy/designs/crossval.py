@@ -78,7 +78,14 @@ def _class_sums(x, y):
 
 
 def _minus(total, *parts):
-    return tuple(t - sum(p[i] for p in parts) for i, t in enumerate(total))
+    """The sums of ``total`` less every part's (a training set's sums: the whole less its left-out folds)."""
+    out = []
+    for i, t in enumerate(total):
+        rest = t - parts[0][i]
+        for p in parts[1:]:
+            rest -= p[i]
+        out.append(rest)
+    return tuple(out)
 
 
 def _errors(x, y, w, b):
