@@ -204,3 +204,14 @@ def test_bad_points_are_one_line_errors(axes, message):
 def test_exact_engine_is_refused():
     with pytest.raises(ValueError, match="reps"):
         coverage("wilson", design="crossval", n=40, d=2, bayes_error=0.2, folds=4)
+
+
+def test_the_interval_door_takes_cross_validation_counts():
+    e, m = np.array([[3, 2, 4, 1, 2], [2, 3, 3, 2, 2]]), np.full((2, 5), 10)
+    ie, im = np.array([[10, 9, 11, 8, 9], [9, 10, 10, 9, 9]]), np.full((2, 5), 40)
+    lo, hi = interval("nested", fold_errors=e, fold_sizes=m, inner_errors=ie, inner_sizes=im, delta=0.1)
+    want = nested(e[None], m[None], ie[None], im[None], 0.1)
+    assert (lo, hi) == (want[0][0], want[1][0])
+    assert interval("holdout_cp", k_test=5, n_test=40) == interval("clopper_pearson", k=5, n=40)
+    with pytest.raises(ValueError, match="fold_errors <= fold_sizes"):
+        interval("nested", fold_errors=5 * e, fold_sizes=m, inner_errors=ie, inner_sizes=im)

@@ -46,7 +46,7 @@ def _holdout_door(m, est, counts, delta, side, rng, params, icc):
 
 register_kind("crossval", CROSSVAL_COUNTS, "cross-validation", per_test_set=True,
               why_mc_only="reads a data set's cross-validation folds, which no design enumerates",
-              kind="crossval", route=_door)
+              kind="crossval", route=_door, plain=True)
 register_kind("holdout", ("k_test", "n_test"), "held-out test set", kind="holdout", route=_holdout_door, plain=True)
 
 
