@@ -26,6 +26,8 @@ POINTS = {
     "eval": ("eval", None, dict(questions=4, groups=2, answers=1, p=0.7, icc_group=0.1, icc_question=0.2), None),
     "paired_eval": ("paired_eval", None, dict(questions=4, groups=2, answers=1, acc_first=0.8, acc_second=0.7,
                                               correlation=0.3, icc_group=0.1, icc_question=0.2), 4),
+    "crossval": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
+    "holdout": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
 }
 SMALL = {"draws": 50}
 
@@ -116,7 +118,7 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
-    assert len(everything) == 76 and all("." in q for q in everything)
+    assert len(everything) == 82 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
