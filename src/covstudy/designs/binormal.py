@@ -194,3 +194,44 @@ class AUC(Estimand):
 
     def bounds(self, method, columns, delta, side, rng=None, **params):
         return method.bounds((columns["pos"], columns["neg"]), delta, side, rng=rng, **params)
+
+
+def true_roc(fpr, auc: float, sd_ratio: float = 1.0, levels: int = 0) -> np.ndarray:
+    """The design's true ROC curve TPR(t) at FPR values ``fpr`` in [0, 1].
+
+    Continuous scores: TPR(t) = Φ(μ/σ + Φ⁻¹(t)/σ) (σ = sd_ratio, μ = ``location``), since the
+    threshold c = Φ⁻¹(1 - t) gives P(X > c) = Φ((μ - c)/σ). Levels: the true operating points
+    of the thresholds between levels (P⁻(>= l), P⁺(>= l)) joined by segments (the curve a
+    randomised threshold traces; the empirical curve joins tied scores the same way).
+    """
+    t = np.asarray(fpr, dtype=float)
+    if levels == 0:
+        mu = location(auc, sd_ratio)
+        return special.ndtr(mu / sd_ratio + special.ndtri(t) / sd_ratio)
+    pos, neg = level_probabilities(auc, sd_ratio, levels)
+    x = np.r_[0.0, np.cumsum(neg[::-1])]
+    y = np.r_[0.0, np.cumsum(pos[::-1])]
+    x[-1] = y[-1] = 1.0
+    return np.interp(t, x, y)
+
+
+def true_pr(recall, auc: float, prevalence: float, sd_ratio: float = 1.0, levels: int = 0) -> np.ndarray:
+    """The design's true precision at recall values ``recall`` in (0, 1], at ``prevalence`` π:
+    precision = π·r/(π·r + (1 - π)·FPR(r)).
+
+    Continuous scores: the threshold with recall r is c = μ - σ·Φ⁻¹(r), so FPR(r) = Φ(-c).
+    Levels: the precision of the highest threshold between levels whose recall reaches r
+    (the empirical PR curve's convention, methods/bands.py).
+    """
+    r = np.asarray(recall, dtype=float)
+    if levels == 0:
+        mu = location(auc, sd_ratio)
+        fpr = special.ndtr(-(mu - sd_ratio * special.ndtri(r)))
+        tpr = r
+    else:
+        pos, neg = level_probabilities(auc, sd_ratio, levels)
+        y = np.cumsum(pos[::-1])
+        x = np.cumsum(neg[::-1])
+        k = np.minimum(np.searchsorted(y, r - 1e-12, side="left"), levels - 1)
+        tpr, fpr = y[k], x[k]
+    return prevalence * tpr / (prevalence * tpr + (1 - prevalence) * fpr)
