@@ -89,9 +89,10 @@ def true_auc(auc: float, sd_ratio: float, levels: int) -> float:
 
 
 def binormal_scores(n_pos: int, n_neg: int, auc: float, sd_ratio: float, levels: int, reps: int,
-                    seed: int) -> tuple[np.ndarray, np.ndarray]:
+                    seed: int, ranks: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``reps`` simulated test sets as (positives' scores, negatives' scores), shapes (reps, n_pos),
-    (reps, n_neg): pooled dense ranks (continuous) or levels 1..L, unsigned integers.
+    (reps, n_neg): pooled dense ranks (continuous) or levels 1..L, unsigned integers; with
+    ``ranks=False`` the continuous scores themselves (float64; the same draws).
 
     Drawn from the stream of the point, in blocks of ``BLOCK // (n_pos + n_neg)`` test sets:
     per block the negatives' N(0, 1) variates (row by row), then the positives'.
@@ -100,7 +101,7 @@ def binormal_scores(n_pos: int, n_neg: int, auc: float, sd_ratio: float, levels:
     mu = location(auc, sd_ratio)
     cuts = cut_points(auc, sd_ratio, levels) if levels else None
     size = n_pos + n_neg
-    dtype = np.min_scalar_type(levels if levels else size)
+    dtype = np.min_scalar_type(levels if levels else size) if ranks or levels else np.float64
     pos, neg = np.empty((reps, n_pos), dtype=dtype), np.empty((reps, n_neg), dtype=dtype)
     step = max(1, BLOCK // size)
     for start in range(0, reps, step):
@@ -111,6 +112,8 @@ def binormal_scores(n_pos: int, n_neg: int, auc: float, sd_ratio: float, levels:
         pooled = np.concatenate([x, y], axis=1)
         if levels:
             ranked = np.searchsorted(cuts, pooled) + 1
+        elif not ranks:
+            ranked = pooled
         else:
             ranked = stats.rankdata(pooled, method="dense", axis=1)
         pos[rows], neg[rows] = ranked[:, :n_pos], ranked[:, n_pos:]

@@ -21,6 +21,8 @@ the grid at once.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import special, stats
 
@@ -259,6 +261,12 @@ def roc_band_working_hotelling(scores_pos, scores_neg, delta, rng=None, grid=FPR
     return special.ndtr(centre - half), special.ndtr(centre + half)
 
 
+@functools.lru_cache(maxsize=1024)
+def ks_critical(delta: float, size: int) -> float:
+    """The two-sided Kolmogorov–Smirnov critical value at level sqrt(1 - delta) for ``size`` observations."""
+    return float(stats.kstwo.ppf(np.sqrt(1 - delta), size))
+
+
 @register("roc_band_ks", display="Kolmogorov–Smirnov (Campbell)", takes="roc_band", family="exact", guaranteed=True,
           reference="Campbell (1994), Stat Med 13, 499-508; Kolmogorov–Smirnov critical values (scipy.stats.kstwo)")
 def roc_band_ks(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
@@ -272,8 +280,7 @@ def roc_band_ks(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
     scores (conservative).
     """
     p, q, m, n = _vertex_tpr(scores_pos, scores_neg)
-    level = np.sqrt(1 - delta)
-    dn, dm = stats.kstwo.ppf(level, n), stats.kstwo.ppf(level, m)
+    dn, dm = ks_critical(float(delta), n), ks_critical(float(delta), m)
     t = np.asarray(grid, float)
     hi = np.searchsorted(q, (t + dn) * n + _EPS, side="right") - 1  # last vertex with FPR <= t + d_n
     lo = np.searchsorted(q, (t - dn) * n - _EPS, side="left")  # first vertex with FPR >= t - d_n
