@@ -274,3 +274,15 @@ def test_band_coverage_is_reproducible():
     a = band_coverage("sup_t", n_pos=20, n_neg=20, auc=0.8, reps=20, seed=1, draws=50)
     b = band_coverage("sup_t", n_pos=20, n_neg=20, auc=0.8, reps=20, seed=1, draws=50)
     assert a["containment"] == b["containment"] and np.array_equal(a["pointwise"], b["pointwise"])
+
+
+def test_ks_band_is_campbells_steps_for_untied_scores():
+    # upper = highest vertex with FPR <= t + d_n, plus d_m; lower = lowest vertex with FPR >= t - d_n, minus d_m
+    rng = np.random.default_rng(6)
+    pos, neg = rng.normal(1, 1, 25), rng.normal(0, 1, 35)
+    dn, dm = B.ks_critical(0.05, 35), B.ks_critical(0.05, 25)
+    pts = [(np.mean(neg >= c), np.mean(pos >= c)) for c in np.r_[np.inf, np.sort(np.r_[pos, neg])[::-1]]]
+    up = [max(y for x, y in pts if x <= t + dn + 1e-12) + dm for t in B.FPR_GRID]
+    low = [(min(y for x, y in pts if x >= t - dn - 1e-12) if t - dn > 0 else 0.0) - dm for t in B.FPR_GRID]
+    _, lower, upper = roc_band("ks", pos, neg)
+    assert np.allclose(upper, np.clip(up, 0, 1), atol=1e-12) and np.allclose(lower, np.clip(low, 0, 1), atol=1e-12)

@@ -27,7 +27,10 @@ POINTS = {
 SMALL = {"draws": 50}
 
 
-@pytest.mark.parametrize("qualified", list(methods()))
+BANDS = ("roc_band", "pr_band")  # curves, not intervals: their doors are roc_band/pr_band/band_coverage (test_bands.py)
+
+
+@pytest.mark.parametrize("qualified", [q for q, m in methods().items() if m.takes not in BANDS])
 def test_every_method_runs_through_coverage_by_its_short_name(qualified):
     m = methods()[qualified]
     design, metric, axes, reps = POINTS[m.takes]
@@ -157,7 +160,8 @@ def test_design_messages_name_the_real_problem(overrides, message):
 
 DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.coverage",
              "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
-             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation")
+             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation",
+             "covstudy.bands", "covstudy.designs.binormal")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

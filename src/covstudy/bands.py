@@ -83,6 +83,11 @@ def roc_band(method: str, scores_pos, scores_neg, delta=0.05, fpr=None, seed: in
     **params
         The method's parameters, e.g. ``draws=2000``.
 
+    Returns
+    -------
+    tuple of arrays
+        ``(fpr, lower, upper)``: the grid and the band's ends at each of its values.
+
     Examples
     --------
     >>> import numpy as np
@@ -99,9 +104,30 @@ def pr_band(method: str, scores_pos, scores_neg, delta=0.05, recall=None, seed: 
             **params) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A pointwise ``1 - delta`` band for the precision–recall curve: ``(recall, lower, upper)``.
 
-    ``method`` is a PR band method (``methods("pr_band")``: ``wilson``, ``clopper_pearson``,
-    ``bootstrap``); ``recall`` increasing values in (0, 1], default 0.05, ..., 0.95; the rest as
-    ``roc_band``. Precision at recall r is that of the highest threshold whose recall reaches r.
+    Precision at recall r is that of the highest threshold whose recall reaches r.
+
+    Parameters
+    ----------
+    method : str
+        A PR band method (``methods("pr_band")``): ``wilson``, ``clopper_pearson``, ``bootstrap``.
+    scores_pos, scores_neg, delta, seed, **params
+        As ``roc_band``.
+    recall : array, optional
+        Increasing recall values in (0, 1]; default 0.05, 0.10, ..., 0.95.
+
+    Returns
+    -------
+    tuple of arrays
+        ``(recall, lower, upper)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from covstudy import pr_band
+    >>> rng = np.random.default_rng(1)
+    >>> recall, lower, upper = pr_band("wilson", rng.normal(1, 1, 50), rng.normal(0, 1, 50), recall=[0.5])
+    >>> bool(0 < lower[0] < upper[0] < 1)
+    True
     """
     return _band("pr", method, scores_pos, scores_neg, delta, recall, seed, params)
 
@@ -160,6 +186,28 @@ def band_coverage(method: str, n_pos: int, n_neg: int, auc: float, sd_ratio: flo
                   reps: int = 1000, seed: int = 2026, delta: float = 0.05, grid=None, curve: str = "roc",
                   **params) -> dict:
     """Monte Carlo measures (``band_measures``) of a band method at one binormal point.
+
+    Parameters
+    ----------
+    method : str
+        A band method of the kind ``curve`` takes (``methods("roc_band")``, ``methods("pr_band")``).
+    n_pos, n_neg, auc, sd_ratio, levels
+        The binormal design's point (designs/binormal.py).
+    reps, seed : int
+        Simulated test sets and the study seed (the design's stream).
+    delta : float
+        The miss rate.
+    grid : array, optional
+        FPR (ROC) or recall (PR) values; default 0.05, ..., 0.95.
+    curve : {"roc", "pr"}
+    **params
+        The method's parameters (``draws``).
+
+    Returns
+    -------
+    dict
+        ``grid``, ``truth`` (the true curve on it), ``pointwise`` and ``pointwise_mcse`` (arrays
+        over the grid), ``containment``, ``containment_mcse``, ``mean_area``, ``miss_low``, ``miss_high``.
 
     Examples
     --------

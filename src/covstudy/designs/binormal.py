@@ -206,6 +206,24 @@ def true_roc(fpr, auc: float, sd_ratio: float = 1.0, levels: int = 0) -> np.ndar
     threshold c = Φ⁻¹(1 - t) gives P(X > c) = Φ((μ - c)/σ). Levels: the true operating points
     of the thresholds between levels (P⁻(>= l), P⁺(>= l)) joined by segments (the curve a
     randomised threshold traces; the empirical curve joins tied scores the same way).
+
+    Parameters
+    ----------
+    fpr : float or array
+        FPR values in [0, 1].
+    auc, sd_ratio, levels
+        The design's axes: the continuous scores' AUC, σ, and 0 or the number of levels.
+
+    Returns
+    -------
+    array
+        TPR at each FPR.
+
+    Examples
+    --------
+    >>> from covstudy import true_roc
+    >>> round(float(true_roc(0.5, 0.8)), 4)  # σ = 1: Φ(μ), μ = Φ⁻¹(0.8)·√2
+    0.883
     """
     t = np.asarray(fpr, dtype=float)
     if levels == 0:
@@ -225,6 +243,24 @@ def true_pr(recall, auc: float, prevalence: float, sd_ratio: float = 1.0, levels
     Continuous scores: the threshold with recall r is c = μ - σ·Φ⁻¹(r), so FPR(r) = Φ(-c).
     Levels: the precision of the highest threshold between levels whose recall reaches r
     (the empirical PR curve's convention, methods/bands.py).
+
+    Parameters
+    ----------
+    recall : float or array
+        Recall values in (0, 1].
+    auc, prevalence, sd_ratio, levels
+        The design's AUC, the share of positives, σ, and 0 or the number of levels.
+
+    Returns
+    -------
+    array
+        Precision at each recall.
+
+    Examples
+    --------
+    >>> from covstudy import true_pr
+    >>> round(float(true_pr(1.0, 0.8, 0.5)), 4)  # every positive found: all negatives too
+    0.5
     """
     r = np.asarray(recall, dtype=float)
     if levels == 0:

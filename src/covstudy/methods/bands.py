@@ -199,28 +199,38 @@ def _vertex_tpr(scores_pos, scores_neg):
     return p[0], q[0], s.m, s.n
 
 
+def polyline(x, y, t, low=False) -> np.ndarray:
+    """The polyline through the points (x_k, y_k) (both non-decreasing in k) at ``t``: where it is
+    vertical at t, its highest point (its lowest with ``low``); y_0 left of x_0, y_K right of x_K."""
+    x, y, t = np.asarray(x, float), np.asarray(y, float), np.asarray(t, float)
+    if low:  # the mirror image: the highest point of the reversed polyline in -x
+        return -polyline(-x[::-1], -y[::-1], -t)
+    k = np.searchsorted(x, t + _EPS, side="right") - 1
+    inside = (k >= 0) & (k < x.size - 1)
+    k0 = np.clip(k, 0, x.size - 2)
+    x0, x1, y0, y1 = x[k0], x[k0 + 1], y[k0], y[k0 + 1]
+    share = np.clip(np.where(x1 > x0, (t - x0) / np.where(x1 > x0, x1 - x0, 1.0), 0.0), 0.0, 1.0)
+    value = y0 + share * (y1 - y0)
+    return np.where(inside, value, np.where(k < 0, y[0], y[-1]))
+
+
 @register("roc_band_credible", display="credible hull (pointwise)", takes="roc_band", family="bayesian",
           guaranteed=False, reference="the credible package (Anjos et al., 'ROC and Precision Recall Curves', "
                                       "credible.readthedocs.io): per-threshold Beta intervals 'in all four directions'")
 def roc_band_credible(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
-    """Hull of per-threshold Jeffreys Beta intervals in both directions: upper(t) = max TPR_hi over thresholds
-    with FPR_lo <= t, lower(t) = min TPR_lo over thresholds with FPR_hi >= t.
+    """Hull of per-threshold Jeffreys Beta intervals in both directions: the upper curve joins the points
+    (FPR_lo, TPR_hi) of every threshold, the lower one the points (FPR_hi, TPR_lo).
 
     At each vertex (FP, TP), FPR ∈ Beta(FP + ½, n - FP + ½) and TPR ∈ Beta(TP + ½, m - TP + ½)
-    equal-tailed 1 - delta intervals; the upper curve joins the points up and to the left
-    (FPR_lo, TPR_hi), the lower one those down and to the right (FPR_hi, TPR_lo), as steps.
+    equal-tailed 1 - delta intervals; each curve is the polyline through its corner points
+    (up and to the left for the upper one, down and to the right for the lower one).
     """
     p, q, m, n = _vertex_tpr(scores_pos, scores_neg)
-    t = np.asarray(grid, float)
     fpr_lo = special.betaincinv(q + 0.5, n - q + 0.5, delta / 2)
     fpr_hi = special.betaincinv(q + 0.5, n - q + 0.5, 1 - delta / 2)
     tpr_lo = special.betaincinv(p + 0.5, m - p + 0.5, delta / 2)
     tpr_hi = special.betaincinv(p + 0.5, m - p + 0.5, 1 - delta / 2)
-    up = np.searchsorted(fpr_lo, t, side="right") - 1  # fpr_lo, tpr_hi are non-decreasing
-    down = np.searchsorted(fpr_hi, t, side="left")
-    upper = tpr_hi[np.clip(up, 0, None)]
-    lower = np.where(down < fpr_hi.size, tpr_lo[np.clip(down, None, fpr_hi.size - 1)], tpr_lo[-1])
-    return lower, upper
+    return polyline(fpr_hi, tpr_lo, grid, low=True), polyline(fpr_lo, tpr_hi, grid)
 
 
 # --------------------------------------------------------------------------- ROC bands: simultaneous
@@ -249,7 +259,9 @@ def binormal_fit(scores_pos, scores_neg) -> tuple[float, float, np.ndarray]:
 def roc_band_working_hotelling(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
     """Working–Hotelling band of the binormal ROC: Φ(a + b·z ± k·sqrt(V(z))), z = Φ⁻¹(t), k² = χ²₂(1 - delta).
 
-    V(z) = Var a + z²·Var b + 2z·Cov(a, b) from ``binormal_fit``; the band is the envelope of
+    (a, b) and their covariance from ``binormal_fit`` (normal moments of the scores: meant for
+    continuous scores; Ma & Hall fit rating data by maximum likelihood, not done here);
+    V(z) = Var a + z²·Var b + 2z·Cov(a, b). The band is the envelope of
     the binormal curves whose (a, b) lie in the asymptotic 1 - delta confidence ellipse, so it
     holds the whole curve (every t) with probability about 1 - delta if the scores are binormal.
     """
@@ -276,16 +288,16 @@ def roc_band_ks(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
     negatives and m positives, so both empirical survival functions lie within them everywhere
     with probability >= 1 - delta (independent classes); then the true curve R(t) = G(F⁻¹(t))
     lies below R̂⁺(t + d_n) + d_m, R̂⁺(s) the highest vertex with FPR <= s, and above
-    R̂⁻(t - d_n) - d_m, R̂⁻(s) the lowest vertex with FPR >= s. Guaranteed for continuous
-    scores (conservative).
+    R̂⁻(t - d_n) - d_m, R̂⁻(s) the lowest vertex with FPR >= s. Here R̂⁺ and R̂⁻ are the
+    empirical polyline (its highest and its lowest point where it is vertical), which for
+    untied scores is exactly those steps and with ties follows their diagonal segments.
+    Guaranteed for continuous scores (conservative).
     """
     p, q, m, n = _vertex_tpr(scores_pos, scores_neg)
     dn, dm = ks_critical(float(delta), n), ks_critical(float(delta), m)
     t = np.asarray(grid, float)
-    hi = np.searchsorted(q, (t + dn) * n + _EPS, side="right") - 1  # last vertex with FPR <= t + d_n
-    lo = np.searchsorted(q, (t - dn) * n - _EPS, side="left")  # first vertex with FPR >= t - d_n
-    upper = np.where(t + dn >= 1, 1.0, p[np.clip(hi, 0, None)] / m) + dm
-    lower = np.where(t - dn <= 0, 0.0, p[np.clip(lo, None, p.size - 1)] / m) - dm
+    upper = polyline(q / n, p / m, t + dn) + dm
+    lower = polyline(q / n, p / m, t - dn, low=True) - dm
     return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
