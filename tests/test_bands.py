@@ -286,3 +286,31 @@ def test_ks_band_is_campbells_steps_for_untied_scores():
     low = [(min(y for x, y in pts if x >= t - dn - 1e-12) if t - dn > 0 else 0.0) - dm for t in B.FPR_GRID]
     _, lower, upper = roc_band("ks", pos, neg)
     assert np.allclose(upper, np.clip(up, 0, 1), atol=1e-12) and np.allclose(lower, np.clip(low, 0, 1), atol=1e-12)
+
+
+def test_a_band_study_points_numbers_do_not_depend_on_the_other_points(tmp_path):
+    from covstudy.bands import BandStudy, band_study_tables
+
+    cfg = {"name": "t", "bands": ["roc"], "band_methods": {"roc": ["ks", {"name": "sup_t", "draws": 30}]},
+           "grid": {"n_pos": [12], "auc": [0.7, 0.9], "delta": [0.05]}, "reps": 6, "seed": 3, "out": str(tmp_path)}
+    both, _ = band_study_tables(BandStudy.from_config(cfg))
+    cfg["grid"]["auc"] = [0.9]
+    alone, _ = band_study_tables(BandStudy.from_config(cfg))
+    assert both[both.auc == 0.9].reset_index(drop=True).equals(alone)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"bands": ["det"]}, "bands: must list curves among roc, pr"),
+    ({"band_methods": {"roc": ["nonsense"]}}, "band_methods.roc: method: unknown ROC band method"),
+    ({"grid": {"n_pos": [1], "auc": [0.8]}}, "grid.n_pos: out of range"),
+    ({"grid": {"n_pos": [10], "auc": [0.8], "delta": [0.7]}}, "grid.delta:"),
+])
+def test_a_bad_band_study_is_a_one_line_config_error(change, message):
+    from covstudy import ConfigError
+    from covstudy.bands import BandStudy
+
+    cfg = {"name": "t", "bands": ["roc"], "band_methods": {"roc": ["ks"]}, "grid": {"n_pos": [10], "auc": [0.8]},
+           **change}
+    with pytest.raises(ConfigError) as err:
+        BandStudy.from_config(cfg)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)

@@ -171,15 +171,30 @@ class BandPoint:
         return binormal_scores(self.n_pos, self.n_neg, self.auc, self.sd_ratio, self.levels, reps, seed, ranks=False)
 
 
+def point_bands(curve: str, specs, point: BandPoint, pos, neg, delta: float, grid, seed: int) -> list:
+    """Each method's bands at ``point`` (test sets, G), for ``specs`` [(method, params), ...].
+
+    Resamples come from the stream of the point, the curve and the method's parameters, not its
+    name, and the methods take each test set in turn: the bootstrap bands of a point share their
+    resamples (common random numbers), computed once (``methods.bands.bootstrap_curves``)."""
+    runs = []
+    for name, params in specs:
+        m = get(name, CURVES[curve][0])
+        full = m.validate_params(dict(params))
+        rng = stream(seed, design="binormal", n_pos=point.n_pos, n_neg=point.n_neg, auc=point.auc,
+                     sd_ratio=point.sd_ratio, levels=point.levels, purpose=f"{curve} band resamples", **full)
+        runs.append((m, full, rng, np.empty((len(pos), len(grid))), np.empty((len(pos), len(grid)))))
+    for i, (p, q) in enumerate(zip(pos, neg)):
+        for m, full, rng, lower, upper in runs:
+            lower[i], upper[i] = m.kernel(p, q, delta, rng=rng, grid=grid, **full)
+    return [(r[3], r[4]) for r in runs]
+
+
 def method_bands(curve: str, method: str, point: BandPoint, pos, neg, delta: float, grid, seed: int,
                  params: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Every test set's band (test sets, G); bootstrap draws from the stream of (point, method)."""
-    m = get(method, CURVES[curve][0])
-    full = m.validate_params(params)
-    rng = stream(seed, design="binormal", n_pos=point.n_pos, n_neg=point.n_neg, auc=point.auc,
-                 sd_ratio=point.sd_ratio, levels=point.levels, purpose="band draws", method=m.name, **full)
-    out = [m.kernel(p, q, delta, rng=rng, grid=grid, **full) for p, q in zip(pos, neg)]
-    return np.array([o[0] for o in out]), np.array([o[1] for o in out])
+    """One method's bands at ``point`` (``point_bands``)."""
+    [out] = point_bands(curve, [(method, tuple((params or {}).items()))], point, pos, neg, delta, grid, seed)
+    return out
 
 
 def band_coverage(method: str, n_pos: int, n_neg: int, auc: float, sd_ratio: float = 1.0, levels: int = 0,
@@ -241,6 +256,7 @@ class BandStudy:
     out: Path
     plot: bool
     example: BandPoint | None
+    n_jobs: int = 1
 
     @classmethod
     def from_config(cls, cfg: dict) -> "BandStudy":
@@ -292,7 +308,7 @@ class BandStudy:
         return cls(name=str(cfg["name"]), question=str(cfg.get("question", "")), methods=methods, points=points,
                    delta=float(delta), reps=int(cfg.get("reps", 200)), seed=int(cfg.get("seed", 2026)),
                    out=Path(cfg.get("out") or f"results/{cfg['name']}"), plot=bool(cfg.get("plot", False)),
-                   example=example)
+                   example=example, n_jobs=int(cfg.get("n_jobs", 1)))
 
 
 def _label(name: str, params: tuple) -> str:
@@ -302,26 +318,33 @@ def _label(name: str, params: tuple) -> str:
 def band_study_tables(study: BandStudy) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per curve × method × point: containment, mean area, mean and least pointwise coverage;
     one row per curve × method × point × grid value: pointwise coverage and its MCSE)."""
+    import joblib
+
+    parts = joblib.Parallel(n_jobs=study.n_jobs)(joblib.delayed(_point_rows)(study, pt) for pt in study.points)
+    return (pd.DataFrame([r for rows, _ in parts for r in rows]),
+            pd.DataFrame([r for _, points in parts for r in points]))
+
+
+def _point_rows(study: BandStudy, point: BandPoint) -> tuple[list, list]:
     rows, points = [], []
-    for point in study.points:
-        pos, neg = point.test_sets(study.reps, study.seed)
-        for curve, specs in study.methods.items():
-            g = np.array(CURVES[curve][2], float)
-            truth = point.truth(curve, g)
-            for name, params in specs:
-                lower, upper = method_bands(curve, name, point, pos, neg, study.delta, g, study.seed, dict(params))
-                r = band_measures(lower, upper, truth, g)
-                ident = {"curve": curve, "method": _label(name, params),
-                         "display": get(name, CURVES[curve][0]).display, **point.__dict__, "delta": study.delta,
-                         "reps": study.reps}
-                rows.append({**ident, "containment": r["containment"], "containment_mcse": r["containment_mcse"],
-                             "mean_pointwise": float(r["pointwise"].mean()),
-                             "min_pointwise": float(r["pointwise"].min()), "mean_area": r["mean_area"]})
-                for j, t in enumerate(g):
-                    points.append({**ident, "at": float(t), "truth": float(truth[j]),
-                                   "coverage": float(r["pointwise"][j]), "mcse": float(r["pointwise_mcse"][j]),
-                                   "miss_low": float(r["miss_low"][j]), "miss_high": float(r["miss_high"][j])})
-    return pd.DataFrame(rows), pd.DataFrame(points)
+    pos, neg = point.test_sets(study.reps, study.seed)
+    for curve, specs in study.methods.items():
+        g = np.array(CURVES[curve][2], float)
+        truth = point.truth(curve, g)
+        for (name, params), (lower, upper) in zip(specs, point_bands(curve, specs, point, pos, neg, study.delta,
+                                                                       g, study.seed)):
+            r = band_measures(lower, upper, truth, g)
+            ident = {"curve": curve, "method": _label(name, params),
+                     "display": get(name, CURVES[curve][0]).display, **point.__dict__, "delta": study.delta,
+                     "reps": study.reps}
+            rows.append({**ident, "containment": r["containment"], "containment_mcse": r["containment_mcse"],
+                         "mean_pointwise": float(r["pointwise"].mean()),
+                         "min_pointwise": float(r["pointwise"].min()), "mean_area": r["mean_area"]})
+            for j, t in enumerate(g):
+                points.append({**ident, "at": float(t), "truth": float(truth[j]),
+                               "coverage": float(r["pointwise"][j]), "mcse": float(r["pointwise_mcse"][j]),
+                               "miss_low": float(r["miss_low"][j]), "miss_high": float(r["miss_high"][j])})
+    return rows, points
 
 
 def run_band_study(study: BandStudy) -> pd.DataFrame:

@@ -131,9 +131,31 @@ def _resample(rng, size, draws):
     return np.bincount((idx + size * np.arange(draws)[:, None]).ravel(), minlength=draws * size).reshape(draws, size)
 
 
+_CURVES: dict = {}  # the last few bootstrap_curves results, by their inputs and the generator's state
+_CURVES_KEPT = 8
+
+
 def bootstrap_curves(scores_pos, scores_neg, grid, rng, draws, curve="roc") -> tuple[np.ndarray, np.ndarray]:
     """(the test set's curve at ``grid``, ``draws`` stratified bootstrap curves (draws, G)): positives
-    and negatives resampled with replacement within their class (pROC's ``boot.stratified``)."""
+    and negatives resampled with replacement within their class (pROC's ``boot.stratified``).
+
+    Remembered for the last few calls by (scores, grid, draws, curve, the generator's state), and
+    the generator left in the state the draws leave it: band methods built on the same resamples
+    (``bootstrap``, ``fixed_width``, ``sup_t`` given generators in the same state) compute them once."""
+    key = (np.asarray(scores_pos).tobytes(), np.asarray(scores_neg).tobytes(), np.asarray(grid).tobytes(),
+           int(draws), curve, str(rng.bit_generator.state))
+    if key in _CURVES:
+        centre, curves, state = _CURVES[key]
+        rng.bit_generator.state = state
+        return centre, curves
+    centre, curves = _bootstrap_curves(scores_pos, scores_neg, grid, rng, draws, curve)
+    _CURVES[key] = (centre, curves, rng.bit_generator.state)
+    while len(_CURVES) > _CURVES_KEPT:
+        _CURVES.pop(next(iter(_CURVES)))
+    return centre, curves
+
+
+def _bootstrap_curves(scores_pos, scores_neg, grid, rng, draws, curve):
     s = Sorted(scores_pos, scores_neg)
     wp, wn = _resample(rng, s.m, draws), _resample(rng, s.n, draws)
     p, q = s.vertices()
