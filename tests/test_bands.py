@@ -266,7 +266,7 @@ def test_band_methods_are_registered_in_their_kinds():
     assert sorted(m.short for m in methods("roc_band").values()) == sorted(
         ["wilson", "clopper_pearson", "jeffreys", "bootstrap", "credible", "working_hotelling", "ks",
          "fixed_width", "sup_t"])
-    assert sorted(m.short for m in methods("pr_band").values()) == ["bootstrap", "clopper_pearson", "wilson"]
+    assert sorted(m.short for m in methods("pr_band").values()) == ["bootstrap", "clopper_pearson", "credible", "wilson"]
     assert methods()["roc_band.ks"].guaranteed
 
 
@@ -314,3 +314,18 @@ def test_a_bad_band_study_is_a_one_line_config_error(change, message):
     with pytest.raises(ConfigError) as err:
         BandStudy.from_config(cfg)
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_pr_credible_hull_by_brute_force():
+    rng = np.random.default_rng(10)
+    pos, neg = np.round(rng.normal(1, 1, 15), 1), np.round(rng.normal(0, 1, 20), 1)
+    _, lower, upper = pr_band("credible", pos, neg)
+    boxes = []
+    for c in np.unique(np.r_[pos, neg]):
+        tp, fp = np.sum(pos >= c), np.sum(neg >= c)
+        rec = stats.beta.ppf([0.025, 0.975], tp + 0.5, 15 - tp + 0.5)
+        prec = stats.beta.ppf([0.025, 0.975], tp + 0.5, fp + 0.5)
+        boxes.append((rec[0], 1.0 if tp == 15 else rec[1], prec[0], 1.0 if fp == 0 else prec[1]))  # BCD's edges
+    for r, lo, hi in zip(B.RECALL_GRID, lower, upper):
+        held = [b for b in boxes if b[0] <= r <= b[1]]
+        assert held and lo == pytest.approx(min(b[2] for b in held)) and hi == pytest.approx(max(b[3] for b in held))

@@ -244,14 +244,13 @@ def roc_band_credible(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
     (FPR_lo, TPR_hi) of every threshold, the lower one the points (FPR_hi, TPR_lo).
 
     At each vertex (FP, TP), FPR ∈ Beta(FP + ½, n - FP + ½) and TPR ∈ Beta(TP + ½, m - TP + ½)
-    equal-tailed 1 - delta intervals; each curve is the polyline through its corner points
+    equal-tailed 1 - delta intervals (Jeffreys, boundary-modified as ``proportion.jeffreys``:
+    0 at a count of 0, 1 at a full count); each curve is the polyline through its corner points
     (up and to the left for the upper one, down and to the right for the lower one).
     """
     p, q, m, n = _vertex_tpr(scores_pos, scores_neg)
-    fpr_lo = special.betaincinv(q + 0.5, n - q + 0.5, delta / 2)
-    fpr_hi = special.betaincinv(q + 0.5, n - q + 0.5, 1 - delta / 2)
-    tpr_lo = special.betaincinv(p + 0.5, m - p + 0.5, delta / 2)
-    tpr_hi = special.betaincinv(p + 0.5, m - p + 0.5, 1 - delta / 2)
+    fpr_lo, fpr_hi = jeffreys(q, n, delta)
+    tpr_lo, tpr_hi = jeffreys(p, m, delta)
     return polyline(fpr_hi, tpr_lo, grid, low=True), polyline(fpr_lo, tpr_hi, grid)
 
 
@@ -380,3 +379,25 @@ def pr_band_bootstrap(scores_pos, scores_neg, delta, rng=None, grid=RECALL_GRID,
     """Pointwise stratified percentile bootstrap of precision at each recall of the grid."""
     _, curves = bootstrap_curves(scores_pos, scores_neg, np.asarray(grid, float), rng, draws, curve="pr")
     return np.quantile(curves, delta / 2, axis=0), np.quantile(curves, 1 - delta / 2, axis=0)
+
+
+@register("pr_band_credible", display="credible hull (pointwise)", takes="pr_band", family="bayesian",
+          guaranteed=False, reference="the credible package (Anjos et al., 'ROC and Precision Recall Curves', "
+                                      "credible.readthedocs.io): per-threshold Beta intervals 'in all four directions'")
+def pr_band_credible(scores_pos, scores_neg, delta, rng=None, grid=RECALL_GRID):
+    """Hull of per-threshold Jeffreys Beta intervals for recall and precision: at recall r, the highest
+    upper and the lowest lower precision bound of the thresholds whose recall interval holds r.
+
+    At each threshold (TP, FP), recall ∈ Beta(TP + ½, m - TP + ½) and precision ∈
+    Beta(TP + ½, FP + ½) equal-tailed 1 - delta intervals (boundary-modified Jeffreys, as
+    ``proportion.jeffreys``: precision's upper end is 1 where FP = 0); a recall no threshold's interval holds
+    takes the threshold whose interval is nearest.
+    """
+    p, q, m, n = _vertex_tpr(scores_pos, scores_neg)
+    p, q = p[1:], q[1:]  # the thresholds that predict at least one positive
+    r = np.asarray(grid, float)[:, None]
+    rec_lo, rec_hi = jeffreys(p, m, delta)
+    prec_lo, prec_hi = jeffreys(p, p + q, delta)
+    gap = np.maximum(rec_lo - r, 0.0) + np.maximum(r - rec_hi, 0.0)  # 0 where the recall interval holds r
+    near = gap <= gap.min(axis=1, keepdims=True)
+    return np.min(np.where(near, prec_lo, 1.0), axis=1), np.max(np.where(near, prec_hi, 0.0), axis=1)
