@@ -19,7 +19,7 @@ def _colours(names):
 
 
 def band_figures(study, table, pointwise) -> list:
-    from ..bands import CURVES, method_bands
+    from ..bands import _label, method_bands
 
     out = study.out / "figures"
     out.mkdir(parents=True, exist_ok=True)
@@ -37,12 +37,12 @@ def band_figures(study, table, pointwise) -> list:
         lower, upper = method_bands("roc", name, pt, pos, neg, study.delta, grid, study.seed, dict(params))
         truth = pt.truth("roc", grid)
         held = bool(np.all((lower[0] <= truth + 1e-12) & (truth <= upper[0] + 1e-12)))
-        ax.fill_between(grid, lower[0], upper[0], color=colours.get(name, "grey"), alpha=0.3, lw=0)
+        ax.fill_between(grid, lower[0], upper[0], color=colours.get(_label(name, params), "grey"), alpha=0.3, lw=0)
         ax.plot(grid, truth, "k-", lw=1.5, label="true ROC")
         from ..methods.bands import empirical_roc
         ax.plot(grid, empirical_roc(pos[0], neg[0], grid), color="0.4", lw=0.8, ls="--", label="empirical")
         ax.plot([0, 1], [0, 1], color="0.8", lw=0.6)
-        ax.set_title(f"{name}\n{'holds' if held else 'misses'} the true curve", fontsize=9)
+        ax.set_title(f"{name}\n{'holds' if held else 'misses'} the true curve (FPR 0.01..0.99)", fontsize=9)
         ax.set_xlabel("FPR")
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.01)
