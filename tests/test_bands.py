@@ -329,3 +329,23 @@ def test_pr_credible_hull_by_brute_force():
     for r, lo, hi in zip(B.RECALL_GRID, lower, upper):
         held = [b for b in boxes if b[0] <= r <= b[1]]
         assert held and lo == pytest.approx(min(b[2] for b in held)) and hi == pytest.approx(max(b[3] for b in held))
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ratings = st.lists(st.integers(0, 6), min_size=2, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_ratings, _ratings)
+def test_property_empirical_roc_and_bands_on_any_rating_data(pos, neg):
+    pos, neg = np.array(pos, float), np.array(neg, float)
+    t = np.unique(np.r_[B.FPR_GRID, np.arange(1, len(neg)) / len(neg)])
+    assert np.allclose(B.empirical_roc(pos, neg, t), _brute_roc(pos, neg, t), atol=1e-12)
+    centre = B.empirical_roc(pos, neg)
+    for name in ("wilson", "credible", "ks", "working_hotelling"):
+        _, lower, upper = roc_band(name, pos, neg)
+        assert np.all((0 <= lower) & (lower <= upper + 1e-12) & (upper <= 1)), name
+        if name == "ks":  # holds its own empirical curve
+            assert np.all((lower <= centre + 1e-12) & (centre <= upper + 1e-12))

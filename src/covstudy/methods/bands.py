@@ -262,11 +262,13 @@ def binormal_fit(scores_pos, scores_neg) -> tuple[float, float, np.ndarray]:
 
         Var a = 1/m + b²/n + a²/(2(m - 1)),  Var b = b²/(2(m - 1)) + b²/(2(n - 1)),  Cov = ab/(2(m - 1))
 
-    (Var s ≈ σ²/(2(size - 1)); x̄ - ȳ independent of the standard deviations)."""
+    (Var s ≈ σ²/(2(size - 1)); x̄ - ȳ independent of the standard deviations); NaN where a class's
+    scores are all tied."""
     x, y = np.asarray(scores_pos, float), np.asarray(scores_neg, float)
     m, n = x.size, y.size
     sx, sy = np.std(x, ddof=1), np.std(y, ddof=1)
-    sx = sx if sx > 0 else np.finfo(float).tiny  # all positives tied: a vertical ROC
+    if sx == 0 or sy == 0:  # a class all tied: no binormal curve fits
+        return np.nan, np.nan, np.full((2, 2), np.nan)
     a, b = (np.mean(x) - np.mean(y)) / sx, sy / sx
     va = 1 / m + b * b / n + a * a / (2 * (m - 1))
     vb = b * b / (2 * (m - 1)) + b * b / (2 * (n - 1))
@@ -285,13 +287,15 @@ def roc_band_working_hotelling(scores_pos, scores_neg, delta, rng=None, grid=FPR
     V(z) = Var a + z²·Var b + 2z·Cov(a, b). The band is the envelope of
     the binormal curves whose (a, b) lie in the asymptotic 1 - delta confidence ellipse, so it
     holds the whole curve (every t) with probability about 1 - delta if the scores are binormal.
+    Where a class's scores are all tied no binormal curve fits, and the band is [0, 1].
     """
     a, b, cov = binormal_fit(scores_pos, scores_neg)
     z = special.ndtri(np.asarray(grid, float))
     k = np.sqrt(stats.chi2.ppf(1 - delta, 2))
     half = k * np.sqrt(np.maximum(cov[0, 0] + z * z * cov[1, 1] + 2 * z * cov[0, 1], 0.0))
     centre = a + b * z
-    return special.ndtr(centre - half), special.ndtr(centre + half)
+    lower, upper = special.ndtr(centre - half), special.ndtr(centre + half)
+    return np.where(np.isnan(lower), 0.0, lower), np.where(np.isnan(upper), 1.0, upper)
 
 
 @functools.lru_cache(maxsize=1024)
