@@ -349,3 +349,19 @@ def test_property_empirical_roc_and_bands_on_any_rating_data(pos, neg):
         assert np.all((0 <= lower) & (lower <= upper + 1e-12) & (upper <= 1)), name
         if name == "ks":  # holds its own empirical curve
             assert np.all((lower <= centre + 1e-12) & (centre <= upper + 1e-12))
+
+
+def test_the_committed_band_study_regenerates_at_one_point():
+    # results/roc_bands/bands.parquet: rerun its cheapest point from the committed config
+    import yaml
+
+    from covstudy.bands import BandStudy, band_study_tables
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = yaml.safe_load((root / "conf" / "study" / "roc_bands.yaml").read_text())
+    cfg["grid"].update(n_pos=[20], auc=[0.7], sd_ratio=[1.0], levels=[0])
+    table, _ = band_study_tables(BandStudy.from_config(cfg))
+    committed = pd.read_parquet(root / "results" / "roc_bands" / "bands.parquet")
+    committed = committed[(committed.n_pos == 20) & (committed.auc == 0.7) & (committed.sd_ratio == 1.0)
+                          & (committed.levels == 0)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(table, committed)
