@@ -5,6 +5,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
 from covstudy import band_coverage, methods, pr_band, roc_band, true_pr, true_roc
@@ -330,9 +332,6 @@ def test_pr_credible_hull_by_brute_force():
         held = [b for b in boxes if b[0] <= r <= b[1]]
         assert held and lo == pytest.approx(min(b[2] for b in held)) and hi == pytest.approx(max(b[3] for b in held))
 
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _ratings = st.lists(st.integers(0, 6), min_size=2, max_size=12)
 
