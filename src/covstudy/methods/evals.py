@@ -206,7 +206,7 @@ def eval_clustered(correct, answers, group, delta, rng=None):
     return _clip(s.mean(axis=-1), _z(delta) * np.sqrt(np.maximum(clustered_variance(s, group), 0.0)), 0.0)
 
 
-@register("eval_clustered_t", display="clustered t (inspect_ai)", takes="eval", family="approximate",
+@register("eval_clustered_t", display="clustered t (as Inspect)", takes="eval", family="approximate",
           guaranteed=False, random=False, reference="inspect_ai ci(method='t', cluster=...); Cameron & Miller (2015)")
 def eval_clustered_t(correct, answers, group, delta, rng=None):
     """s̄ ± t_{G-1}·SE, SE² = G/(G - 1)·Σ_c (Σ_{i in c} d_i)²/m² (CR1 with G - 1 degrees of freedom)."""
