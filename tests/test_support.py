@@ -7,7 +7,7 @@ from scipy import stats
 
 from covstudy import coverage
 from covstudy.core import clear_cache
-from covstudy.designs import binomial, support
+from covstudy.designs import binomial, support, unpaired
 
 BOUND = support.BOUND
 MEASURES = ("coverage", "miss_low", "miss_high", "mean_width", "sd_width")
@@ -81,3 +81,27 @@ def test_binomial_at_a_billion():
     r = coverage("wilson", n=10**9, p=[0.3, 0.3000001])
     assert np.all(np.abs(r.coverage - 0.95) < 2e-3)
     assert np.allclose(r.mean_width, 2 * 1.959964 * np.sqrt(0.3 * 0.7 / 1e9), rtol=1e-3)
+
+
+def _unpaired(monkeypatch, trim_from, method, n1, n2, p1, p2):
+    monkeypatch.setattr(unpaired, "TRIM_FROM", trim_from)
+    clear_cache()
+    r = coverage(method, design="unpaired", n1=n1, n2=n2, p1=p1, p2=p2)
+    clear_cache()
+    return np.array([np.atleast_1d(getattr(r, m)) for m in MEASURES + ("excludes_zero",)])
+
+
+@pytest.mark.parametrize("method", ["diff_wald", "diff_newcombe", "diff_agresti_caffo"])
+@pytest.mark.parametrize("n1, n2", [(1, 1), (3, 8), (40, 25), (150, 120)])
+def test_unpaired_support_equals_full_enumeration(monkeypatch, method, n1, n2):
+    p1, p2 = np.meshgrid([0.0, 1e-9, 0.5, 0.9, 1.0], [0.0, 0.3, 0.999])
+    full = _unpaired(monkeypatch, 10**12, method, n1, n2, p1.ravel(), p2.ravel())
+    trimmed = _unpaired(monkeypatch, 0, method, n1, n2, p1.ravel(), p2.ravel())
+    assert_within_bound(trimmed[:5], full[:5], scale=2.0)  # a difference's interval is at most 2 wide
+    assert np.all(np.abs(trimmed[5] - full[5]) <= BOUND + 5e-15)
+
+
+def test_unpaired_limit_is_the_support():
+    coverage("diff_wald", design="unpaired", n1=10**6, n2=10**6, p1=0.001, p2=0.002)  # ~0.6 M outcomes: runs
+    with pytest.raises(ValueError, match=r"^n1, n2: exact unpaired coverage needs at most 10,000,000 outcomes"):
+        coverage("diff_wald", design="unpaired", n1=10**6, n2=10**6, p1=0.5, p2=0.5)
