@@ -80,9 +80,10 @@ def test_cli_design_group_as_typed(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["study=balanced_imbalance", "grid.design=[stratified]", "grid.n=[5000]", "grid.prevalence=[0.5]",
-      "grid.tpr=[0.9]", "grid.tnr=[0.9]", "methods=[ba_wald]", "engine=exact"],
-     "grid.n: exact coverage needs (n_pos + 1)(n_neg + 1) <= 1,000,000 outcomes, got 6,255,001; use engine mc"),
+    (["study=balanced_imbalance", "grid.design=[stratified]", "grid.n=[2000000]", "grid.prevalence=[0.5]",
+      "grid.tpr=[0.5]", "grid.tnr=[0.5]", "methods=[ba_wald]", "engine=exact"],
+     "grid.n: exact coverage needs at most 10,000,000 outcomes (tp, tn) carrying all but 1e-15 of the probability, "
+     "got 71,927,361 at n_pos = 1,000,000, n_neg = 1,000,000, tpr = 0.5, tnr = 0.5; use engine mc"),
     (["design=iid", "grid.n=[5000]", "engine=exact"], "grid.n: exact iid coverage needs n <= 200"),
     (["grid.n=[10000000000]", "engine=exact"], "grid.n: exact binomial coverage needs n <= 1,000,000,000"),
     (["design=iid", "grid.n=[2000000]", "engine=mc"], "grid.n: iid Monte Carlo needs n <= 1,000,000"),

@@ -7,7 +7,7 @@ from scipy import stats
 
 from covstudy import coverage
 from covstudy.core import clear_cache
-from covstudy.designs import binomial, support, unpaired
+from covstudy.designs import binomial, stratified, support, unpaired
 
 BOUND = support.BOUND
 MEASURES = ("coverage", "miss_low", "miss_high", "mean_width", "sd_width")
@@ -105,3 +105,32 @@ def test_unpaired_limit_is_the_support():
     coverage("diff_wald", design="unpaired", n1=10**6, n2=10**6, p1=0.001, p2=0.002)  # ~0.6 M outcomes: runs
     with pytest.raises(ValueError, match=r"^n1, n2: exact unpaired coverage needs at most 10,000,000 outcomes"):
         coverage("diff_wald", design="unpaired", n1=10**6, n2=10**6, p1=0.5, p2=0.5)
+
+
+def _stratified(monkeypatch, table_limit, method, metric, n_pos, n_neg, tprs, tnrs):
+    monkeypatch.setattr(stratified, "TABLE_LIMIT", table_limit)
+    clear_cache()
+    rows = []
+    for tpr in tprs:
+        for tnr in tnrs:
+            r = coverage(method, design="stratified", metric=metric, n_pos=n_pos, n_neg=n_neg, tpr=tpr, tnr=tnr)
+            rows.append([getattr(r, m) for m in MEASURES])
+    clear_cache()
+    return np.array(rows).T
+
+
+@pytest.mark.parametrize("method, metric", [("ba_wald", "balanced_accuracy"), ("ba_cp_union", "balanced_accuracy"),
+                                            ("wilson", "precision"), ("wald", "accuracy")])
+@pytest.mark.parametrize("n_pos, n_neg", [(1, 2), (30, 70)])
+def test_stratified_support_equals_full_enumeration(monkeypatch, method, metric, n_pos, n_neg):
+    tprs, tnrs = [0.05, 0.6, 1.0], [0.0, 0.2, 1.0]
+    full = _stratified(monkeypatch, 10**12, method, metric, n_pos, n_neg, tprs, tnrs)
+    trimmed = _stratified(monkeypatch, 0, method, metric, n_pos, n_neg, tprs, tnrs)
+    assert_within_bound(trimmed, full)
+
+
+def test_stratified_beyond_the_table_limit():
+    r = coverage("ba_wald", design="stratified", n_pos=10**5, n_neg=10**5, tpr=0.99, tnr=0.98)  # 10¹⁰ cells
+    assert abs(r.coverage - 0.95) < 2e-3
+    with pytest.raises(ValueError, match=r"^n_pos, n_neg: exact coverage needs at most 10,000,000 outcomes"):
+        coverage("ba_wald", design="stratified", n_pos=10**6, n_neg=10**6, tpr=0.5, tnr=0.5)

@@ -29,7 +29,7 @@ from ..estimands import Estimand, register_estimand
 from .base import Axis, Design, Outcomes, Segment
 from .registry import register
 from .sampling import BLOCK as _BLOCK
-from .support import window, window_pmf
+from .support import bucket, window, window_pmf
 
 SAMPLERS = ("auto", "histogram", "replicates")
 _LOG_TINY = 700.0  # k with n·KL(k/n ‖ p) > this have pmf(k) < e^-700 ≈ 1e-304
@@ -37,7 +37,6 @@ N_LIMIT = 10_000_000  # largest n of Monte Carlo: a simulated histogram has n + 
 EXACT_N_LIMIT = 1_000_000_000  # largest n of the exact engine: a point's support (support.window) then
 # holds at most ~270,000 counts (at p = 0.5), ~1 CPU-s of Clopper-Pearson intervals
 TRIM_FROM = 10_000  # exact points of larger n work on the support only; below, the whole table costs < 1 ms
-_BUCKET = 16.0  # support widths in the variance-stabilised scale 2·sqrt(n)·asin(sqrt(p)) (its sd is ~1)
 
 
 @register
@@ -75,7 +74,7 @@ class Binomial(Design):
         if n + 1 <= TRIM_FROM:
             return n
         # Points whose supports overlap are generated together (one range of k for all of them).
-        return n, int(2 * np.sqrt(n) * np.arcsin(np.sqrt(point["p"])) // _BUCKET)
+        return n, bucket(n, point["p"])
 
     def outcome_count(self, point: dict) -> int:
         # Monte Carlo histograms have n + 1 entries; beyond N_LIMIT only the exact engine runs.

@@ -21,12 +21,10 @@ from .base import Axis, Design, Outcomes, Segment
 from .confusion import TABLE_LIMIT
 from .registry import register
 from .sampling import BLOCK, merge
-from .support import BOUND, window, window_pmf
+from .support import BOUND, RECTANGLE_LIMIT, bucket, rectangle, rectangle_size
 
 _KEY_LIMIT = 1 << 62  # Monte Carlo outcomes are keyed k1·(n2 + 1) + k2 in int64
 TRIM_FROM = 10_000  # exact tables of more outcomes work on the support only (support.py)
-SUPPORT_LIMIT = 10_000_000  # most outcomes (k1, k2) of one point's support: ~1 GB and ~5 CPU-s a method
-_BUCKET = 16.0  # support widths in each variance-stabilised scale (as the binomial design)
 
 
 @register
@@ -47,16 +45,15 @@ class Unpaired(Design):
         return (point["n1"] + 1) * (point["n2"] + 1)
 
     def _support(self, point: dict) -> int:
-        """Outcomes (k1, k2) carrying all but BOUND of the point's probability (support.window)."""
-        (lo1, hi1), (lo2, hi2) = (window(point[n], point[p], BOUND / 2) for n, p in (("n1", "p1"), ("n2", "p2")))
-        return int(hi1[0] - lo1[0] + 1) * int(hi2[0] - lo2[0] + 1)
+        """Outcomes (k1, k2) carrying all but BOUND of the point's probability."""
+        return rectangle_size(point["n1"], point["p1"], point["n2"], point["p2"])
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
         cells = self._cells(point)
         if cells > _KEY_LIMIT:
             return f"n1, n2: the unpaired design needs (n1 + 1)(n2 + 1) <= 2^62 outcomes, got {cells:,}"
-        if exact and cells > TRIM_FROM and self._support(point) > SUPPORT_LIMIT:
-            return (f"n1, n2: exact unpaired coverage needs at most {SUPPORT_LIMIT:,} outcomes (k1, k2) carrying all "
+        if exact and cells > TRIM_FROM and self._support(point) > RECTANGLE_LIMIT:
+            return (f"n1, n2: exact unpaired coverage needs at most {RECTANGLE_LIMIT:,} outcomes (k1, k2) carrying all "
                     f"but {BOUND:g} of the probability, got {self._support(point):,} at n1 = {point['n1']:,}, "
                     f"n2 = {point['n2']:,}, p1 = {point['p1']:g}, p2 = {point['p2']:g}")
         return None
@@ -72,8 +69,7 @@ class Unpaired(Design):
             return self.table_key(point)
         if cells > TABLE_LIMIT:
             return tuple(point.items())
-        return (*self.table_key(point), *(int(2 * np.sqrt(point[n]) * np.arcsin(np.sqrt(point[p])) // _BUCKET)
-                                          for n, p in (("n1", "p1"), ("n2", "p2"))))
+        return (*self.table_key(point), bucket(point["n1"], point["p1"]), bucket(point["n2"], point["p2"]))
 
     def outcome_count(self, point: dict) -> int:
         return min(self._cells(point), TABLE_LIMIT)
@@ -94,17 +90,8 @@ class Unpaired(Design):
         if self._cells(points[0]) <= TRIM_FROM:
             weight = np.stack([unpaired_pmf(*key, pt["p1"], pt["p2"]).ravel() for pt in points])
             return Outcomes(self.table_columns(key), weight, (Segment(key, slice(None)),))
-        # The support only: each k within the range carrying all but BOUND/2 of its binomial
-        # (support.py), so the pairs outside carry less than BOUND.
-        ranges, pmfs = [], []
-        for n, p in ((key[0], "p1"), (key[1], "p2")):
-            q = np.array([pt[p] for pt in points])
-            lo, hi = window(n, q, BOUND / 2)
-            lo, hi = int(lo.min()), int(hi.max())
-            ranges.append(np.arange(lo, hi + 1))
-            pmfs.append(window_pmf(n, q, lo, hi))
-        k1, k2 = (a.ravel() for a in np.meshgrid(*ranges, indexing="ij"))
-        weight = (pmfs[0][:, :, None] * pmfs[1][:, None, :]).reshape(len(points), -1)
+        # The support only (support.py): the pairs carrying all but BOUND of every point's probability.
+        k1, k2, weight = rectangle(key[0], [pt["p1"] for pt in points], key[1], [pt["p2"] for pt in points])
         columns = {"k1": k1, "n1": key[0], "k2": k2, "n2": key[1]}
         return Outcomes(columns, weight, (Segment(key, slice(None), k1 * (key[1] + 1) + k2),))
 
