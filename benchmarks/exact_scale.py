@@ -6,7 +6,8 @@ covstudy: ``coverage(method, n=n, p=p)`` (the support of the pmf only, designs/s
 Floor: what a careful user writes: intervals only for k within ±40 sd of n·p, the pmf as
 exp(scipy's binom.logpmf) there, one sum. Each (n, implementation) in its own child process
 (cold: no cached tables), imports excluded; CPU and wall seconds of the call and the child's
-peak resident memory (imports included). n = 10³ … 10⁹.
+peak resident memory (imports included). n = 10³ … 10⁹. Then exact unpaired coverage
+(Newcombe's square-and-add interval) at n1 = n2 = 10³ … 10⁶, covstudy only.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ def floor():
 def ours():
     return float(coverage(method, n=n, p=p).coverage), None
 
-fn = floor if which == "floor" else ours
+def unpaired():  # n1 = n2 = n, p1 = p, p2 = p - 0.05 (or p + 0.05)
+    q = p - 0.05 if p > 0.5 else p + 0.05
+    return float(coverage(method, design="unpaired", n1=n, n2=n, p1=p, p2=q).coverage), None
+
+fn = {"floor": floor, "covstudy": ours, "unpaired": unpaired}[which]
 c, w = time.process_time(), time.perf_counter()
 cov, size = fn()
 cpu, wall = time.process_time() - c, time.perf_counter() - w
@@ -62,3 +67,10 @@ if __name__ == "__main__":
         print(f"| 10^{len(str(n)) - 1} | {a['cpu']:.3f} | {a['wall']:.3f} | {a['mb']:.0f} | {b['cpu']:.3f} | "
               f"{b['wall']:.3f} | {b['mb']:.0f} | {b['k']:,} | {a['coverage']:.6f} | "
               f"{abs(a['coverage'] - b['coverage']):.1e} |", flush=True)
+    print("\nexact unpaired: coverage('diff_newcombe', design='unpaired', n1=n, n2=n, p1, p2 = p1 ± 0.05)")
+    print("| n1 = n2 | p1 | CPU s | wall s | MB | coverage |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n, q in ((10**3, 0.5), (10**4, 0.5), (10**5, 0.5), (10**6, 0.01), (10**6, 0.001)):
+        a = run("unpaired", "diff_newcombe", n, q)
+        print(f"| 10^{len(str(n)) - 1} | {q:g} | {a['cpu']:.3f} | {a['wall']:.3f} | {a['mb']:.0f} | {a['coverage']:.6f} |",
+              flush=True)
