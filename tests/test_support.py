@@ -134,3 +134,17 @@ def test_stratified_beyond_the_table_limit():
     assert abs(r.coverage - 0.95) < 2e-3
     with pytest.raises(ValueError, match=r"^n_pos, n_neg: exact coverage needs at most 10,000,000 outcomes"):
         coverage("ba_wald", design="stratified", n_pos=10**6, n_neg=10**6, tpr=0.5, tnr=0.5)
+
+
+def test_unpaired_histogram_sampler_draws_the_outer_pmf():
+    # reps >= (n1 + 1)(n2 + 1): the counts come as one multinomial histogram; chi-square against
+    # the exact pmf (seeded: deterministic), and a negative control at p1 + 0.01 that it rejects
+    point = {"n1": 6, "n2": 5, "p1": 0.3, "p2": 0.8}
+    index, count = unpaired.unpaired_counts(point, 400_000, seed=7)
+    observed = np.bincount(index, weights=count, minlength=42)
+    assert observed.sum() == 400_000
+    for p1, fits in ((0.3, True), (0.31, False)):
+        expected = 400_000 * unpaired.unpaired_pmf(6, 5, p1, 0.8).ravel()
+        keep = expected > 5
+        chi2 = np.sum((observed[keep] - expected[keep]) ** 2 / expected[keep])
+        assert (stats.chi2.sf(chi2, keep.sum() - 1) > 1e-4) == fits

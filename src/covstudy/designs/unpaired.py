@@ -115,9 +115,21 @@ def unpaired_pmf(n1: int, n2: int, p1: float, p2: float) -> np.ndarray:
 
 def unpaired_counts(point: dict, reps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct outcomes k1·(n2 + 1) + k2 of ``reps`` simulated test-set pairs and their counts,
-    drawn in fixed blocks (k1, then k2) from the point's stream."""
+    from the point's stream.
+
+    When reps >= (n1 + 1)(n2 + 1) the counts are drawn at once as a histogram: the k1 histogram
+    ~ Multinomial(reps, Binomial(n1, p1) pmf), then for each k1 drawn c times the k2 histogram ~
+    Multinomial(c, Binomial(n2, p2) pmf), all in one call: the same distribution as drawing the
+    pairs one by one, at a cost that does not grow with reps. Otherwise each pair is drawn (k1,
+    then k2) in fixed blocks. The choice depends on (n1, n2, reps) only."""
     n1, n2 = point["n1"], point["n2"]
     rng = stream(seed, design="unpaired", n1=n1, n2=n2, p1=point["p1"], p2=point["p2"])
+    if reps >= (n1 + 1) * (n2 + 1):
+        first = _histograms(n1, point["p1"], np.array([reps]), rng)[0]
+        k1 = np.flatnonzero(first)
+        second = _histograms(n2, point["p2"], first[k1], rng)
+        rows, k2 = np.nonzero(second)
+        return k1[rows] * (n2 + 1) + k2, second[rows, k2]
     parts = []
     for start in range(0, reps, BLOCK):
         size = min(BLOCK, reps - start)
@@ -125,6 +137,18 @@ def unpaired_counts(point: dict, reps: int, seed: int) -> tuple[np.ndarray, np.n
         k2 = rng.binomial(n2, point["p2"], size=size)
         parts.append(np.unique(k1.astype(np.int64) * (n2 + 1) + k2, return_counts=True))
     return merge(parts)
+
+
+def _histograms(n: int, p: float, reps: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Histograms over k = 0..n of reps[i] Binomial(n, p) draws each: Multinomial(reps[i], pmf),
+    one numpy call. The categories are visited tails first and the mode last (as
+    binomial._multinomial), so numpy's running "mass not yet visited" keeps full relative precision."""
+    pmf = stats.binom.pmf(np.arange(n + 1), n, p)
+    mode = int(np.argmax(pmf))
+    order = np.concatenate((np.arange(mode), np.arange(n, mode - 1, -1)))
+    hist = np.zeros((len(reps), n + 1), dtype=np.int64)
+    hist[:, order] = rng.multinomial(reps, pmf[order] / pmf.sum())
+    return hist
 
 
 @register_estimand("unpaired", "difference", takes=("difference",), null=0.0)
