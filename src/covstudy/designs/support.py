@@ -19,7 +19,7 @@ import numpy as np
 from scipy import stats
 
 BOUND = 1e-15  # probability outside the support, at most
-RECTANGLE_LIMIT = 10_000_000  # most outcomes of one point's two-binomial support: ~1.2 GB peak, ~3 CPU-s a method
+RECTANGLE_LIMIT = 10_000_000  # most outcomes of one point's two-binomial support (measured: 1.2 GB, 1.3 CPU-s at 7.3 million)
 _BISECTIONS = 80  # halvings of [0, n] (n <= 2^53): the bracket ends up narrower than one count
 
 
