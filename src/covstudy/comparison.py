@@ -56,6 +56,17 @@ def paired_counts(both, only_first, only_second, neither) -> tuple[np.ndarray, .
     return out
 
 
+def paired_confusion_counts(*cells) -> tuple[np.ndarray, ...]:
+    """Validated 8-cell counts (methods/paired_metrics.py ``COUNTS``): whole numbers >= 0 broadcasting
+    together, at least one example."""
+    from .methods.paired_metrics import COUNTS
+
+    out = _counts(COUNTS, cells)
+    if np.any(sum(out) == 0):
+        raise ValueError(f"{' + '.join(COUNTS)} must be >= 1 (a test set has at least one example), got 0")
+    return out
+
+
 def difference_interval(method: str, k1, n1, k2, n2, delta=0.05, **params):
     """The ``1 - delta`` interval ``(lower, upper)`` for p1 - p2 from two independent test sets.
 
