@@ -1,0 +1,169 @@
+"""Intervals for the difference of two AUCs, AUC(first) - AUC(second), on the same cases (paired).
+
+A kernel maps ``(pos_first, neg_first, pos_second, neg_second, delta, rng=None, **params)`` to
+``(lower, upper)`` in [-1, 1]: the two classifiers' scores of the same m positives, shapes
+(..., m), and of the same n negatives, (..., n) (example i of ``pos_first`` is example i of
+``pos_second``); leading axes index test sets. Higher score = more likely positive.
+
+DeLong, DeLong & Clarke-Pearson (1988): with the placements V10 (m × k) and V01 (n × k) of k
+classifiers (methods/auc.py), Âᵣ = mean of V10[:, r] and
+
+    Cov(Â) = S10/m + S01/n,  S10, S01 the sample covariance matrices (divisor m - 1, n - 1)
+
+of the placements; for a contrast c (here (1, -1)) Var(cᵀÂ) = cᵀ·Cov·c. pROC's
+``roc.test(paired = TRUE, method = "delong")`` reports Z = cᵀÂ/sqrt(Var) and the interval
+cᵀÂ ± z·sqrt(Var) (``delong`` matches pROC 1.18 on its aSAH data: tests/data).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special, stats
+
+from .. import validate
+from .auc import _scores, delong_placements
+from .binomial import _z
+from .registry import draws_param, register, register_kind
+
+COUNTS = ("pos_first", "neg_first", "pos_second", "neg_second")
+
+
+def _door(m, est, counts, delta, side, rng, params, icc):
+    """The interval door's route for two classifiers' scores of the same cases (intervals.py)."""
+    arrays = [_scores(name, v) for name, v in zip(COUNTS, counts)]
+    for a, b, what in ((0, 2, "positives"), (1, 3, "negatives")):
+        if arrays[a].shape != arrays[b].shape:
+            raise ValueError(f"{COUNTS[a]}, {COUNTS[b]}: the two classifiers must score the same {what}, got "
+                             f"{arrays[a].size} and {arrays[b].size} scores")
+    return m.bounds(tuple(arrays), float(validate.delta(validate.scalar("delta", delta))), side, rng=rng, **params)
+
+
+register_kind("paired_scores", COUNTS, "AUC difference", per_test_set=True, kind="auc_difference",
+              prefix="auc_difference_", why_mc_only="takes a test set's scores, which cannot be enumerated",
+              route=_door)
+
+_BLOCK = 1 << 20  # scores ranked at once, to bound memory
+
+
+def delong_covariance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
+    """(Â, Cov): the AUCs of k classifiers on the same cases and DeLong's covariance matrix of them.
+
+    ``scores_pos`` (..., k, m), ``scores_neg`` (..., k, n): row r holds classifier r's scores.
+    Returns Â of shape (..., k) and Cov = S10/m + S01/n of shape (..., k, k) (module docstring).
+    """
+    pos, neg = np.asarray(scores_pos, dtype=float), np.asarray(scores_neg, dtype=float)
+    k, m, n = pos.shape[-2], pos.shape[-1], neg.shape[-1]
+    lead = np.broadcast_shapes(pos.shape[:-2], neg.shape[:-2])
+    pos = np.broadcast_to(pos, lead + (k, m)).reshape(-1, m)
+    neg = np.broadcast_to(neg, lead + (k, n)).reshape(-1, n)
+    v10, v01 = delong_placements(pos, neg)  # (test sets·k, m), (test sets·k, n)
+    v10, v01 = v10.reshape(-1, k, m), v01.reshape(-1, k, n)
+    auc = v10.mean(axis=2)
+    c10 = v10 - auc[..., None]
+    c01 = v01 - v01.mean(axis=2)[..., None]
+    cov = (c10 @ np.swapaxes(c10, 1, 2)) / ((m - 1) * m) + (c01 @ np.swapaxes(c01, 1, 2)) / ((n - 1) * n)
+    return auc.reshape(lead + (k,)), cov.reshape(lead + (k, k))
+
+
+def _difference_and_variance(pos_first, neg_first, pos_second, neg_second):
+    """(Â₁ - Â₂, Var_DeLong(Â₁ - Â₂)) for every test set, in blocks."""
+    pos = np.stack(np.broadcast_arrays(np.asarray(pos_first), np.asarray(pos_second)), axis=-2)
+    neg = np.stack(np.broadcast_arrays(np.asarray(neg_first), np.asarray(neg_second)), axis=-2)
+    lead = np.broadcast_shapes(pos.shape[:-2], neg.shape[:-2])
+    pos = np.broadcast_to(pos, lead + pos.shape[-2:]).reshape((-1,) + pos.shape[-2:])
+    neg = np.broadcast_to(neg, lead + neg.shape[-2:]).reshape((-1,) + neg.shape[-2:])
+    d, v = np.empty(len(pos)), np.empty(len(pos))
+    step = max(1, _BLOCK // (2 * (pos.shape[-1] + neg.shape[-1])))
+    for s in range(0, len(pos), step):
+        rows = slice(s, s + step)
+        auc, cov = delong_covariance(pos[rows], neg[rows])
+        d[rows] = auc[:, 0] - auc[:, 1]
+        v[rows] = cov[:, 0, 0] + cov[:, 1, 1] - 2 * cov[:, 0, 1]
+    return d.reshape(lead), np.maximum(v, 0.0).reshape(lead)
+
+
+@register("auc_difference_delong", display="DeLong (paired)", takes="paired_scores", family="approximate",
+          guaranteed=False,
+          reference="DeLong, DeLong & Clarke-Pearson (1988), Biometrics 44(3), 837-845; as pROC's "
+                    "roc.test(paired = TRUE, method = 'delong') (Robin et al. 2011)")
+def auc_difference_delong(pos_first, neg_first, pos_second, neg_second, delta, rng=None):
+    """Paired DeLong interval D̂ ± z·sqrt(Var₁₁ + Var₂₂ - 2Cov₁₂), D̂ = Â₁ - Â₂, clipped to [-1, 1]."""
+    d, v = _difference_and_variance(pos_first, neg_first, pos_second, neg_second)
+    half = _z(delta) * np.sqrt(v)
+    return np.clip(d - half, -1.0, 1.0), np.clip(d + half, -1.0, 1.0)
+
+
+@register("auc_difference_logit_delong", display="logit DeLong (paired)", takes="paired_scores",
+          family="approximate", guaranteed=False,
+          reference="DeLong covariance with each AUC on the logit scale, combined by MOVER: Zou & Donner (2008), "
+                    "Comput. Stat. Data Anal. 52, 2395-2403; Pepe (2003), sec. 5.2 (logit AUC)")
+def auc_difference_logit_delong(pos_first, neg_first, pos_second, neg_second, delta, rng=None):
+    """MOVER from each AUC's logit DeLong interval expit(logit Âᵣ ± z·SEᵣ/(Âᵣ(1 - Âᵣ))) and the DeLong
+    correlation r of Â₁, Â₂:
+        lower = D̂ - sqrt((Â₁ - l₁)² - 2r(Â₁ - l₁)(u₂ - Â₂) + (u₂ - Â₂)²), upper likewise;
+    an AUC of 0 or 1 has the point interval (as methods/auc.py's logit_delong)."""
+    pos = np.stack(np.broadcast_arrays(np.asarray(pos_first), np.asarray(pos_second)), axis=-2)
+    neg = np.stack(np.broadcast_arrays(np.asarray(neg_first), np.asarray(neg_second)), axis=-2)
+    auc, cov = delong_covariance(pos, neg)
+    z = _z(delta)
+    ends = []
+    for r in (0, 1):
+        a, se = auc[..., r], np.sqrt(np.maximum(cov[..., r, r], 0.0))
+        inside = (a > 0) & (a < 1)
+        s = np.where(inside, a, 0.5)
+        centre, half = np.log(s / (1 - s)), z * se / (s * (1 - s))
+        ends.append((a, np.where(inside, special.expit(centre - half), a), np.where(inside, special.expit(centre + half), a)))
+    (a1, l1, u1), (a2, l2, u2) = ends
+    scale = np.sqrt(np.maximum(cov[..., 0, 0] * cov[..., 1, 1], 0.0))
+    rho = np.clip(np.where(scale > 0, cov[..., 0, 1] / np.where(scale > 0, scale, 1.0), 0.0), -1.0, 1.0)
+    d = a1 - a2
+    dl = np.sqrt(np.maximum((a1 - l1) ** 2 - 2 * rho * (a1 - l1) * (u2 - a2) + (u2 - a2) ** 2, 0.0))
+    du = np.sqrt(np.maximum((u1 - a1) ** 2 - 2 * rho * (u1 - a1) * (a2 - l2) + (a2 - l2) ** 2, 0.0))
+    return np.clip(d - dl, -1.0, 1.0), np.clip(d + du, -1.0, 1.0)
+
+
+def _auc_rows(pos, neg):
+    """Mann-Whitney AUC of each row: pos (r, m), neg (r, n)."""
+    m, n = pos.shape[-1], neg.shape[-1]
+    pooled = stats.rankdata(np.concatenate([pos, neg], axis=-1), axis=-1)
+    return (pooled[:, :m].sum(axis=1) - m * (m + 1) / 2) / (m * n)
+
+
+@register("auc_difference_bootstrap", display="paired bootstrap (AUC)", takes="paired_scores", family="approximate",
+          guaranteed=False,
+          reference="Efron & Tibshirani (1993), ch. 13 (percentile); stratified and paired as pROC's "
+                    "roc.test(method = 'bootstrap', paired = TRUE)",
+          params=(draws_param(2000, "bootstrap resamples"),))
+def auc_difference_bootstrap(pos_first, neg_first, pos_second, neg_second, delta, rng=None, draws=2000):
+    """Paired stratified percentile bootstrap: resample the m positives and the n negatives with
+    replacement, each case keeping both classifiers' scores; (delta/2, 1 - delta/2) quantiles of
+    Â₁* - Â₂*. Per test set, from ``rng``: the negatives' indices (draws × n), then the positives'."""
+    arrays = [np.asarray(a) for a in (pos_first, neg_first, pos_second, neg_second)]
+    lead = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
+    p1, n1, p2, n2 = (np.broadcast_to(a, lead + a.shape[-1:]).reshape(-1, a.shape[-1]) for a in arrays)
+    delta = np.broadcast_to(np.asarray(delta, dtype=float), lead).reshape(-1)
+    rng = np.random.default_rng() if rng is None else rng
+    m, n = p1.shape[1], n1.shape[1]
+    lower, upper = np.empty(len(p1)), np.empty(len(p1))
+    for t in range(len(p1)):
+        j = rng.integers(0, n, size=(draws, n))
+        i = rng.integers(0, m, size=(draws, m))
+        d = _auc_rows(p1[t][i], n1[t][j]) - _auc_rows(p2[t][i], n2[t][j])
+        lower[t], upper[t] = np.quantile(d, [delta[t] / 2, 1 - delta[t] / 2])
+    return lower.reshape(lead), upper.reshape(lead)
+
+
+def unpaired_delong(scores_pos_first, scores_neg_first, scores_pos_second, scores_neg_second) -> dict:
+    """DeLong's comparison of two AUCs on independent test sets: D = (Â₁ - Â₂)/sqrt(V₁ + V₂), V the DeLong
+    variances, and its Welch-Satterthwaite degrees of freedom (V₁ + V₂)²/(V₁²/(N₁ - 1) + V₂²/(N₂ - 1)),
+    Nᵣ = mᵣ + nᵣ: pROC's roc.test(paired = FALSE, method = 'delong') statistic D and df."""
+    from .auc import auc_and_delong_variance
+
+    a1, v1 = auc_and_delong_variance(np.asarray(scores_pos_first, float), np.asarray(scores_neg_first, float))
+    a2, v2 = auc_and_delong_variance(np.asarray(scores_pos_second, float), np.asarray(scores_neg_second, float))
+    n1 = np.shape(scores_pos_first)[-1] + np.shape(scores_neg_first)[-1]
+    n2 = np.shape(scores_pos_second)[-1] + np.shape(scores_neg_second)[-1]
+    d = (a1 - a2) / np.sqrt(v1 + v2)
+    df = (v1 + v2) ** 2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))
+    return {"auc_first": float(a1), "auc_second": float(a2), "statistic": float(d), "df": float(df),
+            "p_value": float(2 * stats.t.sf(abs(d), df))}
