@@ -1,6 +1,7 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
-from .comparison import difference_interval, paired_interval, superiority_probability
+from .comparison import (difference_interval, paired_interval, paired_metric_interval, paired_metric_superiority,
+                         superiority_probability)
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
 from .designs.confusion import METRICS
@@ -15,6 +16,7 @@ from .exact_curve import (
 from .intervals import Interval, interval, metric_interval, multiclass_interval
 from .methods import auc_methods, balanced_methods, f1_methods, methods  # noqa: F401  (the first three: shortcuts for methods(takes=...), kept importable)
 from .methods.auc import auc_interval
+from .methods.auc_difference import delong_covariance, unpaired_delong
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan
@@ -88,6 +90,7 @@ __all__ = [
     "clustered_interval",
     "confidence_coefficient",
     "coverage",
+    "delong_covariance",
     "difference_interval",
     "evaluate",
     "interval",
@@ -97,8 +100,11 @@ __all__ = [
     "multiclass_coverage",
     "multiclass_interval",
     "paired_interval",
+    "paired_metric_interval",
+    "paired_metric_superiority",
     "plan",
     "run_study",
     "superiority_probability",
+    "unpaired_delong",
 ]
 __version__ = "0.1.0"
