@@ -116,7 +116,7 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
-    assert len(everything) == 72 and all("." in q for q in everything)
+    assert len(everything) == 74 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
@@ -160,7 +160,8 @@ def test_design_messages_name_the_real_problem(overrides, message):
 
 DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.coverage",
              "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
-             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation")
+             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation",
+             "covstudy.methods.auc_difference")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

@@ -270,12 +270,32 @@ def _metric(metric) -> str:
 def paired_metric_superiority(metric: str, pos_both, pos_only_first, pos_only_second, pos_neither, neg_both,
                               neg_only_first, neg_only_second, neg_neither, prior: float = 1.0,
                               mc_error: float = 1e-3, seed: int | None = 0) -> tuple[float, float]:
-    """P(metric(first) > metric(second) | data) under the Dirichlet(counts + prior) posterior of the 8
-    cells (the paired analogue of Goutte & Gaussier 2005), and its Monte Carlo standard error.
+    """P(metric(first) > metric(second) | data) and its Monte Carlo standard error.
 
-    No closed form: sampled (methods/paired_metrics.py ``posterior_differences``) with at least
-    0.25/mc_error² draws, so the standard error sqrt(P(1 - P)/N) is at most ``mc_error``
-    (default 1e-3); the returned error is the one of the draws made.
+    Under the Dirichlet(counts + prior) posterior of the 8 cells (the paired analogue of Goutte
+    & Gaussier 2005). No closed form: sampled (methods/paired_metrics.py
+    ``posterior_differences``) with at least 0.25/mc_error² draws, so the standard error
+    sqrt(P(1 - P)/N) is at most ``mc_error``; the returned error is that of the draws made.
+
+    Parameters
+    ----------
+    metric : str
+        recall, specificity, precision, npv, accuracy, f1 or balanced_accuracy.
+    pos_both, pos_only_first, pos_only_second, pos_neither : int
+        Of the positives: how many both classifiers get right, only the first, only the second, neither.
+    neg_both, neg_only_first, neg_only_second, neg_neither : int
+        The same for the negatives.
+    prior : float
+        The Dirichlet prior count of each cell (> 0; 1 is uniform).
+    mc_error : float
+        The largest Monte Carlo standard error allowed, in (0, 0.1].
+    seed : int or None
+        Seeds the draws (default 0: the same call, the same answer).
+
+    Returns
+    -------
+    tuple
+        (P(first > second), its Monte Carlo standard error).
 
     Examples
     --------

@@ -46,10 +46,29 @@ _BLOCK = 1 << 20  # scores ranked at once, to bound memory
 
 
 def delong_covariance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
-    """(Â, Cov): the AUCs of k classifiers on the same cases and DeLong's covariance matrix of them.
+    """The AUCs of k classifiers on the same cases and DeLong's covariance matrix of them.
 
-    ``scores_pos`` (..., k, m), ``scores_neg`` (..., k, n): row r holds classifier r's scores.
-    Returns Â of shape (..., k) and Cov = S10/m + S01/n of shape (..., k, k) (module docstring).
+    Cov = S10/m + S01/n, S10 and S01 the sample covariance matrices of the placements (module
+    docstring); a contrast c of the models has variance cᵀ·Cov·c (several models at once).
+
+    Parameters
+    ----------
+    scores_pos : array, shape (..., k, m)
+        Row r: classifier r's scores of the m positives (the same positives in every row).
+    scores_neg : array, shape (..., k, n)
+        Row r: classifier r's scores of the n negatives.
+
+    Returns
+    -------
+    tuple
+        (Â of shape (..., k), Cov of shape (..., k, k)).
+
+    Examples
+    --------
+    >>> from covstudy import delong_covariance
+    >>> auc, cov = delong_covariance([[0.9, 0.8, 0.4], [0.7, 0.9, 0.2]], [[0.3, 0.5, 0.1], [0.4, 0.1, 0.3]])
+    >>> auc.round(4).tolist(), cov.shape
+    ([0.8889, 0.7778], (2, 2))
     """
     pos, neg = np.asarray(scores_pos, dtype=float), np.asarray(scores_neg, dtype=float)
     k, m, n = pos.shape[-2], pos.shape[-1], neg.shape[-1]
@@ -154,9 +173,31 @@ def auc_difference_bootstrap(pos_first, neg_first, pos_second, neg_second, delta
 
 
 def unpaired_delong(scores_pos_first, scores_neg_first, scores_pos_second, scores_neg_second) -> dict:
-    """DeLong's comparison of two AUCs on independent test sets: D = (Â₁ - Â₂)/sqrt(V₁ + V₂), V the DeLong
-    variances, and its Welch-Satterthwaite degrees of freedom (V₁ + V₂)²/(V₁²/(N₁ - 1) + V₂²/(N₂ - 1)),
-    Nᵣ = mᵣ + nᵣ: pROC's roc.test(paired = FALSE, method = 'delong') statistic D and df."""
+    """DeLong's comparison of two AUCs on independent test sets (pROC's roc.test(paired = FALSE)).
+
+    D = (Â₁ - Â₂)/sqrt(V₁ + V₂), V the DeLong variances, referred to Student's t with the
+    Welch-Satterthwaite degrees of freedom (V₁ + V₂)²/(V₁²/(N₁ - 1) + V₂²/(N₂ - 1)), Nᵣ = mᵣ + nᵣ:
+    pROC's statistic D and df (matched on aSAH, tests/data).
+
+    Parameters
+    ----------
+    scores_pos_first, scores_neg_first : array
+        The first classifier's scores of its test set's positives and negatives (1-d).
+    scores_pos_second, scores_neg_second : array
+        The second classifier's, on its own test set.
+
+    Returns
+    -------
+    dict
+        auc_first, auc_second, statistic (D), df and the two-sided p_value.
+
+    Examples
+    --------
+    >>> from covstudy import unpaired_delong
+    >>> out = unpaired_delong([0.9, 0.8, 0.4], [0.3, 0.5, 0.1, 0.2], [0.6, 0.7, 0.2], [0.3, 0.5, 0.4])
+    >>> round(out["auc_first"] - out["auc_second"], 4)
+    0.25
+    """
     from .auc import auc_and_delong_variance
 
     a1, v1 = auc_and_delong_variance(np.asarray(scores_pos_first, float), np.asarray(scores_neg_first, float))
