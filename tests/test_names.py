@@ -25,6 +25,8 @@ POINTS = {
     "deff": ("clustered", None, dict(clusters=4, cluster_size=3, p=0.7, icc=0.1), 4),
     "paired_confusion": ("paired_confusion", "f1_difference", dict(n=8, prevalence=0.4, tpr_first=0.8, tpr_second=0.7,
                                                                    tnr_first=0.8, tnr_second=0.9, correlation=0.2), 4),
+    "unpaired_confusion": ("unpaired_confusion", "f1_difference", dict(n1=6, n2=7, prevalence=0.4, tpr_first=0.8,
+                                                                       tnr_first=0.8, tpr_second=0.7, tnr_second=0.9), 4),
     "paired_scores": ("paired_binormal", None, dict(n_pos=6, n_neg=6, auc_first=0.8, auc_second=0.7, correlation=0.3), 4),
 }
 SMALL = {"draws": 50}
@@ -116,7 +118,7 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
-    assert len(everything) == 74 and all("." in q for q in everything)
+    assert len(everything) == 78 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
