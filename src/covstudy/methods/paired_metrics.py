@@ -212,7 +212,7 @@ def pm_bootstrap(*cells_and_delta, metric="f1", rng=None, draws=2000):
     return np.where(empty, -1.0, lower).reshape(shape), np.where(empty, 1.0, upper).reshape(shape)
 
 
-_MIN_DRAWS = 4000
+_MIN_DRAWS = 1000  # the pilot: its sd sets how many draws the bounds need
 _MAX_DRAWS = 4_000_000
 
 
@@ -222,14 +222,17 @@ def _draws_needed(sd, mc_error, q):
     return int(np.ceil(q * (1 - q) * (sd / (density * mc_error)) ** 2))
 
 
-def posterior_differences(x: np.ndarray, metric: str, prior: float, mc_error: float, delta: float, rng):
-    """Draws of D under the Dirichlet(x + prior) posterior of one table x (8 cells), as many as make the
-    Monte Carlo standard error of the delta/2 quantile and of P(D > 0) at most ``mc_error``
-    (``_draws_needed`` with the pilot's sd; at least _MIN_DRAWS, at most _MAX_DRAWS), and their count."""
+def posterior_differences(x: np.ndarray, metric: str, prior: float, mc_error: float, delta: float, rng,
+                          probability: bool = True):
+    """Draws of D under the Dirichlet(x + prior) posterior of one table x (8 cells): a pilot of
+    _MIN_DRAWS, then as many more as make the Monte Carlo standard error of the delta/2 quantile
+    (``_draws_needed`` with the pilot's sd) and, with ``probability``, of P(D > 0) (0.25/mc_error²
+    draws) at most ``mc_error``; at most _MAX_DRAWS."""
     a = np.asarray(x, dtype=float) + prior
     d = difference(metric, rng.gamma(a, size=(_MIN_DRAWS, 8)))
-    sd = float(np.nanstd(d))
-    need = max(_draws_needed(sd, mc_error, delta / 2), int(np.ceil(0.25 / mc_error**2)))
+    need = _draws_needed(float(np.nanstd(d)), mc_error, delta / 2)
+    if probability:
+        need = max(need, int(np.ceil(0.25 / mc_error**2)))
     need = min(_MAX_DRAWS, need)
     parts = [d]
     done = _MIN_DRAWS
@@ -245,14 +248,13 @@ def posterior_differences(x: np.ndarray, metric: str, prior: float, mc_error: fl
           reference="Goutte & Gaussier (2005), ECIR, LNCS 3408, 345-359, paired: a Dirichlet posterior over the 8 "
                     "cells (as the paired design's Bayes: Gelman et al., Bayesian Data Analysis, 3rd ed., ch. 3)",
           params=(Param("prior", 1.0, above=0.0, doc="Dirichlet prior count of each of the 8 cells", at_most=1e10),
-                  Param("mc_error", 1e-3, above=0.0, at_most=0.1,
-                        doc="Monte Carlo standard error of the bounds and of P(first > second), at most")))
+                  Param("mc_error", 1e-3, above=0.0, at_most=0.1, doc="Monte Carlo standard error of each bound, at most")))
 def pm_dirichlet(*cells_and_delta, metric="f1", rng=None, prior=1.0, mc_error=1e-3):
     """Equal-tailed credible interval of D = metric(first) - metric(second) under the Dirichlet(x + prior)
     posterior of the 8 cell probabilities (Dirichlet as independent Gammas over their sum; D is
-    scale-free, so the Gammas are used directly). No closed form: sampled, with as many draws as
-    keep the Monte Carlo standard error of each bound (normal approximation of the quantile's
-    standard error) and of P(D > 0) at most ``mc_error`` (``posterior_differences``)."""
+    scale-free, so the Gammas are used directly). No closed form: sampled, a pilot of _MIN_DRAWS
+    and then as many draws as keep the Monte Carlo standard error of each bound, sqrt(q(1 - q)/N)·sd/φ(z_q)
+    (the sample quantile's, normal approximation), at most ``mc_error`` (``posterior_differences``)."""
     *counts, delta = cells_and_delta
     x = _stack(counts)
     shape = x.shape[:-1]
@@ -261,7 +263,7 @@ def pm_dirichlet(*cells_and_delta, metric="f1", rng=None, prior=1.0, mc_error=1e
     rng = np.random.default_rng() if rng is None else rng
     lower, upper = np.empty(len(x)), np.empty(len(x))
     for i in range(len(x)):
-        d = posterior_differences(x[i], metric, prior, mc_error, float(delta[i]), rng)
+        d = posterior_differences(x[i], metric, prior, mc_error, float(delta[i]), rng, probability=False)
         d = d[~np.isnan(d)]
         lower[i], upper[i] = np.quantile(d, [delta[i] / 2, 1 - delta[i] / 2]) if d.size else (-1.0, 1.0)
     return lower.reshape(shape), upper.reshape(shape)
