@@ -127,3 +127,14 @@ def test_bad_input_is_one_line(call, message):
     with pytest.raises(ValueError) as err:
         call()
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_a_contrast_of_three_models_is_the_paired_comparison_for_one_minus_one():
+    from covstudy import delong_contrast
+
+    (p1, n1), (p2, n2), (p3, n3) = split(S100B), split(WFNS), split(NDKA)
+    out = delong_contrast(np.stack([p1, p2, p3]), np.stack([n1, n2, n3]), [1, -1, 0])
+    assert out["z"] == pytest.approx(float(REF["paired_z"]), rel=1e-12)
+    assert out["p_value"] == pytest.approx(float(REF["paired_p"]), rel=1e-10)
+    assert (out["lower"], out["upper"]) == pytest.approx((float(REF["paired_lower95"]), float(REF["paired_upper95"])),
+                                                         abs=1e-13)

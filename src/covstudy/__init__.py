@@ -16,7 +16,7 @@ from .exact_curve import (
 from .intervals import Interval, interval, metric_interval, multiclass_interval
 from .methods import auc_methods, balanced_methods, f1_methods, methods  # noqa: F401  (the first three: shortcuts for methods(takes=...), kept importable)
 from .methods.auc import auc_interval
-from .methods.auc_difference import delong_covariance, unpaired_delong
+from .methods.auc_difference import delong_contrast, delong_covariance, unpaired_delong
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan
@@ -90,6 +90,7 @@ __all__ = [
     "clustered_interval",
     "confidence_coefficient",
     "coverage",
+    "delong_contrast",
     "delong_covariance",
     "difference_interval",
     "evaluate",

@@ -84,6 +84,49 @@ def delong_covariance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     return auc.reshape(lead + (k,)), cov.reshape(lead + (k, k))
 
 
+def delong_contrast(scores_pos, scores_neg, contrast, delta=0.05) -> dict:
+    """A contrast cᵀÂ of k models' AUCs on the same cases: estimate, DeLong interval cᵀÂ ± z·sqrt(cᵀ·Cov·c),
+    Z = cᵀÂ/sqrt(cᵀ·Cov·c) and its two-sided p-value (``delong_covariance``).
+
+    Parameters
+    ----------
+    scores_pos : array, shape (k, m)
+        Row r: model r's scores of the m positives.
+    scores_neg : array, shape (k, n)
+        Row r: model r's scores of the n negatives.
+    contrast : array, shape (k,)
+        The weights c, e.g. (1, -1, 0) for the first against the second, (1, -1/2, -1/2) for the
+        first against the mean of two others.
+    delta : float
+        The miss rate in (0, 1).
+
+    Returns
+    -------
+    dict
+        estimate, lower, upper, z, p_value (not clipped: a contrast need not lie in [-1, 1]).
+
+    Examples
+    --------
+    >>> from covstudy import delong_contrast
+    >>> pos = [[0.9, 0.8, 0.4, 0.7], [0.7, 0.9, 0.2, 0.6], [0.5, 0.4, 0.6, 0.3]]
+    >>> neg = [[0.3, 0.5, 0.1], [0.4, 0.1, 0.3], [0.2, 0.6, 0.5]]
+    >>> round(delong_contrast(pos, neg, [1, -0.5, -0.5])["estimate"], 4)
+    0.25
+    """
+    from .. import validate
+
+    auc, cov = delong_covariance(np.asarray(scores_pos, dtype=float), np.asarray(scores_neg, dtype=float))
+    c = np.asarray(contrast, dtype=float)
+    if c.shape != auc.shape:
+        raise ValueError(f"contrast: one weight per model ({auc.size}), got shape {c.shape}")
+    d = float(validate.delta(delta))
+    estimate, sd = float(c @ auc), float(np.sqrt(max(c @ cov @ c, 0.0)))
+    z = estimate / sd if sd > 0 else float("nan")
+    half = float(_z(d)) * sd
+    return {"estimate": estimate, "lower": estimate - half, "upper": estimate + half, "z": z,
+            "p_value": float(2 * stats.norm.sf(abs(z))) if sd > 0 else float("nan")}
+
+
 def _difference_and_variance(pos_first, neg_first, pos_second, neg_second):
     """(Â₁ - Â₂, Var_DeLong(Â₁ - Â₂)) for every test set, in blocks."""
     pos = np.stack(np.broadcast_arrays(np.asarray(pos_first), np.asarray(pos_second)), axis=-2)
