@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from covstudy import coverage, paired_metric_interval, paired_metric_superiority
@@ -237,3 +239,30 @@ def test_bad_input_is_one_line(call, message):
     with pytest.raises(ValueError) as err:
         call()
     assert message in str(err.value) and "\n" not in str(err.value)
+
+TABLE = st.lists(st.integers(0, 30), min_size=8, max_size=8).filter(lambda x: sum(x) > 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=TABLE, metric=st.sampled_from(METRICS), delta=st.sampled_from([0.01, 0.05, 0.2]))
+def test_intervals_are_ordered_in_range_and_swap_to_their_negatives(x, metric, delta):
+    """-1 <= lower <= upper <= 1, and exchanging the classifiers negates the interval."""
+    swapped = [x[0], x[2], x[1], x[3], x[4], x[6], x[5], x[7]]
+    for name in ("pm_delta", "pm_mover"):
+        lower, upper = get(name).kernel(*x, delta, metric=metric)
+        lo2, up2 = get(name).kernel(*swapped, delta, metric=metric)
+        assert -1 <= lower <= upper <= 1
+        assert (lo2, up2) == pytest.approx((-upper, -lower), abs=1e-12)
+    a, b, c, d = (x[i] + x[i + 4] for i in range(4))
+    lower, upper = get("paired_exact_mcnemar").kernel(a, b, c, d, delta)
+    assert -1 <= lower <= upper <= 1
+    assert get("paired_exact_mcnemar").kernel(a, c, b, d, delta) == pytest.approx((-upper, -lower), abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n1=st.integers(1, 25), n2=st.integers(1, 25), f1=st.floats(0, 1), f2=st.floats(0, 1))
+def test_melded_is_ordered_and_swaps_to_its_negative(n1, n2, f1, f2):
+    k1, k2 = round(f1 * n1), round(f2 * n2)
+    lower, upper = get("diff_melded").kernel(k1, n1, k2, n2, 0.05)
+    assert -1 <= lower <= upper <= 1 and lower <= k1 / n1 - k2 / n2 <= upper
+    assert get("diff_melded").kernel(k2, n2, k1, n1, 0.05) == pytest.approx((-upper, -lower), abs=1e-9)
