@@ -43,7 +43,7 @@ def test_difference_is_the_metrics_written_out(metric):
 
 
 def test_tables_and_pmf_equal_brute_force():
-    n, p = 3, cell_probabilities(POINT)
+    n, p = 3, cell_probabilities(DESIGN.derive(POINT))
     brute = {x: math.factorial(n) / math.prod(math.factorial(c) for c in x) * math.prod(pc**c for pc, c in zip(p, x))
              for x in itertools.product(range(n + 1), repeat=8) if sum(x) == n}
     tables = all_tables(n)
@@ -69,7 +69,7 @@ def test_truth_is_the_metric_of_a_large_sample_of_examples():
     from covstudy.estimands import get_estimand
 
     for metric in METRICS:
-        truth = get_estimand("paired_confusion", f"{metric}_difference").truth(DESIGN.truth_inputs(POINT))
+        truth = get_estimand("paired_confusion", f"{metric}_difference").truth(DESIGN.truth_inputs(DESIGN.derive(POINT)))
         assert difference(metric, x) == pytest.approx(truth, abs=3e-3)
 
 
@@ -266,3 +266,18 @@ def test_melded_is_ordered_and_swaps_to_its_negative(n1, n2, f1, f2):
     lower, upper = get("diff_melded").kernel(k1, n1, k2, n2, 0.05)
     assert -1 <= lower <= upper <= 1 and lower <= k1 / n1 - k2 / n2 <= upper
     assert get("diff_melded").kernel(k2, n2, k1, n1, 0.05) == pytest.approx((-upper, -lower), abs=1e-9)
+
+
+def test_one_correlation_per_class():
+    """correlation_pos, correlation_neg set each class's cells; equal ones are the single correlation."""
+    base = {k: v for k, v in POINT.items() if k != "correlation"}
+    one = DESIGN.derive(POINT)
+    two = DESIGN.derive({**base, "correlation_pos": 0.3, "correlation_neg": 0.3})
+    np.testing.assert_array_equal(cell_probabilities(one), cell_probabilities(two))
+    p = cell_probabilities(DESIGN.derive({**base, "correlation_pos": 0.5, "correlation_neg": -0.2}))
+    for cells, a1, a2, rho in ((p[:4] / p[:4].sum(), 0.8, 0.6, 0.5), (p[4:] / p[4:].sum(), 0.7, 0.8, -0.2)):
+        both = cells[0]
+        assert (both - a1 * a2) / math.sqrt(a1 * (1 - a1) * a2 * (1 - a2)) == pytest.approx(rho, abs=1e-12)
+    with pytest.raises(ValueError, match="^correlation_neg: with tnr_first=0.7"):
+        coverage("delta", design="paired_confusion", metric="f1_difference", **base, correlation_pos=0.0,
+                 correlation_neg=0.99)

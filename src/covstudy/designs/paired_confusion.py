@@ -3,7 +3,8 @@
 Each example is positive with probability ``prevalence``; within its class the two classifiers'
 correctness is a 2×2 multinomial with the class's accuracies of each (``tpr_first``,
 ``tpr_second`` for the positives, ``tnr_first``, ``tnr_second`` for the negatives) and the
-correlation ρ (``correlation``, the same within both classes) of their correctness indicators:
+correlation ρ of their correctness indicators (``correlation``, the same within both classes, or
+``correlation_pos`` and ``correlation_neg``, one per class):
 
     P(both correct | class) = a₁a₂ + ρ·sqrt(a₁(1 - a₁)a₂(1 - a₂)),  only the first = a₁ - both,
     only the second = a₂ - both,  neither = 1 - a₁ - a₂ + both  (designs/paired.py).
@@ -50,9 +51,9 @@ _TOLERANCE = 1e-12
 
 def cell_probabilities(point: dict) -> np.ndarray:
     """The 8 cell probabilities of a point, in the order of ``COUNTS`` (module docstring)."""
-    q, rho = point["prevalence"], point["correlation"]
-    pos = cells_from_accuracies(point["tpr_first"], point["tpr_second"], rho)
-    neg = cells_from_accuracies(point["tnr_first"], point["tnr_second"], rho)
+    q = point["prevalence"]
+    pos = cells_from_accuracies(point["tpr_first"], point["tpr_second"], point["correlation_pos"])
+    neg = cells_from_accuracies(point["tnr_first"], point["tnr_second"], point["correlation_neg"])
     return np.array([q * v for v in pos.values()] + [(1 - q) * v for v in neg.values()])
 
 
@@ -78,24 +79,36 @@ class PairedConfusion(Design):
     name = "paired_confusion"
     data = "paired_confusion"
     axes = (Axis("n", True, 1), PREVALENCE, *(Axis(r, False, 0.0, 1.0) for r in _RATES),
-            Axis("correlation", False, -1.0, 1.0))
-    parametrisations = (("n", "prevalence", *_RATES, "correlation"),)
+            Axis("correlation", False, -1.0, 1.0), Axis("correlation_pos", False, -1.0, 1.0),
+            Axis("correlation_neg", False, -1.0, 1.0))
+    parametrisations = (("n", "prevalence", *_RATES, "correlation"),
+                        ("n", "prevalence", *_RATES, "correlation_pos", "correlation_neg"))
     estimand = "f1_difference"
     summary = ("one test set, two classifiers, the truth: 8-cell multinomial over (class, first correct, "
                "second correct)")
     example: ClassVar[dict] = {"n": 10, "prevalence": 0.4, "tpr_first": 0.8, "tpr_second": 0.6,
                                "tnr_first": 0.7, "tnr_second": 0.8, "correlation": 0.3}
 
+    def derive(self, point: dict) -> dict:
+        """One correlation for both classes, or one per class (then ``correlation`` is left out); column order."""
+        point = dict(point)
+        if "correlation" in point:
+            point["correlation_pos"] = point["correlation_neg"] = point["correlation"]
+        return {a.name: point[a.name] for a in self.axes if a.name in point}
+
     def points(self, grid: dict) -> list[dict]:
-        names = self.parametrisations[0]
-        return [dict(zip(names, values)) for values in itertools.product(*(grid[k] for k in names))]
+        names = next(o for o in self.parametrisations if all(grid.get(k) is not None for k in o))
+        return [self.derive(dict(zip(names, values))) for values in itertools.product(*(grid[k] for k in names))]
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
-        for cls, first, second in (("positives", "tpr_first", "tpr_second"), ("negatives", "tnr_first", "tnr_second")):
+        for cls, first, second in (("pos", "tpr_first", "tpr_second"), ("neg", "tnr_first", "tnr_second")):
             lo, hi = correlation_range(point[first], point[second])
-            if not lo - _TOLERANCE <= point["correlation"] <= hi + _TOLERANCE:
-                return (f"correlation: with {first}={point[first]:g} and {second}={point[second]:g} the correlation "
-                        f"of the {cls} must lie in [{lo:.4g}, {hi:.4g}], got {point['correlation']:g}")
+            rho = point[f"correlation_{cls}"]
+            if not lo - _TOLERANCE <= rho <= hi + _TOLERANCE:
+                name = "correlation" if "correlation" in point else f"correlation_{cls}"
+                return (f"{name}: with {first}={point[first]:g} and {second}={point[second]:g} the correlation "
+                        f"of the {'positives' if cls == 'pos' else 'negatives'} must lie in [{lo:.4g}, {hi:.4g}], "
+                        f"got {rho:g}")
         n = point["n"]
         if exact and n > EXACT_LIMIT:
             return (f"n: exact paired-confusion coverage needs n <= {EXACT_LIMIT} (C(n + 7, 7) tables), got {n}; "
