@@ -19,7 +19,7 @@ from .methods.auc import auc_interval
 from .methods.auc_difference import delong_contrast, delong_covariance, unpaired_delong
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
-from .plan import PlanResult, plan
+from .plan import PlanResult, plan, size_performance
 from .study import ConfigError
 
 # The earlier result classes are the one result type now (importable, not in __all__).
@@ -104,6 +104,7 @@ __all__ = [
     "paired_metric_interval",
     "paired_metric_superiority",
     "plan",
+    "size_performance",
     "run_study",
     "superiority_probability",
     "unpaired_delong",
