@@ -50,7 +50,8 @@ def test_melded_equals_the_quantiles_by_adaptive_quadrature(k1, n1, k2, n2):
 
     lower = quantile(cdf(stats.beta(k1, n1 - k1 + 1), stats.beta(k2 + 1, n2 - k2)), 0.025)
     upper = quantile(cdf(stats.beta(k1 + 1, n1 - k1), stats.beta(k2, n2 - k2 + 1)), 0.975)
-    assert difference_interval("melded", k1, n1, k2, n2) == pytest.approx((lower, upper), abs=2e-7)  # the quadrature laws' accuracy
+    # to the quadrature laws' accuracy
+    assert difference_interval("melded", k1, n1, k2, n2) == pytest.approx((lower, upper), abs=2e-7)
 
 
 def test_exact_mcnemar_upper_end_equals_the_quantile_by_adaptive_quadrature():
@@ -62,7 +63,8 @@ def test_exact_mcnemar_upper_end_equals_the_quantile_by_adaptive_quadrature():
     def cdf(t_law, b_law):
         return lambda t: tight(lambda s: b_law.cdf((1 + t / s) / 2) * t_law.pdf(s))
 
-    upper = max(quantile(cdf(t, stats.beta(b + 1, c)), 0.975) for t in (stats.beta(m, n - m + 1), stats.beta(m + 1, n - m)))
+    laws = (stats.beta(m, n - m + 1), stats.beta(m + 1, n - m))
+    upper = max(quantile(cdf(t, stats.beta(b + 1, c)), 0.975) for t in laws)
     assert paired_interval("exact_mcnemar", n - m, b, c, 0)[1] == pytest.approx(upper, abs=2e-7)
     assert paired_interval("exact_mcnemar", n - m, c, b, 0)[0] == pytest.approx(-upper, abs=2e-7)
 

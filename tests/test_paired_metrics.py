@@ -69,7 +69,8 @@ def test_truth_is_the_metric_of_a_large_sample_of_examples():
     from covstudy.estimands import get_estimand
 
     for metric in METRICS:
-        truth = get_estimand("paired_confusion", f"{metric}_difference").truth(DESIGN.truth_inputs(DESIGN.derive(POINT)))
+        estimand = get_estimand("paired_confusion", f"{metric}_difference")
+        truth = estimand.truth(DESIGN.truth_inputs(DESIGN.derive(POINT)))
         assert difference(metric, x) == pytest.approx(truth, abs=3e-3)
 
 

@@ -69,7 +69,8 @@ class PairedBinormal(Design):
             Axis("correlation", False, -1.0, 1.0, low_open=True, high_open=True))
     parametrisations = (("n_pos", "n_neg", "auc_first", "auc_second", "correlation"),
                         ("n", "prevalence", "auc_first", "auc_second", "correlation"))
-    summary = "two classifiers' scores of the same cases: bivariate binormal per class (correlation), true AUCs auc_first, auc_second"
+    summary = ("two classifiers' scores of the same cases: bivariate binormal per class (correlation), "
+               "true AUCs auc_first, auc_second")
     example: ClassVar[dict] = {"n_pos": 12, "n_neg": 18, "auc_first": 0.8, "auc_second": 0.7, "correlation": 0.5}
 
     def derive(self, point: dict) -> dict:

@@ -201,5 +201,5 @@ class MetricDifference(Estimand):
 # Registered in the order of METRICS; a class's paired proportion (and the summed table) also takes the paired methods.
 _PAIRED = ("recall", "specificity", "accuracy")
 for _metric in METRICS:
-    register_estimand("paired_confusion", f"{_metric}_difference", null=0.0,
-                      takes=("paired_confusion", "paired") if _metric in _PAIRED else ("paired_confusion",))(MetricDifference)
+    _takes = ("paired_confusion", "paired") if _metric in _PAIRED else ("paired_confusion",)
+    register_estimand("paired_confusion", f"{_metric}_difference", null=0.0, takes=_takes)(MetricDifference)

@@ -69,8 +69,8 @@ class UnpairedConfusion(Design):
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
         for key in ("n1", "n2"):
             if exact and point[key] > EXACT_LIMIT:
-                return (f"{key}: exact unpaired-confusion coverage needs n1, n2 <= {EXACT_LIMIT} (C(n1 + 3, 3)·C(n2 + 3, 3) "
-                        f"outcomes), got {point[key]}; give reps for Monte Carlo")
+                return (f"{key}: exact unpaired-confusion coverage needs n1, n2 <= {EXACT_LIMIT} "
+                        f"(C(n1 + 3, 3)·C(n2 + 3, 3) outcomes), got {point[key]}; give reps for Monte Carlo")
             if point[key] > MC_LIMIT:
                 return f"{key}: unpaired-confusion Monte Carlo needs n1, n2 <= {MC_LIMIT:,}, got {point[key]:,}"
         return None
@@ -105,7 +105,8 @@ class UnpairedConfusion(Design):
         x = np.concatenate([rng.multinomial(pt["n1"], _cells(pt, "first"), size=reps),
                             rng.multinomial(pt["n2"], _cells(pt, "second"), size=reps)], axis=1)
         tables, count = np.unique(x, axis=0, return_counts=True)
-        return Outcomes({c: tables[:, k].astype(np.int64) for k, c in enumerate(COUNTS)}, count.astype(np.int64)[None, :])
+        columns = {c: tables[:, k].astype(np.int64) for k, c in enumerate(COUNTS)}
+        return Outcomes(columns, count.astype(np.int64)[None, :])
 
 
 _CLASS = {"recall": ("tp", "fn"), "specificity": ("tn", "fp"), "accuracy": None}
@@ -145,12 +146,12 @@ class MetricDifference(Estimand):
         if method.takes == "difference":
             k1, n1, k2, n2 = self.counts(columns)
             empty = (n1 == 0) | (n2 == 0)
-            lower, upper = method.bounds((k1, np.where(n1 == 0, 1, n1), k2, np.where(n2 == 0, 1, n2)), delta, side, **params)
+            stand_in = (k1, np.where(n1 == 0, 1, n1), k2, np.where(n2 == 0, 1, n2))  # replaced by [-1, 1]
+            lower, upper = method.bounds(stand_in, delta, side, **params)
             return np.where(empty, -1.0, lower), np.where(empty, 1.0, upper)
         return method.bounds(tuple(columns[c] for c in COUNTS), delta, side, rng=rng, metric=self.metric, **params)
 
 
 for _metric in METRICS:
-    register_estimand("unpaired_confusion", f"{_metric}_difference", null=0.0,
-                      takes=("unpaired_confusion", "difference") if _metric in _CLASS else ("unpaired_confusion",))(
-        MetricDifference)
+    _takes = ("unpaired_confusion", "difference") if _metric in _CLASS else ("unpaired_confusion",)
+    register_estimand("unpaired_confusion", f"{_metric}_difference", null=0.0, takes=_takes)(MetricDifference)

@@ -174,7 +174,8 @@ def auc_difference_logit_delong(pos_first, neg_first, pos_second, neg_second, de
         inside = (a > 0) & (a < 1)
         s = np.where(inside, a, 0.5)
         centre, half = np.log(s / (1 - s)), z * se / (s * (1 - s))
-        ends.append((a, np.where(inside, special.expit(centre - half), a), np.where(inside, special.expit(centre + half), a)))
+        lo, hi = special.expit(centre - half), special.expit(centre + half)
+        ends.append((a, np.where(inside, lo, a), np.where(inside, hi, a)))
     (a1, l1, u1), (a2, l2, u2) = ends
     scale = np.sqrt(np.maximum(cov[..., 0, 0] * cov[..., 1, 1], 0.0))
     rho = np.clip(np.where(scale > 0, cov[..., 0, 1] / np.where(scale > 0, scale, 1.0), 0.0), -1.0, 1.0)

@@ -248,7 +248,8 @@ def posterior_differences(x: np.ndarray, metric: str, prior: float, mc_error: fl
           reference="Goutte & Gaussier (2005), ECIR, LNCS 3408, 345-359, paired: a Dirichlet posterior over the 8 "
                     "cells (as the paired design's Bayes: Gelman et al., Bayesian Data Analysis, 3rd ed., ch. 3)",
           params=(Param("prior", 1.0, above=0.0, doc="Dirichlet prior count of each of the 8 cells", at_most=1e10),
-                  Param("mc_error", 1e-3, above=0.0, at_most=0.1, doc="Monte Carlo standard error of each bound, at most")))
+                  Param("mc_error", 1e-3, above=0.0, at_most=0.1,
+                        doc="Monte Carlo standard error of each bound, at most")))
 def pm_dirichlet(*cells_and_delta, metric="f1", rng=None, prior=1.0, mc_error=1e-3):
     """Equal-tailed credible interval of D = metric(first) - metric(second) under the Dirichlet(x + prior)
     posterior of the 8 cell probabilities (Dirichlet as independent Gammas over their sum; D is

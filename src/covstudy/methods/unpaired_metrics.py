@@ -125,7 +125,8 @@ def um_bootstrap(*cells_and_delta, metric="f1", rng=None, draws=2000):
           takes="unpaired_confusion",
           reference="Goutte & Gaussier (2005), ECIR, LNCS 3408, 345-359: independent Dirichlet posteriors",
           params=(Param("prior", 1.0, above=0.0, doc="Dirichlet prior count of each cell", at_most=1e10),
-                  Param("mc_error", 1e-3, above=0.0, at_most=0.1, doc="Monte Carlo standard error of the bounds, at most")))
+                  Param("mc_error", 1e-3, above=0.0, at_most=0.1,
+                        doc="Monte Carlo standard error of the bounds, at most")))
 def um_dirichlet(*cells_and_delta, metric="f1", rng=None, prior=1.0, mc_error=1e-3):
     """Equal-tailed credible interval of D under independent Dirichlet(xᵣ + prior) posteriors of the two
     confusion matrices, sampled: a pilot of _MIN_DRAWS, then as many draws as keep the bounds' Monte
