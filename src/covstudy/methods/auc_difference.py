@@ -185,11 +185,22 @@ def auc_difference_logit_delong(pos_first, neg_first, pos_second, neg_second, de
     return np.clip(d - dl, -1.0, 1.0), np.clip(d + du, -1.0, 1.0)
 
 
-def _auc_rows(pos, neg):
-    """Mann-Whitney AUC of each row: pos (r, m), neg (r, n)."""
-    m, n = pos.shape[-1], neg.shape[-1]
-    pooled = stats.rankdata(np.concatenate([pos, neg], axis=-1), axis=-1)
-    return (pooled[:, :m].sum(axis=1) - m * (m + 1) / 2) / (m * n)
+def _resampled_auc(pos, neg, i, count):
+    """The AUC of each resample (rows): positives pos[i] (draws × m indices), negatives with ``count``
+    copies each (draws × n). With W_k the resampled negatives among the k lowest scores (cumulative
+    counts in sorted order), a positive with lo negatives below it and hi at or below contributes
+    (W_lo + W_hi)/2 (ties ½), as methods/auc.py's bootstrap: O((m + n)·draws), no sorting per resample."""
+    order = np.argsort(neg, kind="stable")
+    sorted_neg = neg[order]
+    draws, n = count.shape
+    cumulative = np.zeros((draws, n + 1), dtype=np.int64)
+    np.cumsum(count[:, order], axis=1, out=cumulative[:, 1:])
+    lo = np.searchsorted(sorted_neg, pos, side="left")
+    hi = np.searchsorted(sorted_neg, pos, side="right")
+    start = np.arange(draws)[:, None] * (n + 1)
+    flat = cumulative.ravel()
+    total = flat[lo[i] + start].sum(axis=1) + flat[hi[i] + start].sum(axis=1)
+    return total / (2 * i.shape[1] * n)
 
 
 @register("auc_difference_bootstrap", display="paired bootstrap (AUC)", takes="paired_scores", family="approximate",
@@ -208,10 +219,12 @@ def auc_difference_bootstrap(pos_first, neg_first, pos_second, neg_second, delta
     rng = np.random.default_rng() if rng is None else rng
     m, n = p1.shape[1], n1.shape[1]
     lower, upper = np.empty(len(p1)), np.empty(len(p1))
+    row = np.arange(draws)[:, None]
     for t in range(len(p1)):
         j = rng.integers(0, n, size=(draws, n))
         i = rng.integers(0, m, size=(draws, m))
-        d = _auc_rows(p1[t][i], n1[t][j]) - _auc_rows(p2[t][i], n2[t][j])
+        count = np.bincount((j + row * n).ravel(), minlength=draws * n).reshape(draws, n)  # each negative's copies
+        d = _resampled_auc(p1[t], n1[t], i, count) - _resampled_auc(p2[t], n2[t], i, count)
         lower[t], upper[t] = np.quantile(d, [delta[t] / 2, 1 - delta[t] / 2])
     return lower.reshape(lead), upper.reshape(lead)
 
