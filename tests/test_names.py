@@ -28,11 +28,19 @@ POINTS = {
     "unpaired_confusion": ("unpaired_confusion", "f1_difference", dict(n1=6, n2=7, prevalence=0.4, tpr_first=0.8,
                                                                        tnr_first=0.8, tpr_second=0.7, tnr_second=0.9), 4),
     "paired_scores": ("paired_binormal", None, dict(n_pos=6, n_neg=6, auc_first=0.8, auc_second=0.7, correlation=0.3), 4),
+    "eval": ("eval", None, dict(questions=4, groups=2, answers=1, p=0.7, icc_group=0.1, icc_question=0.2), None),
+    "paired_eval": ("paired_eval", None, dict(questions=4, groups=2, answers=1, acc_first=0.8, acc_second=0.7,
+                                              correlation=0.3, icc_group=0.1, icc_question=0.2), 4),
+    "crossval": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
+    "holdout": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
 }
 SMALL = {"draws": 50}
 
 
-@pytest.mark.parametrize("qualified", list(methods()))
+BANDS = ("roc_band", "pr_band")  # curves, not intervals: their doors are roc_band/pr_band/band_coverage (test_bands.py)
+
+
+@pytest.mark.parametrize("qualified", [q for q, m in methods().items() if m.takes not in BANDS])
 def test_every_method_runs_through_coverage_by_its_short_name(qualified):
     m = methods()[qualified]
     design, metric, axes, reps = POINTS[m.takes]
@@ -118,7 +126,8 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
-    assert len(everything) == 78 and all("." in q for q in everything)
+    bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
+    assert len(everything) - len(bands) == 95 and len(bands) == 13 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
@@ -163,7 +172,8 @@ def test_design_messages_name_the_real_problem(overrides, message):
 DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.coverage",
              "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
              "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation",
-             "covstudy.methods.auc_difference")
+             "covstudy.bands", "covstudy.designs.binormal",
+             "covstudy.eval_power", "covstudy.methods.auc_difference")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

@@ -1,11 +1,14 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
+from .bands import band_coverage, pr_band, roc_band
 from .comparison import (difference_interval, paired_interval, paired_metric_interval, paired_metric_superiority,
                          superiority_probability)
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
+from .designs.binormal import true_pr, true_roc
 from .designs.confusion import METRICS
 from .designs.multiclass import MULTICLASS_METRICS
+from .eval_power import components as eval_components, mde as eval_mde, questions_needed as eval_questions_needed
 from .evaluation import Evaluation, evaluate
 from .exact_curve import (
     AverageCoverage,
@@ -86,6 +89,7 @@ __all__ = [
     "auc_interval",
     "average_coverage",
     "balanced_coverage",
+    "band_coverage",
     "balanced_interval",
     "clustered_interval",
     "confidence_coefficient",
@@ -93,6 +97,9 @@ __all__ = [
     "delong_contrast",
     "delong_covariance",
     "difference_interval",
+    "eval_components",
+    "eval_mde",
+    "eval_questions_needed",
     "evaluate",
     "interval",
     "methods",
@@ -104,9 +111,13 @@ __all__ = [
     "paired_metric_interval",
     "paired_metric_superiority",
     "plan",
+    "pr_band",
+    "roc_band",
     "size_performance",
     "run_study",
     "superiority_probability",
     "unpaired_delong",
+    "true_pr",
+    "true_roc",
 ]
 __version__ = "0.1.0"

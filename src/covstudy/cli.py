@@ -203,6 +203,9 @@ def _app(cfg: DictConfig) -> None:
         except OmegaConfBaseException:
             out = None
         _fail(f"{err.full_key}: {detail}", out if isinstance(out, str) else None)
+    if raw.get("bands"):  # a band study (bands.py): curves, not intervals
+        _run_bands(raw)
+        return
     try:
         check_design_choice(str(HydraConfig.get().runtime.choices.get("study")),
                             list(HydraConfig.get().overrides.task), raw)
@@ -231,6 +234,20 @@ def _app(cfg: DictConfig) -> None:
         figures = plot_results(study.out)
         md, _ = write_report(study.out)
         print(f"{len(figures)} figure files in {study.out / 'figures'}; report: {md}")
+
+
+def _run_bands(raw: dict) -> None:
+    """``covstudy study=roc_bands``: the band study's tables, figures and report (bands.py)."""
+    from .bands import BandStudy, run_band_study
+
+    try:
+        study = BandStudy.from_config(raw)
+    except (ConfigError, ValueError, TypeError) as err:
+        _fail(str(err))
+    table = run_band_study(study)
+    print(f"{study.name}: {len(table)} rows -> {study.out / 'bands.parquet'}")
+    summary = table.groupby(["curve", "method"], sort=False)[["containment", "mean_pointwise", "mean_area"]].mean()
+    print(summary.round(3).to_string())
 
 
 # --------------------------------------------------------------------------- covstudy-plot
