@@ -318,9 +318,13 @@ def _label(name: str, params: tuple) -> str:
 def band_study_tables(study: BandStudy) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per curve × method × point: containment, mean area, mean and least pointwise coverage;
     one row per curve × method × point × grid value: pointwise coverage and its MCSE)."""
-    import joblib
+    import functools
 
-    parts = joblib.Parallel(n_jobs=study.n_jobs)(joblib.delayed(_point_rows)(study, pt) for pt in study.points)
+    from .runner import n_workers, worker_pool
+
+    workers = min(n_workers(study.n_jobs), len(study.points))
+    rows = functools.partial(_point_rows, study)
+    parts = list(worker_pool(workers).map(rows, study.points) if workers > 1 else map(rows, study.points))
     return (pd.DataFrame([r for rows, _ in parts for r in rows]),
             pd.DataFrame([r for _, points in parts for r in points]))
 

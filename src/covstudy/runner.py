@@ -207,16 +207,22 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
     return table
 
 
+def worker_pool(workers: int):
+    """loky's reusable pool of ``workers`` single-threaded processes that die with this one
+    (``_die_with_parent``). Everything in covstudy that runs on local processes uses this pool:
+    joblib.Parallel's own loky pool cannot take over the reusable executor once this one exists."""
+    from joblib.externals.loky import get_reusable_executor
+
+    return get_reusable_executor(max_workers=workers, timeout=300, initializer=_die_with_parent,
+                                 initargs=(os.getpid(),),
+                                 env={v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")})
+
+
 def _on_workers(study: Study, tasks: list[grid.Task], workers: int):
     """Each task's rows, as a worker finishes it (in any order): on loky processes that die
     with this one (``_die_with_parent``), or on the study's dask cluster."""
     if study.backend == "loky":
-        from joblib.externals.loky import get_reusable_executor
-
-        executor = get_reusable_executor(max_workers=min(workers, len(tasks)), timeout=300,
-                                         initializer=_die_with_parent, initargs=(os.getpid(),),
-                                         env={v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                                               "MKL_NUM_THREADS")})
+        executor = worker_pool(min(workers, len(tasks)))
         with _workers_leave_signals_to_us():  # the first submission starts the workers
             futures = [executor.submit(_evaluate_single_threaded, tasks[0])]
         futures += [executor.submit(_evaluate_single_threaded, t) for t in tasks[1:]]
