@@ -1,0 +1,337 @@
+/* covstudy's results explorer (covstudy/explorer.py writes it into report.html): sortable tables
+   and one SVG figure of a measure against a grid axis, redrawn from the embedded table whenever
+   a selector changes. No library, no network. */
+var covstudyExplorer = (function () {
+  "use strict";
+  var W = 800, H = 440, M = {l: 62, r: 16, t: 16, b: 46}, SVG = "http://www.w3.org/2000/svg";
+  var D, N, method, axes = {}, order = [], meas = {}, st = {}, api = {drawn: null};
+
+  function bytes(s) {
+    var b = atob(s), a = new Uint8Array(b.length);
+    for (var i = 0; i < b.length; i++) a[i] = b.charCodeAt(i);
+    return a;
+  }
+  function codes(e) {
+    var b = bytes(e.codes);
+    if (e.bytes === 1) return b;
+    var v = new DataView(b.buffer), out = new Uint16Array(b.length / 2);
+    for (var i = 0; i < out.length; i++) out[i] = v.getUint16(2 * i, true);
+    return out;
+  }
+  function floats(e) {
+    var out = new Float64Array(N);
+    if ("const" in e) return out.fill(e["const"]);
+    var v = new DataView(bytes(e.f32).buffer);
+    for (var i = 0; i < N; i++) out[i] = v.getFloat32(4 * i, true);
+    return out;
+  }
+  function el(tag, attrs, parent, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function sv(tag, attrs, parent) {
+    var e = document.createElementNS(SVG, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function fmt(v) { return v === null || v === undefined ? "—" : String(v); }
+  function num(v, d) { return isFinite(v) ? v.toFixed(d === undefined ? 4 : d) : "—"; }
+
+  // ------------------------------------------------------------------ selections
+  function matches(i, skip, upto) {  // row i agrees with the fixed values of the axes before `upto`
+    for (var j = 0; j < upto; j++) {
+      var a = order[j];
+      if (a !== skip && a !== st.x && axes[a].codes[i] !== st.fixed[a]) return false;
+    }
+    return true;
+  }
+  function cascade() {  // each fixed axis offers the values present under the axes chosen before it
+    var opts = {};
+    order.forEach(function (a, j) {
+      if (a === st.x) return;
+      var seen = {};
+      for (var i = 0; i < N; i++) if (matches(i, null, j)) seen[axes[a].codes[i]] = true;
+      var list = Object.keys(seen).map(Number).sort(function (p, q) { return p - q; });
+      if (list.indexOf(st.fixed[a]) < 0) {  // the nearest value still offered
+        var want = st.fixed[a], best = list[0];
+        list.forEach(function (c) { if (Math.abs(c - want) < Math.abs(best - want)) best = c; });
+        st.fixed[a] = best;
+      }
+      opts[a] = list;
+    });
+    return opts;
+  }
+
+  // ------------------------------------------------------------------ controls
+  function label(a) { return a === "delta" ? "δ" : a; }
+  function controls() {
+    var box = document.getElementById("controls"), opts = cascade();
+    box.textContent = "";
+    var row = el("div", {"class": "row"}, box);
+    var l = el("label", {}, row, "measure "), s = el("select", {id: "sel-measure"}, l);
+    Object.keys(D.names).forEach(function (m) { el("option", {value: m}, s, D.names[m]); });
+    s.value = st.measure;
+    s.onchange = function () { st.measure = this.value; draw(); };
+    l = el("label", {}, row, "against ");
+    s = el("select", {id: "sel-x"}, l);
+    order.forEach(function (a) { if (axes[a].numeric && axes[a].k > 1) el("option", {value: a}, s, label(a)); });
+    s.value = st.x;
+    s.onchange = function () { st.x = this.value; st.log = defaultLog(); controls(); };
+    l = el("label", {}, row, " log scale");
+    var c = el("input", {type: "checkbox", id: "chk-log"}, null);
+    l.insertBefore(c, l.firstChild);
+    c.checked = st.log;
+    c.onchange = function () { st.log = this.checked; draw(); };
+    l = el("label", {}, row, " zoom near nominal");
+    c = el("input", {type: "checkbox", id: "chk-zoom"}, null);
+    l.insertBefore(c, l.firstChild);
+    c.checked = st.zoom;
+    c.onchange = function () { st.zoom = this.checked; draw(); };
+    row = el("div", {"class": "row"}, box);
+    var fixed = [];
+    order.forEach(function (a) {
+      if (a === st.x) return;
+      var ax = axes[a];
+      if (ax.k < 2) { fixed.push(label(a) + " = " + fmt(ax.values[0])); return; }
+      l = el("label", {}, row, label(a) + " ");
+      s = el("select", {id: "sel-" + a}, l);
+      opts[a].forEach(function (code) { el("option", {value: code}, s, fmt(ax.values[code])); });
+      s.value = String(st.fixed[a]);
+      s.disabled = opts[a].length < 2;
+      s.onchange = function () { st.fixed[a] = Number(this.value); controls(); };
+    });
+    if (fixed.length) el("span", {"class": "fixed"}, row, "fixed: " + fixed.join(", "));
+    row = el("div", {"class": "row methods"}, box);
+    D.methods.forEach(function (m, k) {
+      l = el("label", {}, row);
+      c = el("input", {type: "checkbox", id: "chk-method-" + k, "data-label": m.label}, l);
+      c.checked = st.shown[k];
+      c.onchange = function () { st.shown[k] = this.checked; draw(); };
+      el("span", {"class": "swatch", style: "background:" + m.color}, l);
+      l.appendChild(document.createTextNode(m.label));
+    });
+    var all = el("button", {type: "button", id: "btn-all"}, row, "all");
+    all.onclick = function () { st.shown = st.shown.map(function () { return true; }); controls(); };
+    var none = el("button", {type: "button", id: "btn-none"}, row, "none");
+    none.onclick = function () { st.shown = st.shown.map(function () { return false; }); controls(); };
+    draw();
+  }
+
+  // ------------------------------------------------------------------ data of the figure
+  function series() {
+    var m = st.measure, y = meas[m], how = D.mcse[m], se = how && how !== "binomial" ? meas[how] : null;
+    var reps = meas.reps, exact = m === "coverage" ? meas.exact_coverage : m === "mean_width" ? meas.exact_mean_width : null;
+    var x = axes[st.x], out = D.methods.map(function (d) { return {label: d.label, color: d.color, pts: []}; });
+    for (var i = 0; i < N; i++) {
+      if (!st.shown[method[i]] || !matches(i, null, order.length)) continue;
+      var xv = x.values[x.codes[i]], yv = y[i];
+      if (xv === null || xv === undefined || !isFinite(yv)) continue;
+      var e = se ? se[i] : how === "binomial" && reps ? Math.sqrt(yv * (1 - yv) / reps[i]) : 0;
+      out[method[i]].pts.push({x: xv, y: yv, se: isFinite(e) ? e : 0, exact: exact ? exact[i] : NaN});
+    }
+    out.forEach(function (s) { s.pts.sort(function (p, q) { return p.x - q.x; }); });
+    return out.filter(function (s) { return s.pts.length; });
+  }
+  function delta() { return "delta" in axes ? axes.delta.values[st.fixed.delta] : null; }
+  function nominal() {
+    var d = delta(), side = "side" in axes ? axes.side.values[st.fixed.side] : "two-sided";
+    if (d === null) return null;
+    if (st.measure === "coverage") return 1 - d;
+    if (st.measure === "miss_low" || st.measure === "miss_high") return side === "two-sided" ? d / 2 : null;
+    return null;
+  }
+
+  // ------------------------------------------------------------------ scales and axes
+  function ticks(lo, hi, log) {
+    if (log) {
+      var t = [];
+      for (var e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++)
+        [1, 2, 5].forEach(function (k) { var v = k * Math.pow(10, e); if (v >= lo * 0.999 && v <= hi * 1.001) t.push(v); });
+      return t;
+    }
+    var span = hi - lo || 1, step = Math.pow(10, Math.floor(Math.log10(span / 5))), out = [];
+    [1, 2, 2.5, 5, 10].some(function (k) { if (span / (k * step) <= 7) { step *= k; return true; } return false; });
+    for (var v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(10));
+    return out;
+  }
+  function defaultLog() {
+    var v = axes[st.x].values.filter(function (x) { return x !== null; });
+    return v[0] > 0 && v[v.length - 1] / v[0] >= 20 && v.every(Number.isInteger);  // sizes, not rates
+  }
+
+  // ------------------------------------------------------------------ drawing
+  function draw() {
+    var svg = document.getElementById("chart"), data = series(), m = st.measure;
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+    svg.textContent = "";
+    var xs = [], lo = Infinity, hi = -Infinity, nom = nominal(), d = delta();
+    data.forEach(function (s) {
+      s.pts.forEach(function (p) {
+        xs.push(p.x);
+        lo = Math.min(lo, p.y - 2 * p.se, isFinite(p.exact) ? p.exact : Infinity);
+        hi = Math.max(hi, p.y + 2 * p.se, isFinite(p.exact) ? p.exact : -Infinity);
+      });
+    });
+    var status = document.getElementById("status");
+    api.drawn = {measure: m, x: st.x, fixed: {}, series: data.map(function (s) {
+      return {label: s.label, x: s.pts.map(function (p) { return p.x; }), y: s.pts.map(function (p) { return p.y; }),
+              mcse: s.pts.map(function (p) { return p.se; })};
+    })};
+    order.forEach(function (a) { if (a !== st.x) api.drawn.fixed[a] = axes[a].values[st.fixed[a]]; });
+    if (!data.length) { status.textContent = "No method selected, or no rows at this selection."; return; }
+    if (nom !== null) { lo = Math.min(lo, nom); hi = Math.max(hi, nom); }
+    var note = "";
+    if (m === "coverage" && st.zoom && d !== null) {
+      var floor = Math.min(Math.max(lo, 1 - 4 * d), 1 - 1.5 * d);
+      if (lo < floor) note = "Some values lie below the axis (lowest " + num(lo) + "); untick 'zoom near nominal' to see them.";
+      lo = floor;
+      hi = Math.max(hi, 1);
+    }
+    if (m === "coverage" || m.indexOf("miss") === 0 || m === "excludes_zero") { lo = Math.max(lo, 0); hi = Math.min(hi, 1); }
+    if (hi - lo < 1e-9) { lo -= 0.01; hi += 0.01; }
+    var pad = 0.03 * (hi - lo); lo -= pad; hi += pad;
+    var xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs), log = st.log && xmin > 0;
+    if (xmin === xmax) { xmin -= 1; xmax += 1; log = false; }
+    var f = log ? Math.log : function (v) { return v; }, a0 = f(xmin), a1 = f(xmax);
+    var sx = function (v) { return M.l + (f(v) - a0) / (a1 - a0) * (W - M.l - M.r); };
+    var sy = function (v) { return H - M.b - (v - lo) / (hi - lo) * (H - M.t - M.b); };
+    var clip = sv("clipPath", {id: "plot-area"}, sv("defs", {}, svg));
+    sv("rect", {x: M.l, y: M.t, width: W - M.l - M.r, height: H - M.t - M.b}, clip);
+    var g = sv("g", {"class": "axes"}, svg);
+    ticks(lo, hi, false).forEach(function (t) {
+      sv("line", {x1: M.l, x2: W - M.r, y1: sy(t), y2: sy(t), "class": "grid"}, g);
+      sv("text", {x: M.l - 6, y: sy(t) + 4, "text-anchor": "end"}, g).textContent = +t.toPrecision(6);
+    });
+    ticks(xmin, xmax, log).forEach(function (t) {
+      sv("line", {x1: sx(t), x2: sx(t), y1: M.t, y2: H - M.b, "class": "grid"}, g);
+      sv("text", {x: sx(t), y: H - M.b + 16, "text-anchor": "middle"}, g).textContent = +t.toPrecision(6);
+    });
+    sv("rect", {x: M.l, y: M.t, width: W - M.l - M.r, height: H - M.t - M.b, "class": "frame"}, g);
+    sv("text", {x: (M.l + W - M.r) / 2, y: H - 8, "text-anchor": "middle", "class": "title"}, g).textContent =
+      label(st.x) + (log ? " (log scale)" : "");
+    sv("text", {x: 14, y: (M.t + H - M.b) / 2, "text-anchor": "middle", "class": "title",
+                transform: "rotate(-90 14 " + (M.t + H - M.b) / 2 + ")"}, g).textContent = D.names[m];
+    var plot = sv("g", {"clip-path": "url(#plot-area)"}, svg);
+    if (nom !== null) sv("line", {x1: M.l, x2: W - M.r, y1: sy(nom), y2: sy(nom), "class": "nominal"}, plot);
+    data.forEach(function (s) {
+      var pts = s.pts, band = pts.some(function (p) { return p.se > 0; });
+      if (band) {
+        var up = pts.map(function (p) { return sx(p.x) + "," + sy(Math.min(p.y + 2 * p.se, 1)); });
+        var down = pts.slice().reverse().map(function (p) { return sx(p.x) + "," + sy(Math.max(p.y - 2 * p.se, 0)); });
+        sv("polygon", {points: up.concat(down).join(" "), fill: s.color, "class": "band"}, plot);
+      }
+      if (pts.some(function (p) { return isFinite(p.exact); }))
+        sv("polyline", {points: pts.map(function (p) { return sx(p.x) + "," + sy(p.exact); }).join(" "),
+                        stroke: s.color, "class": "exact"}, plot);
+      sv("polyline", {points: pts.map(function (p) { return sx(p.x) + "," + sy(p.y); }).join(" "),
+                      stroke: s.color, "class": "series", "data-label": s.label}, plot);
+      if (pts.length <= 30) pts.forEach(function (p) { sv("circle", {cx: sx(p.x), cy: sy(p.y), r: 2.5, fill: s.color}, plot); });
+    });
+    var guide = sv("line", {y1: M.t, y2: H - M.b, "class": "guide", visibility: "hidden"}, svg);
+    var xv = Array.from(new Set(xs)).sort(function (p, q) { return p - q; });
+    var tip = document.getElementById("tip");
+    svg.onmousemove = function (ev) {
+      var r = svg.getBoundingClientRect(), px = (ev.clientX - r.left) * W / r.width, best = xv[0];
+      xv.forEach(function (v) { if (Math.abs(sx(v) - px) < Math.abs(sx(best) - px)) best = v; });
+      guide.setAttribute("x1", sx(best)); guide.setAttribute("x2", sx(best)); guide.setAttribute("visibility", "visible");
+      tip.textContent = "";
+      el("div", {"class": "head"}, tip, label(st.x) + " = " + best);
+      data.forEach(function (s) {
+        s.pts.forEach(function (p) {
+          if (p.x !== best) return;
+          var line = el("div", {}, tip), sw = el("span", {"class": "swatch", style: "background:" + s.color}, line);
+          line.appendChild(document.createTextNode(s.label + ": " + num(p.y) + (p.se > 0 ? " ± " + num(2 * p.se) : "") +
+            (isFinite(p.exact) ? " (exact " + num(p.exact) + ")" : "")));
+        });
+      });
+      tip.hidden = false;
+      var left = (sx(best) / W) * r.width;
+      tip.style.left = (left > r.width / 2 ? left - tip.offsetWidth - 12 : left + 12) + "px";
+      tip.style.top = "8px";
+    };
+    svg.onmouseleave = function () { tip.hidden = true; guide.setAttribute("visibility", "hidden"); };
+    var what = [];
+    order.forEach(function (a) { if (a !== st.x && axes[a].k > 1) what.push(label(a) + " = " + fmt(axes[a].values[st.fixed[a]])); });
+    status.textContent = D.names[m] + " against " + label(st.x) + (what.length ? " at " + what.join(", ") : "") +
+      (nom !== null ? "; dashed: nominal " + num(nom, 3) : "") +
+      (data.some(function (s) { return s.pts.some(function (p) { return p.se > 0; }); }) ? "; bands: ±2·MCSE" : "") +
+      (data.some(function (s) { return s.pts.some(function (p) { return isFinite(p.exact); }); }) ? "; thin lines: exact" : "") +
+      ". " + note;
+  }
+
+  // ------------------------------------------------------------------ tables and downloads
+  function csvCell(v) { v = String(v); return /[",\n]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v; }
+  function download(name, lines) {
+    var a = el("a", {href: URL.createObjectURL(new Blob([lines.join("\n") + "\n"], {type: "text/csv"})), download: name});
+    a.click();
+  }
+  function sortables() {
+    Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+        th.tabIndex = 0;
+        th.onclick = th.onkeydown = function (ev) {
+          if (ev.type === "keydown" && ev.key !== "Enter") return;
+          var up = th.getAttribute("aria-sort") !== "ascending", body = table.tBodies[0];
+          Array.prototype.forEach.call(th.parentNode.cells, function (c) { c.removeAttribute("aria-sort"); });
+          th.setAttribute("aria-sort", up ? "ascending" : "descending");
+          var rows = Array.prototype.slice.call(body.rows), numeric = th.dataset.type === "num";
+          rows.sort(function (p, q) {
+            var a = p.cells[col], b = q.cells[col], r;
+            if (numeric) {
+              var x = a.dataset.v === undefined ? NaN : +a.dataset.v, y = b.dataset.v === undefined ? NaN : +b.dataset.v;
+              if (isNaN(x) || isNaN(y)) return isNaN(x) - isNaN(y);
+              r = x - y;
+            } else r = a.textContent.localeCompare(b.textContent);
+            return up ? r : -r;
+          });
+          rows.forEach(function (r) { body.appendChild(r); });
+        };
+      });
+    });
+  }
+  function tableCsv(table) {
+    return Array.prototype.map.call(table.rows, function (r) {
+      return Array.prototype.map.call(r.cells, function (c) { return csvCell(c.dataset.v !== undefined ? c.dataset.v : c.textContent); }).join(",");
+    });
+  }
+
+  // ------------------------------------------------------------------ start
+  function start() {
+    D = JSON.parse(document.getElementById("covstudy-data").textContent);
+    N = D.rows;
+    method = codes(D.method);
+    D.axes.forEach(function (a) { axes[a.name] = {values: a.values.concat(a.numeric ? [null] : []), k: a.values.length, numeric: a.numeric, codes: codes(a)}; order.push(a.name); });
+    Object.keys(D.measures).forEach(function (k) { meas[k] = floats(D.measures[k]); });
+    var numeric = order.filter(function (a) { return axes[a].numeric && axes[a].k > 1 && a !== "delta"; });
+    numeric.sort(function (p, q) { return axes[q].k - axes[p].k; });
+    st = {measure: "coverage" in D.names ? "coverage" : Object.keys(D.names)[0], x: numeric[0] || order[0], fixed: {},
+          shown: D.methods.map(function () { return true; }), zoom: true};
+    order.forEach(function (a) { st.fixed[a] = 0; });
+    st.log = defaultLog();
+    sortables();
+    controls();
+    document.getElementById("download-summary").onclick = function () { download("summary.csv", tableCsv(document.getElementById("summary"))); };
+    document.getElementById("download-all").onclick = function () {
+      var cols = order.concat(Object.keys(meas)), lines = [["label"].concat(cols).join(",")];
+      for (var i = 0; i < N; i++)
+        lines.push([csvCell(D.methods[method[i]].label)].concat(cols.map(function (c) {
+          var v = c in axes ? axes[c].values[axes[c].codes[i]] : +meas[c][i].toPrecision(7);
+          return v === null || (typeof v === "number" && isNaN(v)) ? "" : csvCell(v);
+        })).join(","));
+      download("results.csv", lines);
+    };
+    document.getElementById("download-shown").onclick = function () {
+      var lines = [["method", st.x, st.measure, "mcse"].join(",")];
+      api.drawn.series.forEach(function (s) { s.x.forEach(function (x, i) { lines.push([csvCell(s.label), x, s.y[i], s.mcse[i]].join(",")); }); });
+      download("shown.csv", lines);
+    };
+  }
+  api.start = start;
+  api.sortables = sortables;
+  api.state = function () { return st; };
+  return api;
+})();
