@@ -12,6 +12,7 @@ var covstudyExplorer = (function () {
     return a;
   }
   function codes(e) {
+    if (!e.bytes) return new Uint8Array(N);
     var b = bytes(e.codes);
     if (e.bytes === 1) return b;
     var v = new DataView(b.buffer), out = new Uint16Array(b.length / 2);
@@ -38,7 +39,7 @@ var covstudyExplorer = (function () {
     if (parent) parent.appendChild(e);
     return e;
   }
-  function fmt(v) { return v === null || v === undefined ? "—" : String(v); }
+  function fmt(v) { return v === null || v === undefined ? "—" : typeof v === "number" ? String(+v.toPrecision(10)) : String(v); }
   function num(v, d) { return isFinite(v) ? v.toFixed(d === undefined ? 4 : d) : "—"; }
 
   // ------------------------------------------------------------------ selections
@@ -306,10 +307,21 @@ var covstudyExplorer = (function () {
     method = codes(D.method);
     D.axes.forEach(function (a) { axes[a.name] = {values: a.values.concat(a.numeric ? [null] : []), k: a.values.length, numeric: a.numeric, codes: codes(a)}; order.push(a.name); });
     Object.keys(D.measures).forEach(function (k) { meas[k] = floats(D.measures[k]); });
-    var numeric = order.filter(function (a) { return axes[a].numeric && axes[a].k > 1 && a !== "delta"; });
-    numeric.sort(function (p, q) { return axes[q].k - axes[p].k; });
-    st = {measure: "coverage" in D.names ? "coverage" : Object.keys(D.names)[0], x: numeric[0] || order[0], fixed: {},
+    st = {measure: "coverage" in D.names ? "coverage" : Object.keys(D.names)[0], fixed: {},
           shown: D.methods.map(function () { return true; }), zoom: true};
+    // Against the axis that draws the most points at the first values of the others (an axis
+    // computed from others, as n from n_pos and n_neg, draws one).
+    var most = -1, best = order[0];
+    order.forEach(function (a) {
+      if (!axes[a].numeric || axes[a].k < 2 || a === "delta") return;
+      st.x = a;
+      order.forEach(function (b) { st.fixed[b] = 0; });
+      cascade();
+      var seen = {};
+      for (var i = 0; i < N; i++) if (matches(i, null, order.length)) seen[axes[a].codes[i]] = true;
+      if (Object.keys(seen).length > most) { most = Object.keys(seen).length; best = a; }
+    });
+    st.x = best;
     order.forEach(function (a) { st.fixed[a] = 0; });
     st.log = defaultLog();
     sortables();

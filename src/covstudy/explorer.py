@@ -35,7 +35,6 @@ MEASURES = {
     "miss_low": ("miss below: P(truth < lower)", "binomial"),
     "miss_high": ("miss above: P(truth > upper)", "binomial"),
     "mean_width": ("expected width", None),
-    "sd_width": ("sd of the width", None),
     "excludes_zero": ("P(interval excludes 0)", "excludes_zero_mcse"),
 }
 EXTRA = ("mcse", "excludes_zero_mcse", "exact_coverage", "exact_mean_width", "reps")
@@ -48,8 +47,8 @@ def _asset(name: str) -> str:
 
 
 def _number(value):
-    """A JSON number as short as Python's repr: integral floats as integers."""
-    value = float(value)
+    """A JSON number to 12 significant digits, integral floats as integers."""
+    value = float(f"{float(value):.12g}")  # 0.56, not 0.5599999999999999 (a sum of rates)
     return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
@@ -58,9 +57,11 @@ def _b64(array: np.ndarray) -> str:
 
 
 def _codes(values: pd.Series, levels: list) -> dict:
-    """Each row's index into ``levels`` as little-endian uint8 or uint16, base64."""
+    """Each row's index into ``levels`` as little-endian uint8 or uint16, base64 (none when all are 0)."""
     index = {v: i for i, v in enumerate(levels)}
     codes = np.array([index[v] for v in values], dtype="<u1" if len(levels) < 256 else "<u2")
+    if not codes.any():  # one value: nothing to store per row
+        return {"bytes": 0}
     return {"bytes": codes.itemsize, "codes": _b64(codes)}
 
 
@@ -110,6 +111,8 @@ def encode(df: pd.DataFrame) -> dict:
 def decode(data: dict) -> pd.DataFrame:
     """The table ``encode`` wrote (float32 measures), as the page reads it: for tests."""
     def codes(entry):
+        if not entry["bytes"]:
+            return np.zeros(data["rows"], dtype=int)
         return np.frombuffer(base64.b64decode(entry["codes"]), dtype="<u1" if entry["bytes"] == 1 else "<u2")
 
     out = {"label": [data["methods"][i]["label"] for i in codes(data["method"])]}
