@@ -37,7 +37,7 @@ def test_default_study_end_to_end(tmp_path):
     # The first run ends with a picture: figures, the reports, and the last line says how to open them.
     quick = tmp_path / "results" / "quick"
     assert (quick / "report.html").is_file() and (quick / "report.md").is_file()
-    assert list((quick / "figures").glob("coverage_vs_p_*.png")) and (tmp_path / "results" / "index.html").is_file()
+    assert list((quick / "figures").glob("*.png")) and (tmp_path / "results" / "index.html").is_file()
     last = run.stdout.strip().splitlines()[-1]
     assert "results/quick/report.html" in last and (quick / "report.html").resolve().as_uri() in last
     assert "results/quick/report.md" in last

@@ -240,7 +240,7 @@ var covstudyExplorer = (function () {
       xv.forEach(function (v) { if (Math.abs(sx(v) - px) < Math.abs(sx(best) - px)) best = v; });
       guide.setAttribute("x1", sx(best)); guide.setAttribute("x2", sx(best)); guide.setAttribute("visibility", "visible");
       tip.textContent = "";
-      el("div", {"class": "head"}, tip, label(st.x) + " = " + best);
+      el("div", {"class": "head"}, tip, label(st.x) + " = " + fmt(best));
       data.forEach(function (s) {
         s.pts.forEach(function (p) {
           if (p.x !== best) return;
