@@ -221,3 +221,24 @@ def test_every_committed_study_page_draws(browser, tmp_path):
         assert browser.save_screenshot(str(keep / f"{page.parent.name}.png"))
     open_page(browser, ROOT / "results" / "index.html")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#studies tbody tr")) >= len(pages)
+
+
+@pytest.mark.parametrize("name", ["mc_vs_exact", "clustered"])
+def test_committed_page_is_what_its_table_writes(name, tmp_path):
+    """A committed study's report.html is the page of its committed table, byte for byte (a rerun
+    with its command writes the same table, hence the same page)."""
+    committed = ROOT / "results" / name
+    if not (committed / "report.html").is_file():
+        pytest.skip("no committed page")
+    folder = tmp_path / "results" / name
+    (folder / "figures").mkdir(parents=True)
+    for f in ("results.parquet", "study.yaml", "report.md", "report.tex", "figures/index.csv"):
+        shutil.copy(committed / f, folder / f)
+    for rel in pd.read_csv(folder / "figures" / "index.csv")["file"]:  # the page links the figures there are
+        for path in (folder / rel, (folder / rel).with_suffix(".pdf")):
+            path.touch()
+    command = (committed / "report.md").read_text().split("## How to rerun")[1].split("```bash\n")[1].split("\n")[0]
+    (folder / "provenance.json").write_text(json.dumps({"overrides": command.split()[1:]}))
+    pytest.importorskip("pyarrow")
+    assert write_html(folder).read_bytes() == (committed / "report.html").read_bytes(), \
+        f"results/{name}/report.html is stale: rerun `covstudy study={name} plot=true` (experiments/{name}/README.md)"

@@ -210,7 +210,7 @@ def write_html(folder) -> Path:
 </section>
 <section><h2>How to rerun</h2>
 <pre>{_e(rerun)}
-covstudy-plot {_e(folder.name if folder.parent.name == "results" else folder)}   # figures, report.md, report.html</pre>
+covstudy-plot {_e(f"results/{folder.name}" if folder.parent.name == "results" else folder)}   # figures, report.md, report.html</pre>
 </section>"""
     script = (f'<script type="application/json" id="covstudy-data">{data}</script>\n'
               "<script>covstudyExplorer.start();</script>\n")
