@@ -174,6 +174,24 @@ def test_selectors_change_the_drawn_data(study, browser):
     assert tip.is_displayed() and "Wilson: " in tip.text and "n = " in tip.text
 
 
+def test_tradeoff_view_averages_over_the_axis(study, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    df = read_results(study)
+    open_page(browser, study / "report.html")
+    Select(browser.find_element(By.ID, "sel-x")).select_by_value("p")
+    Select(browser.find_element(By.ID, "sel-n")).select_by_visible_text("20")
+    Select(browser.find_element(By.ID, "sel-view")).select_by_value("tradeoff")
+    state = drawn(browser)
+    assert state["view"] == "tradeoff" and state["x"] == "mean_width"
+    at = df[df["n"] == 20].groupby("label")
+    for s in state["series"]:  # one point per method: its mean width and mean coverage over p at n = 20
+        assert s["x"] == [pytest.approx(at["mean_width"].mean()[s["label"]], abs=1e-6)]
+        assert s["y"] == [pytest.approx(at["coverage"].mean()[s["label"]], abs=1e-6)]
+    assert len(state["series"]) == 3
+
+
 def test_summary_table_sorts(study, browser):
     from selenium.webdriver.common.by import By
 

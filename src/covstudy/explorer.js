@@ -73,11 +73,18 @@ var covstudyExplorer = (function () {
     var box = document.getElementById("controls"), opts = cascade();
     box.textContent = "";
     var row = el("div", {"class": "row"}, box);
-    var l = el("label", {}, row, "measure "), s = el("select", {id: "sel-measure"}, l);
+    var l = el("label", {}, row, "view "), s = el("select", {id: "sel-view"}, l);
+    el("option", {value: "curves"}, s, "a measure against an axis");
+    if ("mean_width" in D.names) el("option", {value: "tradeoff"}, s, "trade-off: coverage against width");
+    s.value = st.view;
+    s.onchange = function () { st.view = this.value; controls(); };
+    l = el("label", {}, row, "measure ");
+    s = el("select", {id: "sel-measure"}, l);
     Object.keys(D.names).forEach(function (m) { el("option", {value: m}, s, D.names[m]); });
     s.value = st.measure;
+    s.disabled = st.view === "tradeoff";
     s.onchange = function () { st.measure = this.value; draw(); };
-    l = el("label", {}, row, "against ");
+    l = el("label", {}, row, st.view === "tradeoff" ? "averaged over " : "against ");
     s = el("select", {id: "sel-x"}, l);
     order.forEach(function (a) { if (axes[a].numeric && axes[a].k > 1) el("option", {value: a}, s, label(a)); });
     s.value = st.x;
@@ -123,8 +130,8 @@ var covstudyExplorer = (function () {
   }
 
   // ------------------------------------------------------------------ data of the figure
-  function series() {
-    var m = st.measure, y = meas[m], how = D.mcse[m], se = how && how !== "binomial" ? meas[how] : null;
+  function series(m) {
+    var y = meas[m], how = D.mcse[m], se = how && how !== "binomial" ? meas[how] : null;
     var reps = meas.reps, exact = m === "coverage" ? meas.exact_coverage : m === "mean_width" ? meas.exact_mean_width : null;
     var x = axes[st.x], out = D.methods.map(function (d) { return {label: d.label, color: d.color, pts: []}; });
     for (var i = 0; i < N; i++) {
@@ -137,12 +144,19 @@ var covstudyExplorer = (function () {
     out.forEach(function (s) { s.pts.sort(function (p, q) { return p.x - q.x; }); });
     return out.filter(function (s) { return s.pts.length; });
   }
+  function tradeoff() {  // each method's mean width and mean coverage over the x axis at the chosen values
+    var width = series("mean_width");
+    return series("coverage").map(function (s, k) {
+      var mean = function (pts) { return pts.reduce(function (a, p) { return a + p.y; }, 0) / pts.length; };
+      return {label: s.label, color: s.color, pts: [{x: mean(width[k].pts), y: mean(s.pts), se: 0, exact: NaN}]};
+    });
+  }
   function delta() { return "delta" in axes ? axes.delta.values[st.fixed.delta] : null; }
-  function nominal() {
+  function nominal(m) {
     var d = delta(), side = "side" in axes ? axes.side.values[st.fixed.side] : "two-sided";
     if (d === null) return null;
-    if (st.measure === "coverage") return 1 - d;
-    if (st.measure === "miss_low" || st.measure === "miss_high") return side === "two-sided" ? d / 2 : null;
+    if (m === "coverage") return 1 - d;
+    if (m === "miss_low" || m === "miss_high") return side === "two-sided" ? d / 2 : null;
     return null;
   }
 
@@ -166,10 +180,12 @@ var covstudyExplorer = (function () {
 
   // ------------------------------------------------------------------ drawing
   function draw() {
-    var svg = document.getElementById("chart"), data = series(), m = st.measure;
+    var svg = document.getElementById("chart"), tr = st.view === "tradeoff", m = tr ? "coverage" : st.measure;
+    var data = tr ? tradeoff() : series(m), xname = tr ? "mean expected width over " + label(st.x) : label(st.x);
+    var yname = tr ? "mean coverage over " + label(st.x) : D.names[m];
     svg.setAttribute("viewBox", "0 0 " + W + " " + H);
     svg.textContent = "";
-    var xs = [], lo = Infinity, hi = -Infinity, nom = nominal(), d = delta();
+    var xs = [], lo = Infinity, hi = -Infinity, nom = nominal(m), d = delta();
     data.forEach(function (s) {
       s.pts.forEach(function (p) {
         xs.push(p.x);
@@ -178,7 +194,7 @@ var covstudyExplorer = (function () {
       });
     });
     var status = document.getElementById("status");
-    api.drawn = {measure: m, x: st.x, fixed: {}, series: data.map(function (s) {
+    api.drawn = {view: st.view, measure: m, x: tr ? "mean_width" : st.x, fixed: {}, series: data.map(function (s) {
       return {label: s.label, x: s.pts.map(function (p) { return p.x; }), y: s.pts.map(function (p) { return p.y; }),
               mcse: s.pts.map(function (p) { return p.se; })};
     })};
@@ -195,8 +211,9 @@ var covstudyExplorer = (function () {
     if (m === "coverage" || m.indexOf("miss") === 0 || m === "excludes_zero") { lo = Math.max(lo, 0); hi = Math.min(hi, 1); }
     if (hi - lo < 1e-9) { lo -= 0.01; hi += 0.01; }
     var pad = 0.03 * (hi - lo); lo -= pad; hi += pad;
-    var xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs), log = st.log && xmin > 0;
-    if (xmin === xmax) { xmin -= 1; xmax += 1; log = false; }
+    var xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs), log = st.log && !tr && xmin > 0;
+    if (xmin === xmax) { xmin -= tr ? 0.01 : 1; xmax += tr ? 0.01 : 1; log = false; }
+    if (tr) { var w = xmax - xmin; xmin -= 0.05 * w; xmax += 0.2 * w; }  // room for the methods' names
     var f = log ? Math.log : function (v) { return v; }, a0 = f(xmin), a1 = f(xmax);
     var sx = function (v) { return M.l + (f(v) - a0) / (a1 - a0) * (W - M.l - M.r); };
     var sy = function (v) { return H - M.b - (v - lo) / (hi - lo) * (H - M.t - M.b); };
@@ -213,9 +230,9 @@ var covstudyExplorer = (function () {
     });
     sv("rect", {x: M.l, y: M.t, width: W - M.l - M.r, height: H - M.t - M.b, "class": "frame"}, g);
     sv("text", {x: (M.l + W - M.r) / 2, y: H - 8, "text-anchor": "middle", "class": "title"}, g).textContent =
-      label(st.x) + (log ? " (log scale)" : "");
+      xname + (log ? " (log scale)" : "");
     sv("text", {x: 14, y: (M.t + H - M.b) / 2, "text-anchor": "middle", "class": "title",
-                transform: "rotate(-90 14 " + (M.t + H - M.b) / 2 + ")"}, g).textContent = D.names[m];
+                transform: "rotate(-90 14 " + (M.t + H - M.b) / 2 + ")"}, g).textContent = yname;
     var plot = sv("g", {"clip-path": "url(#plot-area)"}, svg);
     if (nom !== null) sv("line", {x1: M.l, x2: W - M.r, y1: sy(nom), y2: sy(nom), "class": "nominal"}, plot);
     data.forEach(function (s) {
@@ -230,7 +247,8 @@ var covstudyExplorer = (function () {
                         stroke: s.color, "class": "exact"}, plot);
       sv("polyline", {points: pts.map(function (p) { return sx(p.x) + "," + sy(p.y); }).join(" "),
                       stroke: s.color, "class": "series", "data-label": s.label}, plot);
-      if (pts.length <= 30) pts.forEach(function (p) { sv("circle", {cx: sx(p.x), cy: sy(p.y), r: 2.5, fill: s.color}, plot); });
+      if (pts.length <= 30) pts.forEach(function (p) { sv("circle", {cx: sx(p.x), cy: sy(p.y), r: tr ? 5 : 2.5, fill: s.color}, plot); });
+      if (tr) sv("text", {x: sx(pts[0].x) + 8, y: sy(pts[0].y) + 4, "class": "point-label"}, plot).textContent = s.label;
     });
     var guide = sv("line", {y1: M.t, y2: H - M.b, "class": "guide", visibility: "hidden"}, svg);
     var xv = Array.from(new Set(xs)).sort(function (p, q) { return p - q; });
@@ -240,7 +258,7 @@ var covstudyExplorer = (function () {
       xv.forEach(function (v) { if (Math.abs(sx(v) - px) < Math.abs(sx(best) - px)) best = v; });
       guide.setAttribute("x1", sx(best)); guide.setAttribute("x2", sx(best)); guide.setAttribute("visibility", "visible");
       tip.textContent = "";
-      el("div", {"class": "head"}, tip, label(st.x) + " = " + fmt(best));
+      el("div", {"class": "head"}, tip, tr ? "mean width " + num(best) : label(st.x) + " = " + fmt(best));
       data.forEach(function (s) {
         s.pts.forEach(function (p) {
           if (p.x !== best) return;
@@ -257,7 +275,7 @@ var covstudyExplorer = (function () {
     svg.onmouseleave = function () { tip.hidden = true; guide.setAttribute("visibility", "hidden"); };
     var what = [];
     order.forEach(function (a) { if (a !== st.x && axes[a].k > 1) what.push(label(a) + " = " + fmt(axes[a].values[st.fixed[a]])); });
-    status.textContent = D.names[m] + " against " + label(st.x) + (what.length ? " at " + what.join(", ") : "") +
+    status.textContent = (tr ? "mean coverage against mean width over " : D.names[m] + " against ") + label(st.x) + (what.length ? " at " + what.join(", ") : "") +
       (nom !== null ? "; dashed: nominal " + num(nom, 3) : "") +
       (data.some(function (s) { return s.pts.some(function (p) { return p.se > 0; }); }) ? "; bands: ±2·MCSE" : "") +
       (data.some(function (s) { return s.pts.some(function (p) { return isFinite(p.exact); }); }) ? "; thin lines: exact" : "") +
@@ -307,7 +325,7 @@ var covstudyExplorer = (function () {
     method = codes(D.method);
     D.axes.forEach(function (a) { axes[a.name] = {values: a.values.concat(a.numeric ? [null] : []), k: a.values.length, numeric: a.numeric, codes: codes(a)}; order.push(a.name); });
     Object.keys(D.measures).forEach(function (k) { meas[k] = floats(D.measures[k]); });
-    st = {measure: "coverage" in D.names ? "coverage" : Object.keys(D.names)[0], fixed: {},
+    st = {view: "curves", measure: "coverage" in D.names ? "coverage" : Object.keys(D.names)[0], fixed: {},
           shown: D.methods.map(function () { return true; }), zoom: true};
     // Against the axis that draws the most points at the first values of the others (an axis
     // computed from others, as n from n_pos and n_neg, draws one).
@@ -337,7 +355,7 @@ var covstudyExplorer = (function () {
       download("results.csv", lines);
     };
     document.getElementById("download-shown").onclick = function () {
-      var lines = [["method", st.x, st.measure, "mcse"].join(",")];
+      var lines = [["method", api.drawn.x, api.drawn.measure, "mcse"].join(",")];
       api.drawn.series.forEach(function (s) { s.x.forEach(function (x, i) { lines.push([csvCell(s.label), x, s.y[i], s.mcse[i]].join(",")); }); });
       download("shown.csv", lines);
     };
