@@ -192,6 +192,24 @@ def test_tradeoff_view_averages_over_the_axis(study, browser):
     assert len(state["series"]) == 3
 
 
+def test_heatmap_view_shows_one_method_over_two_axes(study, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    df = read_results(study)
+    open_page(browser, study / "report.html")
+    Select(browser.find_element(By.ID, "sel-view")).select_by_value("heatmap")
+    Select(browser.find_element(By.ID, "sel-x")).select_by_value("p")
+    assert Select(browser.find_element(By.ID, "sel-y")).first_selected_option.text == "n"
+    Select(browser.find_element(By.ID, "sel-method")).select_by_visible_text("Wald")
+    state = drawn(browser)
+    assert state["view"] == "heatmap" and state["method"] == "Wald" and (state["x"], state["y"]) == ("p", "n")
+    wald = df[df["label"] == "Wald"]
+    table = {(p, n): float(np.float32(c)) for p, n, c in zip(wald["p"], wald["n"], wald["coverage"])}
+    assert {(x, y): v for x, y, v in state["cells"]} == table
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#chart rect.cell")) == 9
+
+
 def test_summary_table_sorts(study, browser):
     from selenium.webdriver.common.by import By
 

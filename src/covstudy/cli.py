@@ -120,7 +120,7 @@ def help_text() -> str:
 
     lines = ["covstudy: coverage studies of confidence and credible intervals for classifier metrics.", "",
              "usage: covstudy [study=NAME] [design=NAME] [KEY=VALUE ...]   (Hydra overrides; -m: multirun)",
-             "       covstudy-plot FOLDER                        figures and report of a results folder",
+             "       covstudy-plot FOLDER                        figures and reports (report.html: interactive)",
              "       covstudy-plan --method M --p P --width W    smallest test-set size for a target",
              "       covstudy --hydra-help                       Hydra's own options", "", "designs (design=NAME):"]
     kinds = {t: f"{i.label or t} methods" for t, i in INPUTS.items()}

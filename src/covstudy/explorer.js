@@ -43,17 +43,18 @@ var covstudyExplorer = (function () {
   function num(v, d) { return isFinite(v) ? v.toFixed(d === undefined ? 4 : d) : "—"; }
 
   // ------------------------------------------------------------------ selections
+  function free(a) { return a === st.x || (st.view === "heatmap" && a === st.y); }  // drawn, not fixed
   function matches(i, skip, upto) {  // row i agrees with the fixed values of the axes before `upto`
     for (var j = 0; j < upto; j++) {
       var a = order[j];
-      if (a !== skip && a !== st.x && axes[a].codes[i] !== st.fixed[a]) return false;
+      if (a !== skip && !free(a) && axes[a].codes[i] !== st.fixed[a]) return false;
     }
     return true;
   }
   function cascade() {  // each fixed axis offers the values present under the axes chosen before it
     var opts = {};
     order.forEach(function (a, j) {
-      if (a === st.x) return;
+      if (free(a)) return;
       var seen = {};
       for (var i = 0; i < N; i++) if (matches(i, null, j)) seen[axes[a].codes[i]] = true;
       var list = Object.keys(seen).map(Number).sort(function (p, q) { return p - q; });
@@ -76,19 +77,33 @@ var covstudyExplorer = (function () {
     var l = el("label", {}, row, "view "), s = el("select", {id: "sel-view"}, l);
     el("option", {value: "curves"}, s, "a measure against an axis");
     if ("mean_width" in D.names) el("option", {value: "tradeoff"}, s, "trade-off: coverage against width");
+    if (gridAxes().length > 1) el("option", {value: "heatmap"}, s, "heatmap: a measure over two axes");
     s.value = st.view;
-    s.onchange = function () { st.view = this.value; controls(); };
+    s.onchange = function () { st.view = this.value; pickY(); controls(); };
     l = el("label", {}, row, "measure ");
     s = el("select", {id: "sel-measure"}, l);
     Object.keys(D.names).forEach(function (m) { el("option", {value: m}, s, D.names[m]); });
     s.value = st.measure;
     s.disabled = st.view === "tradeoff";
     s.onchange = function () { st.measure = this.value; draw(); };
-    l = el("label", {}, row, st.view === "tradeoff" ? "averaged over " : "against ");
+    var heat = st.view === "heatmap";
+    l = el("label", {}, row, st.view === "tradeoff" ? "averaged over " : heat ? "columns " : "against ");
     s = el("select", {id: "sel-x"}, l);
     order.forEach(function (a) { if (axes[a].numeric && axes[a].k > 1) el("option", {value: a}, s, label(a)); });
     s.value = st.x;
-    s.onchange = function () { st.x = this.value; st.log = defaultLog(); controls(); };
+    s.onchange = function () { st.x = this.value; st.log = defaultLog(); pickY(); controls(); };
+    if (heat) {
+      l = el("label", {}, row, "rows ");
+      s = el("select", {id: "sel-y"}, l);
+      gridAxes().forEach(function (a) { if (a !== st.x) el("option", {value: a}, s, label(a)); });
+      s.value = st.y;
+      s.onchange = function () { st.y = this.value; controls(); };
+      l = el("label", {}, row, "method ");
+      s = el("select", {id: "sel-method"}, l);
+      D.methods.forEach(function (m, k) { el("option", {value: k}, s, m.label); });
+      s.value = String(st.method);
+      s.onchange = function () { st.method = Number(this.value); draw(); };
+    }
     l = el("label", {}, row, " log scale");
     var c = el("input", {type: "checkbox", id: "chk-log"}, null);
     l.insertBefore(c, l.firstChild);
@@ -102,7 +117,7 @@ var covstudyExplorer = (function () {
     row = el("div", {"class": "row"}, box);
     var fixed = [];
     order.forEach(function (a) {
-      if (a === st.x) return;
+      if (free(a)) return;
       var ax = axes[a];
       if (ax.k < 2) { fixed.push(label(a) + " = " + fmt(ax.values[0])); return; }
       l = el("label", {}, row, label(a) + " ");
@@ -114,6 +129,7 @@ var covstudyExplorer = (function () {
     });
     if (fixed.length) el("span", {"class": "fixed"}, row, "fixed: " + fixed.join(", "));
     row = el("div", {"class": "row methods"}, box);
+    if (heat) row.hidden = true;
     D.methods.forEach(function (m, k) {
       l = el("label", {}, row);
       c = el("input", {type: "checkbox", id: "chk-method-" + k, "data-label": m.label}, l);
@@ -173,14 +189,91 @@ var covstudyExplorer = (function () {
     for (var v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(10));
     return out;
   }
+  function gridAxes() { return order.filter(function (a) { return axes[a].numeric && axes[a].k > 1 && a !== "delta"; }); }
+  function pickY() {  // the heatmap's rows: another axis than its columns
+    if (st.y && st.y !== st.x && axes[st.y].k > 1) return;
+    st.y = gridAxes().filter(function (a) { return a !== st.x; })[0];
+  }
   function defaultLog() {
     var v = axes[st.x].values.filter(function (x) { return x !== null; });
     return v[0] > 0 && v[v.length - 1] / v[0] >= 20 && v.every(Number.isInteger);  // sizes, not rates
   }
 
+  // ------------------------------------------------------------------ the heatmap
+  function mix(a, b, t) {
+    return "rgb(" + a.map(function (v, i) { return Math.round(v + (b[i] - v) * t); }).join(",") + ")";
+  }
+  function drawHeatmap(svg) {
+    var m = st.measure, v = meas[m], X = axes[st.x], Y = axes[st.y], nom = nominal(m), d = delta();
+    var cells = [], xs = {}, ys = {}, status = document.getElementById("status"), tip = document.getElementById("tip");
+    for (var i = 0; i < N; i++) {
+      if (method[i] !== st.method || !matches(i, null, order.length)) continue;
+      var xv = X.values[X.codes[i]], yv = Y.values[Y.codes[i]];
+      if (xv === null || yv === null || !isFinite(v[i])) continue;
+      xs[xv] = true; ys[yv] = true;
+      cells.push([xv, yv, v[i]]);
+    }
+    api.drawn = {view: "heatmap", measure: m, x: st.x, y: st.y, method: D.methods[st.method].label, fixed: {}, cells: cells};
+    order.forEach(function (a) { if (!free(a)) api.drawn.fixed[a] = axes[a].values[st.fixed[a]]; });
+    if (!cells.length) { status.textContent = "No rows of this method at this selection."; return; }
+    var byNum = function (p, q) { return p - q; };
+    xs = Object.keys(xs).map(Number).sort(byNum); ys = Object.keys(ys).map(Number).sort(byNum);
+    var vals = cells.map(function (c) { return c[2]; }), lo = Math.min.apply(null, vals), hi = Math.max.apply(null, vals);
+    var cw = (W - M.l - M.r) / xs.length, chh = (H - M.t - M.b) / ys.length, white = [255, 255, 255];
+    var span = nom === null ? 0 : Math.max(Math.abs(lo - nom), Math.abs(hi - nom), 1e-9);
+    if (m === "coverage" && d !== null) span = Math.min(span, 4 * d);
+    var colour = function (val) {  // diverging around nominal (red below, blue above), else white to blue
+      if (nom === null) return mix(white, [0, 114, 178], (val - lo) / (hi - lo || 1));
+      var t = Math.max(-1, Math.min(1, (val - nom) / span));
+      return t < 0 ? mix(white, [213, 94, 0], -t) : mix(white, [0, 114, 178], t);
+    };
+    var g = sv("g", {"class": "axes"}, svg);
+    cells.forEach(function (c) {
+      sv("rect", {x: M.l + xs.indexOf(c[0]) * cw, y: H - M.b - (ys.indexOf(c[1]) + 1) * chh, width: cw + 0.3,
+                  height: chh + 0.3, fill: colour(c[2]), "class": "cell"}, svg);
+    });
+    var every = function (n, most) { return Math.max(1, Math.ceil(n / most)); };
+    xs.forEach(function (x, k) {
+      if (k % every(xs.length, 12) === 0)
+        sv("text", {x: M.l + (k + 0.5) * cw, y: H - M.b + 16, "text-anchor": "middle"}, g).textContent = fmt(x);
+    });
+    ys.forEach(function (y, k) {
+      if (k % every(ys.length, 14) === 0)
+        sv("text", {x: M.l - 6, y: H - M.b - (k + 0.5) * chh + 4, "text-anchor": "end"}, g).textContent = fmt(y);
+    });
+    sv("rect", {x: M.l, y: M.t, width: W - M.l - M.r, height: H - M.t - M.b, "class": "frame"}, g);
+    sv("text", {x: (M.l + W - M.r) / 2, y: H - 8, "text-anchor": "middle", "class": "title"}, g).textContent = label(st.x);
+    sv("text", {x: 14, y: (M.t + H - M.b) / 2, "text-anchor": "middle", "class": "title",
+                transform: "rotate(-90 14 " + (M.t + H - M.b) / 2 + ")"}, g).textContent = label(st.y);
+    svg.onmousemove = function (ev) {
+      var r = svg.getBoundingClientRect(), px = (ev.clientX - r.left) * W / r.width, py = (ev.clientY - r.top) * H / r.height;
+      var ix = Math.floor((px - M.l) / cw), iy = Math.floor((H - M.b - py) / chh);
+      var c = cells.filter(function (c) { return c[0] === xs[ix] && c[1] === ys[iy]; })[0];
+      if (!c) { tip.hidden = true; return; }
+      tip.textContent = "";
+      el("div", {"class": "head"}, tip, label(st.x) + " = " + fmt(c[0]) + ", " + label(st.y) + " = " + fmt(c[1]));
+      el("div", {}, tip, D.methods[st.method].label + ": " + num(c[2]));
+      tip.hidden = false;
+      var left = (px / W) * r.width;
+      tip.style.left = (left > r.width / 2 ? left - tip.offsetWidth - 12 : left + 12) + "px";
+      tip.style.top = "8px";
+    };
+    svg.onmouseleave = function () { tip.hidden = true; };
+    status.textContent = D.names[m] + " of " + D.methods[st.method].label + " over " + label(st.x) + " and " + label(st.y) +
+      (nom !== null ? ": white at nominal " + num(nom, 3) + ", red below, blue above (full colour " + num(span) + " away)"
+                    : ": white at " + num(lo) + ", blue at " + num(hi)) + ".";
+  }
+
   // ------------------------------------------------------------------ drawing
   function draw() {
     var svg = document.getElementById("chart"), tr = st.view === "tradeoff", m = tr ? "coverage" : st.measure;
+    svg.onmousemove = svg.onmouseleave = null;
+    document.getElementById("tip").hidden = true;
+    if (st.view === "heatmap") {
+      svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+      svg.textContent = "";
+      return drawHeatmap(svg);
+    }
     var data = tr ? tradeoff() : series(m), xname = tr ? "mean expected width over " + label(st.x) : label(st.x);
     var yname = tr ? "mean coverage over " + label(st.x) : D.names[m];
     svg.setAttribute("viewBox", "0 0 " + W + " " + H);
@@ -198,7 +291,7 @@ var covstudyExplorer = (function () {
       return {label: s.label, x: s.pts.map(function (p) { return p.x; }), y: s.pts.map(function (p) { return p.y; }),
               mcse: s.pts.map(function (p) { return p.se; })};
     })};
-    order.forEach(function (a) { if (a !== st.x) api.drawn.fixed[a] = axes[a].values[st.fixed[a]]; });
+    order.forEach(function (a) { if (!free(a)) api.drawn.fixed[a] = axes[a].values[st.fixed[a]]; });
     if (!data.length) { status.textContent = "No method selected, or no rows at this selection."; return; }
     if (nom !== null) { lo = Math.min(lo, nom); hi = Math.max(hi, nom); }
     var note = "";
@@ -274,7 +367,7 @@ var covstudyExplorer = (function () {
     };
     svg.onmouseleave = function () { tip.hidden = true; guide.setAttribute("visibility", "hidden"); };
     var what = [];
-    order.forEach(function (a) { if (a !== st.x && axes[a].k > 1) what.push(label(a) + " = " + fmt(axes[a].values[st.fixed[a]])); });
+    order.forEach(function (a) { if (!free(a) && axes[a].k > 1) what.push(label(a) + " = " + fmt(axes[a].values[st.fixed[a]])); });
     status.textContent = (tr ? "mean coverage against mean width over " : D.names[m] + " against ") + label(st.x) + (what.length ? " at " + what.join(", ") : "") +
       (nom !== null ? "; dashed: nominal " + num(nom, 3) : "") +
       (data.some(function (s) { return s.pts.some(function (p) { return p.se > 0; }); }) ? "; bands: ±2·MCSE" : "") +
@@ -325,7 +418,7 @@ var covstudyExplorer = (function () {
     method = codes(D.method);
     D.axes.forEach(function (a) { axes[a.name] = {values: a.values.concat(a.numeric ? [null] : []), k: a.values.length, numeric: a.numeric, codes: codes(a)}; order.push(a.name); });
     Object.keys(D.measures).forEach(function (k) { meas[k] = floats(D.measures[k]); });
-    st = {view: "curves", measure: "coverage" in D.names ? "coverage" : Object.keys(D.names)[0], fixed: {},
+    st = {view: "curves", measure: "coverage" in D.names ? "coverage" : Object.keys(D.names)[0], fixed: {}, method: 0,
           shown: D.methods.map(function () { return true; }), zoom: true};
     // Against the axis that draws the most points at the first values of the others (an axis
     // computed from others, as n from n_pos and n_neg, draws one).
@@ -340,6 +433,7 @@ var covstudyExplorer = (function () {
       if (Object.keys(seen).length > most) { most = Object.keys(seen).length; best = a; }
     });
     st.x = best;
+    pickY();
     order.forEach(function (a) { st.fixed[a] = 0; });
     st.log = defaultLog();
     sortables();
@@ -355,6 +449,11 @@ var covstudyExplorer = (function () {
       download("results.csv", lines);
     };
     document.getElementById("download-shown").onclick = function () {
+      if (api.drawn.view === "heatmap") {
+        var rows = [["method", api.drawn.x, api.drawn.y, api.drawn.measure].join(",")];
+        api.drawn.cells.forEach(function (c) { rows.push([csvCell(api.drawn.method)].concat(c).join(",")); });
+        return download("shown.csv", rows);
+      }
       var lines = [["method", api.drawn.x, api.drawn.measure, "mcse"].join(",")];
       api.drawn.series.forEach(function (s) { s.x.forEach(function (x, i) { lines.push([csvCell(s.label), x, s.y[i], s.mcse[i]].join(",")); }); });
       download("shown.csv", lines);
