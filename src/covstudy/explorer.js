@@ -459,7 +459,71 @@ var covstudyExplorer = (function () {
       download("shown.csv", lines);
     };
   }
+  // ------------------------------------------------------------------ covstudy-evaluate: a forest plot
+  function forest() {
+    var E = JSON.parse(document.getElementById("covstudy-evaluation").textContent), fs = {metric: null};
+    var metrics = [];
+    E.rows.forEach(function (r) { if (metrics.indexOf(r.metric) < 0) metrics.push(r.metric); });
+    fs.metric = metrics[0];
+    var box = document.getElementById("controls"), l = el("label", {}, box, "metric "), s = el("select", {id: "sel-metric"}, l);
+    metrics.forEach(function (m) { el("option", {value: m}, s, m); });
+    s.onchange = function () { fs.metric = this.value; drawForest(); };
+    function drawForest() {
+      var rows = E.rows.filter(function (r) { return r.metric === fs.metric && r.lower !== null && r.upper !== null; });
+      var svg = document.getElementById("chart"), tip = document.getElementById("tip"), L = 190, R = 200, T = 14, B = 40, row = 24;
+      var h = T + B + row * Math.max(rows.length, 1);
+      svg.setAttribute("viewBox", "0 0 " + W + " " + h);
+      svg.textContent = "";
+      api.drawn = {metric: fs.metric, rows: rows.map(function (r) { return {method: r.method, lower: r.lower, upper: r.upper, recommended: r.recommended}; })};
+      var status = document.getElementById("status");
+      if (!rows.length) { status.textContent = "No interval for " + fs.metric + "."; return; }
+      var lo = Math.min.apply(null, rows.map(function (r) { return r.lower; })), hi = Math.max.apply(null, rows.map(function (r) { return r.upper; }));
+      var pad = 0.05 * (hi - lo || 0.01); lo -= pad; hi += pad;
+      var sx = function (v) { return L + (v - lo) / (hi - lo) * (W - L - R); };
+      var g = sv("g", {"class": "axes"}, svg);
+      ticks(lo, hi, false).forEach(function (t) {
+        sv("line", {x1: sx(t), x2: sx(t), y1: T, y2: h - B, "class": "grid"}, g);
+        sv("text", {x: sx(t), y: h - B + 16, "text-anchor": "middle"}, g).textContent = +t.toPrecision(6);
+      });
+      sv("rect", {x: L, y: T, width: W - L - R, height: h - T - B, "class": "frame"}, g);
+      sv("line", {x1: sx(rows[0].estimate), x2: sx(rows[0].estimate), y1: T, y2: h - B, "class": "nominal"}, g);
+      sv("text", {x: (L + W - R) / 2, y: h - 6, "text-anchor": "middle", "class": "title"}, g).textContent =
+        fs.metric + " (dashed: the estimate " + num(rows[0].estimate) + ")";
+      rows.forEach(function (r, k) {
+        var y = T + row * (k + 0.5), colour = r.recommended ? "#D55E00" : "#555";
+        sv("text", {x: L - 8, y: y + 4, "text-anchor": "end", fill: colour}, svg).textContent = r.method + (r.recommended ? " ★" : "");
+        sv("line", {x1: sx(r.lower), x2: sx(r.upper), y1: y, y2: y, stroke: colour, "stroke-width": r.recommended ? 3 : 1.6,
+                    "class": "interval", "data-method": r.method}, svg);
+        var text = r.coverage_at_estimate === null ? "" : num(r.coverage_at_estimate, 3);
+        if (r.worst_coverage !== null) text += " (worst " + num(r.worst_coverage, 3) + ")";
+        sv("text", {x: W - R + 8, y: y + 4, fill: colour}, svg).textContent = text;
+      });
+      svg.onmousemove = function (ev) {
+        var rc = svg.getBoundingClientRect(), py = (ev.clientY - rc.top) * h / rc.height, k = Math.floor((py - T) / row);
+        var r = rows[k];
+        if (!r) { tip.hidden = true; return; }
+        tip.textContent = "";
+        el("div", {"class": "head"}, tip, r.method + (r.recommended ? " (recommended)" : ""));
+        el("div", {}, tip, "interval [" + num(r.lower) + ", " + num(r.upper) + "], width " + num(r.upper - r.lower));
+        if (r.coverage_at_estimate !== null)
+          el("div", {}, tip, "coverage at the estimate " + num(r.coverage_at_estimate) +
+             (r.coverage_mcse ? " ± " + num(2 * r.coverage_mcse) : "") + " (" + r.engine + ")");
+        if (r.worst_coverage !== null) el("div", {}, tip, "worst coverage in the region " + num(r.worst_coverage));
+        if (r.mean_width !== null) el("div", {}, tip, "expected width " + num(r.mean_width));
+        tip.hidden = false;
+        tip.style.left = ((L + 20) / W * rc.width) + "px";
+        tip.style.top = ((T + row * (k + 1)) / h * rc.height + 4) + "px";
+      };
+      svg.onmouseleave = function () { tip.hidden = true; };
+      status.textContent = rows.length + " methods; ★ recommended: the narrowest whose worst coverage is at least " +
+        num(E.level, 3) + " − ε; right: coverage at the estimate (and the worst over the region).";
+    }
+    sortables();
+    drawForest();
+  }
+
   api.start = start;
+  api.forest = forest;
   api.sortables = sortables;
   api.state = function () { return st; };
   return api;

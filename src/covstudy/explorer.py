@@ -276,3 +276,96 @@ a study's name opens its explorer (<code>report.html</code>). Dates come from ea
     path.write_text(page("covstudy results", body, "<script>covstudyExplorer.sortables();</script>\n"),
                     encoding="utf-8")
     return path
+
+
+# --------------------------------------------------------------------------- covstudy-evaluate
+
+EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
+                      "worst_coverage", "mean_width", "engine", "recommended")
+
+
+def _cell(value):
+    """A table value as JSON: NaN and None as null, floats to 12 significant digits."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return _number(value)
+    return str(value)
+
+
+def _table_html(frame: pd.DataFrame, cols, table_id: str) -> str:
+    """A sortable table of ``cols``: numbers to 4 decimals with their full value to sort by."""
+    head = "".join(f'<th data-type="{"num" if pd.api.types.is_float_dtype(frame[c]) else "text"}">{_e(c)}</th>'
+                   for c in cols)
+    rows = []
+    for _, r in frame.iterrows():
+        cells = []
+        for c in cols:
+            v = _cell(r[c])
+            if isinstance(v, bool):
+                cells.append(f"<td>{'yes' if v else ''}</td>")
+            elif isinstance(v, (int, float)) and pd.api.types.is_float_dtype(frame[c]):
+                cells.append(f'<td data-v="{v!r}">{float(v):.4f}</td>')
+            else:
+                cells.append(f"<td>{_e('' if v is None else v)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>')
+
+
+def evaluation_page(ev, folder) -> str:
+    """The HTML report of a ``covstudy.evaluate`` result (``Evaluation``): the recommended intervals
+    and why, an interactive forest plot of every method per metric (hover: audited coverage), the
+    sortable audited table, and links to the files ``Evaluation.save`` writes beside it."""
+    folder = Path(folder)
+    info = ev.info
+    table = ev.table
+    cols = [c for c in EVALUATION_COLUMNS if c in table]
+    rows = [{c: _cell(v) for c, v in zip(cols, r)} for r in table[cols].itertuples(index=False)]
+    data = json.dumps({"rows": rows, "level": 1 - info["delta"]}, separators=(",", ":"),
+                      ensure_ascii=False).replace("</", "<\\/")
+    head = (f"{info['n']} examples; classes {', '.join(map(repr, info['classes']))}"
+            + (f" (positive: {info['positive']!r})" if info.get("positive") is not None else "")
+            + f"; intervals at level {1 - info['delta']:g}; recommendation tolerance ε = {info['epsilon']}; "
+            f"Monte Carlo audit with {info['reps']} test sets, seed {info['seed']}.")
+    warnings = "".join(f'<p class="warning"><b>Warning:</b> {_e(w)}</p>' for w in ev.warnings)
+    reasons = "".join(f"<li><b>{_e(m)}</b>: {_e(why)}</li>" for m, why in ev.reasons.items())
+    links = _links(folder, [("report.md", "report (Markdown)"), ("table.csv", "table.csv"),
+                            ("forest.png", "forest plot (PNG)"), ("forest.pdf", "PDF"),
+                            ("width_vs_n.png", "width against n (PNG)"), ("width_vs_n.pdf", "PDF")])
+    growth = ""
+    if getattr(ev, "growth", None) is not None:
+        growth = ("<section><h2>How the interval shrinks with more data</h2>"
+                  "<p>Expected width of the recommended interval at this operating point for larger and smaller "
+                  "test sets (scale × this one); n for half the width: exact, <code>covstudy.plan</code>.</p>"
+                  + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</section>")
+    rec = [c for c in ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage")
+           if c in table]
+    body = f"""<header><h1>covstudy-evaluate report</h1>
+<p>{_e(head)}</p>
+<p class="links">{links}</p></header>
+{warnings}
+<section><h2>Recommended intervals</h2>
+{_table_html(ev.recommended, rec, "recommended")}
+<ul>{reasons}</ul></section>
+<section id="explore"><h2>Every method, per metric</h2>
+<div id="controls"></div>
+<div id="chart-box"><svg id="chart" role="img" aria-label="forest plot"></svg><div id="tip" hidden></div></div>
+<p id="status"></p></section>
+{growth}
+<section><h2>Every method, audited</h2>
+<p>coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum over the
+(1 − δ) region of the operating point; engine: exact or Monte Carlo (mc, with coverage_mcse). Click a header to sort.</p>
+{_table_html(table, cols, "audited")}</section>"""
+    script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
+              "<script>covstudyExplorer.forest();</script>\n")
+    return page("covstudy-evaluate report", body, script)
+
+
+def write_evaluation_html(ev, folder) -> Path:
+    """Write <folder>/report.html for a ``covstudy.evaluate`` result; return its path."""
+    path = Path(folder) / "report.html"
+    path.write_text(evaluation_page(ev, folder), encoding="utf-8")
+    return path
