@@ -8,9 +8,9 @@ against any grid axis, with a selector for every other axis and a check box per 
 static figures (PNG, PDF), the report and the table. ``write_index(results)`` lists every study
 folder under ``results`` (name, question, design, cells, date, links).
 
-The drawing is 19 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
+The drawing is 31 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
 plotting library: plotly's offline page embeds 4.8 MB of script, Vega-Lite's about 1 MB, and
-this page needs lines, bands and a tooltip only (docs/explorer.md). The data go in as little-endian float32
+this page needs lines, bands, points, cells and a tooltip only (docs/explorer.md). The data go in as little-endian float32
 columns (base64) and small integer codes into each axis's values, so the largest committed
 study (19,502 cells) is a page of about half a megabyte. The same table gives the same bytes.
 """
