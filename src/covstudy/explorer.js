@@ -44,10 +44,10 @@ var covstudyExplorer = (function () {
 
   // ------------------------------------------------------------------ selections
   function free(a) { return a === st.x || (st.view === "heatmap" && a === st.y); }  // drawn, not fixed
-  function matches(i, skip, upto) {  // row i agrees with the fixed values of the axes before `upto`
+  function matches(i, upto) {  // row i agrees with the fixed values of the axes before `upto`
     for (var j = 0; j < upto; j++) {
       var a = order[j];
-      if (a !== skip && !free(a) && axes[a].codes[i] !== st.fixed[a]) return false;
+      if (!free(a) && axes[a].codes[i] !== st.fixed[a]) return false;
     }
     return true;
   }
@@ -56,7 +56,7 @@ var covstudyExplorer = (function () {
     order.forEach(function (a, j) {
       if (free(a)) return;
       var seen = {};
-      for (var i = 0; i < N; i++) if (matches(i, null, j)) seen[axes[a].codes[i]] = true;
+      for (var i = 0; i < N; i++) if (matches(i, j)) seen[axes[a].codes[i]] = true;
       var list = Object.keys(seen).map(Number).sort(function (p, q) { return p - q; });
       if (list.indexOf(st.fixed[a]) < 0) {  // the nearest value still offered
         var want = st.fixed[a], best = list[0];
@@ -151,7 +151,7 @@ var covstudyExplorer = (function () {
     var reps = meas.reps, exact = m === "coverage" ? meas.exact_coverage : m === "mean_width" ? meas.exact_mean_width : null;
     var x = axes[st.x], out = D.methods.map(function (d) { return {label: d.label, color: d.color, pts: []}; });
     for (var i = 0; i < N; i++) {
-      if (!st.shown[method[i]] || !matches(i, null, order.length)) continue;
+      if (!st.shown[method[i]] || !matches(i, order.length)) continue;
       var xv = x.values[x.codes[i]], yv = y[i];
       if (xv === null || xv === undefined || !isFinite(yv)) continue;
       var e = se ? se[i] : how === "binomial" && reps ? Math.sqrt(yv * (1 - yv) / reps[i]) : 0;
@@ -207,7 +207,7 @@ var covstudyExplorer = (function () {
     var m = st.measure, v = meas[m], X = axes[st.x], Y = axes[st.y], nom = nominal(m), d = delta();
     var cells = [], xs = {}, ys = {}, status = document.getElementById("status"), tip = document.getElementById("tip");
     for (var i = 0; i < N; i++) {
-      if (method[i] !== st.method || !matches(i, null, order.length)) continue;
+      if (method[i] !== st.method || !matches(i, order.length)) continue;
       var xv = X.values[X.codes[i]], yv = Y.values[Y.codes[i]];
       if (xv === null || yv === null || !isFinite(v[i])) continue;
       xs[xv] = true; ys[yv] = true;
@@ -429,7 +429,7 @@ var covstudyExplorer = (function () {
       order.forEach(function (b) { st.fixed[b] = 0; });
       cascade();
       var seen = {};
-      for (var i = 0; i < N; i++) if (matches(i, null, order.length)) seen[axes[a].codes[i]] = true;
+      for (var i = 0; i < N; i++) if (matches(i, order.length)) seen[axes[a].codes[i]] = true;
       if (Object.keys(seen).length > most) { most = Object.keys(seen).length; best = a; }
     });
     st.x = best;
