@@ -17,7 +17,7 @@ from .methods import auc_methods, balanced_methods, f1_methods, methods  # noqa:
 from .methods.auc import auc_interval
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
-from .plan import PlanResult, plan
+from .plan import PlanResult, plan, size_performance
 from .study import ConfigError
 
 # The earlier result classes are the one result type now (importable, not in __all__).
@@ -98,6 +98,7 @@ __all__ = [
     "multiclass_interval",
     "paired_interval",
     "plan",
+    "size_performance",
     "run_study",
     "superiority_probability",
 ]

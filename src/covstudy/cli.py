@@ -299,35 +299,87 @@ class _PlanParser(argparse.ArgumentParser):
 def _plan_parser() -> argparse.ArgumentParser:
     from .methods import SIDES
 
-    ap = _PlanParser(prog="covstudy-plan", description="Smallest test-set size n for an interval target "
-                     "(exact binomial computation).")
-    ap.add_argument("--method", required=True, help="binomial interval method, e.g. wilson")
+    ap = _PlanParser(prog="covstudy-plan", allow_abbrev=False,
+                     description="Smallest test-set size for an interval target under a design: exact where "
+                     "the design enumerates its outcomes, else Monte Carlo. The design's other axes are given as "
+                     "--AXIS VALUE (e.g. --prevalence 0.2 --tpr 0.9 --tnr 0.8).")
+    ap.add_argument("--method", required=True, help="interval method, e.g. wilson")
+    ap.add_argument("--design", default="binomial", help="design (default binomial): its size axis is solved for")
+    ap.add_argument("--metric", help="estimand (default: the design's)")
     ap.add_argument("--delta", type=float, default=0.05, help="miss rate (default 0.05)")
     ap.add_argument("--p", type=float, help="assumed accuracy")
-    ap.add_argument("--p-range", type=float, nargs=2, metavar=("LO", "HI"), help="range of accuracies")
+    ap.add_argument("--p-range", type=float, nargs=2, metavar=("LO", "HI"), help="range of accuracies (binomial)")
     ap.add_argument("--width", type=float, help="target interval width")
-    ap.add_argument("--width-prob", type=float, help="require P(width <= WIDTH) >= WIDTH_PROB (1 - gamma)")
+    ap.add_argument("--assurance", type=float, help="require P(width <= WIDTH) >= ASSURANCE (1 - gamma)")
+    ap.add_argument("--width-prob", type=float, help="the same as --assurance")
+    ap.add_argument("--coverage", type=float, help="require coverage >= COVERAGE")
     ap.add_argument("--coverage-tol", type=float, help="require coverage >= 1 - delta - COVERAGE_TOL")
+    ap.add_argument("--power", type=float, help="require P(interval excludes NULL) >= POWER")
+    ap.add_argument("--null", type=float, help="the value --power's interval must exclude (default: the estimand's)")
+    ap.add_argument("--plugin", action="store_true", help="presize's plug-in answer: width at the expected counts")
+    ap.add_argument("--reps", type=int, help="Monte Carlo test sets a size (default: exact where possible, else 1000)")
+    ap.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
     ap.add_argument("--side", default="two-sided", choices=SIDES)
     ap.add_argument("--n-max", type=int, default=10**6)
     ap.add_argument("--horizon", type=int, default=20, help="n must keep meeting the target for this many more")
     ap.add_argument("--p-points", type=int, default=51, help="grid points of --p-range")
     ap.add_argument("--param", type=_plan_param, action="append", default=[], metavar="NAME=VALUE",
                     help="method parameter, e.g. --param a=2 (repeatable)")
+    ap.add_argument("--table", metavar="CSV", help="also write the table of sizes (width, assurance, coverage)")
+    ap.add_argument("--figure", metavar="PNG", help="also draw width (and assurance) against the size")
     return ap
 
 
+def _plan_axes(parser, design: str, rest: list[str]) -> dict:
+    """The design's other axes from ``--AXIS VALUE`` pairs (whole numbers for integer axes)."""
+    from .designs import get_design
+
+    try:
+        d = get_design(design)
+    except ValueError as err:
+        parser.error(str(err))
+    names = {a.name: a for a in d.axes}
+    out: dict = {}
+    it = iter(rest)
+    for flag in it:
+        name = flag[2:].replace("-", "_") if flag.startswith("--") else ""
+        if name not in names and name not in d.plan_axes:
+            known = ", ".join(f"--{k}" for k in [*names, *d.plan_axes] if k != d.size_axis)
+            parser.error(f"unrecognized argument {flag!r} (design {d.name}'s axes: {known})")
+        value = next(it, None)
+        try:
+            out[name] = int(value) if name in names and names[name].integer else float(value)
+        except (TypeError, ValueError):
+            parser.error(f"argument {flag}: expected a number, got {value!r}")
+    return out
+
+
 def plan_main(argv=None) -> int:
-    """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table."""
+    """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table;
+    ``--design D --AXIS VALUE ...`` for any design."""
     from .plan import plan
 
-    args = _plan_parser().parse_args(argv)
+    parser = _plan_parser()
+    args, rest = parser.parse_known_args(argv)
+    axes = _plan_axes(parser, args.design, rest)
     try:
         result = plan(args.method, delta=args.delta, p=args.p, width=args.width, width_prob=args.width_prob,
                       coverage_tol=args.coverage_tol, p_range=args.p_range, side=args.side, n_max=args.n_max,
-                      horizon=args.horizon, p_points=args.p_points, **dict(args.param))
+                      horizon=args.horizon, p_points=args.p_points, design=args.design, metric=args.metric,
+                      assurance=args.assurance, coverage=args.coverage, reps=args.reps, seed=args.seed,
+                      plugin=args.plugin, power=args.power, null=args.null, **axes, **dict(args.param))
     except ValueError as err:
         print(f"covstudy-plan: error: {err}", file=sys.stderr)
         return 2
     print(result)
+    if args.table:
+        from pathlib import Path
+
+        Path(args.table).parent.mkdir(parents=True, exist_ok=True)
+        result.to_frame().to_csv(args.table, index=False)
+        print(args.table)
+    if args.figure:
+        from .plots.plan import plan_figure
+
+        print(plan_figure(result, args.figure))
     return 0

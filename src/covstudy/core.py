@@ -52,6 +52,8 @@ class Analysis:
     side: str
     reps: int | None  # None: exact
     seed: int | None
+    max_width: float | None = None  # also measure P(width <= max_width) (``prob_width``; the planner)
+    null: float | None = None  # measure P(interval excludes null) there, not at the estimand's null (the planner)
 
     @functools.cached_property
     def merge(self):
@@ -184,7 +186,8 @@ class Evaluator:
         truth_of, inputs = a.estimand.truth, self.design.truth_inputs
         truth = np.array([truth_of(inputs(pt)) for pt in batch])
         weight = outcomes.weight if a.reps is None else outcomes.weight / a.reps
-        result = measures(weight, lower, upper, truth, a.reps, null=a.estimand.null)
+        result = measures(weight, lower, upper, truth, a.reps, max_width=a.max_width,
+                          null=a.estimand.null if a.null is None else a.null)
         result["truth"] = truth
         if a.reps is None:
             result["n_valid"] = np.full(len(batch), None, dtype=object)

@@ -44,18 +44,29 @@ _TOL = 1e-12  # slack in the comparisons, so rounding cannot flip a target that 
 
 @dataclass(frozen=True)
 class PlanResult:
-    """The planned test-set size ``n`` and a table of nearby n with their performance."""
+    """The planned test-set size ``n`` (on the design's ``size_axis``) and a table of nearby
+    sizes with their performance."""
 
     n: int
     method: str
     delta: float
     side: str
     target: str  # the target in words
-    p: tuple[float, ...]  # the p at which the target is checked
+    p: tuple[float, ...]  # the p at which the target is checked (binomial design; else ())
     table: tuple[dict, ...]  # rows: n, mean_width (worst p), min_coverage, [prob_width (worst p)]
     params: dict = field(default_factory=dict)
     horizon: int = 20
     evaluations: int = 0  # sizes n evaluated by the search
+    design: str = "binomial"
+    metric: str = "accuracy"
+    size_axis: str = "n"  # the axis ``n`` is a value of (``Design.size_axis``: n, n1, clusters)
+    point: dict = field(default_factory=dict)  # the other axes, as given (not the binomial p)
+    engine: str = "exact"  # "exact", "mc" (stochastic root-finder) or "plug-in"
+    reps: int | None = None  # Monte Carlo test sets per size
+    seed: int | None = None
+    n_interval: tuple[float, float] | None = None  # Monte Carlo: 95% interval of the real root
+    n_continuous: float | None = None  # plug-in: the real size at which the width is met
+    targets: dict = field(default_factory=dict)  # width, assurance, coverage: the numbers of the target
 
     def to_frame(self):
         """The table as a pandas DataFrame."""
@@ -64,12 +75,22 @@ class PlanResult:
         return pd.DataFrame(list(self.table))
 
     def __str__(self) -> str:
-        head = f"n = {self.n}  ({self.method}, delta={self.delta:g}, {self.side}: {self.target})"
+        if self.design == "binomial" and self.engine == "exact":
+            head = f"n = {self.n}  ({self.method}, delta={self.delta:g}, {self.side}: {self.target})"
+        else:
+            head = (f"{self.size_axis} = {self.n}  ({self.method} for {self.metric}, {self.design} design, "
+                    f"delta={self.delta:g}, {self.engine}: {self.target})")
+            if self.n_interval is not None:
+                head += (f"\n  Monte Carlo ({self.reps:,} test sets a size, seed {self.seed}): root "
+                         f"{self.size_axis} in [{self.n_interval[0]:.1f}, {self.n_interval[1]:.1f}] (95%)")
+            if self.n_continuous is not None:
+                head += f"\n  plug-in root {self.size_axis} = {self.n_continuous:.4f}"
         cols = list(self.table[0])
+        ints = {c for c in cols if isinstance(self.table[0][c], (int, np.integer))}
         lines = ["  ".join(f"{c:>12}" for c in cols)]
         for row in self.table:
-            mark = "  <-" if row["n"] == self.n else ""
-            lines.append("  ".join(f"{row[c]:>12}" if c == "n" else f"{row[c]:>12.5f}" for c in cols) + mark)
+            mark = "  <-" if row[self.size_axis] == self.n else ""
+            lines.append("  ".join(f"{row[c]:>12}" if c in ints else f"{row[c]:>12.5f}" for c in cols) + mark)
         return "\n".join([head, *lines])
 
 
@@ -111,21 +132,29 @@ def min_coverage(method: str, n: int, lo: float, hi: float, delta: float, side: 
 
 def plan(method: str, delta: float = 0.05, p: float | None = None, width: float | None = None,
          width_prob: float | None = None, coverage_tol: float | None = None, p_range=None,
-         side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51,
-         **params) -> PlanResult:
-    """The smallest test-set size n meeting the target (module docstring), with a table.
+         side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51, *,
+         design: str = "binomial", metric: str | None = None, assurance: float | None = None,
+         coverage: float | None = None, reps: int | None = None, seed: int | None = 0, plugin: bool = False,
+         power: float | None = None, null: float | None = None, **axes_and_params) -> PlanResult:
+    """The smallest test-set size meeting the target, under any design, with a table.
 
-    Give ``p`` or ``p_range`` and at least one of ``width`` and ``coverage_tol`` (several
-    targets: all must hold). Everything is exact (binomial, no normal approximation).
+    The binomial design (the default; exact, module docstring) takes ``p`` or ``p_range``
+    and at least one of ``width`` and ``coverage_tol`` (several targets: all must hold).
+    Every other design takes its axes but the size it solves for (``Design.size_axis``: ``n``
+    at a ``prevalence``, ``n1`` at a ``ratio`` n2/n1 for ``unpaired``, ``clusters`` at a
+    ``cluster_size`` for ``clustered``) and plans at that point (sizing.py): exactly where the
+    design enumerates its outcomes, else by Monte Carlo with a seeded stochastic root-finder
+    (stochastic_root.py) whose 95% interval is ``.n_interval``. docs/planning.md.
 
     Parameters
     ----------
     method : str
-        A proportion method (``"wilson"``, ``"clopper_pearson"``, ``methods("proportion")``).
+        An interval method of the design's kind and metric (binomial: a proportion method,
+        ``"wilson"``, ``methods("proportion")``; unpaired: ``"newcombe"`` ...).
     delta : float
         The miss rate in (0, 1): the interval's level is 1 - delta.
     p : float, optional
-        The assumed accuracy.
+        The assumed accuracy (binomial, clustered).
     width : float, optional
         Target: expected width <= width (at the worst p), or with ``width_prob``
         P(width <= width) >= width_prob.
@@ -139,24 +168,44 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     side : {"two-sided", "lower", "upper"}
         The interval's side; a one-sided bound's "width" is its margin from p̂.
     n_max : int
-        The largest n searched.
+        The largest size searched.
     horizon : int
-        The target must hold at n and keep holding up to n + horizon (module docstring).
+        The target must hold at n and keep holding up to n + horizon (module docstring; exact engines).
     p_points : int
         How many equally spaced p of ``p_range`` the width targets are checked at.
-    **params
-        The method's parameters.
+    design : str
+        A registered design (``DESIGNS``); keyword only, as are the parameters below.
+    metric : str, optional
+        The estimand (default: the design's).
+    assurance : float, optional
+        With ``width``: P(width <= width) >= assurance (1 - γ); the same as ``width_prob``.
+    coverage : float, optional
+        Target: coverage >= coverage (= 1 - delta - ε; ``coverage_tol`` is ε).
+    reps, seed : int, optional
+        Monte Carlo test sets per evaluated size (default: exact where possible, else 1000)
+        and the seed of their streams.
+    plugin : bool
+        presize's plug-in answer instead: the size at which the interval at the expected
+        counts has width ``width`` (``.n_continuous``: the real root; ``.n`` its ceiling).
+    power, null : float, optional
+        Target: P(the interval excludes ``null``) >= power, the power of the test that
+        inverts the interval (``null`` defaults to the estimand's: 0 for a difference).
+    **axes_and_params
+        The method's parameters and, for designs other than binomial, the design's other
+        axes (``prevalence``, ``tpr``, ``tnr``, ``p1``, ``p2``, ``ratio``, ``auc``,
+        ``cluster_size``, ``icc`` ...).
 
     Returns
     -------
     PlanResult
-        ``.n``, the target in words, and ``.table`` (``.to_frame()``) of nearby n with their
-        mean width and minimum coverage; ``print(result)`` shows both.
+        ``.n`` (on ``.size_axis``), the target in words, and ``.table`` (``.to_frame()``) of
+        nearby sizes with their mean width and (minimum) coverage, and P(width <= width) where
+        asked; ``print(result)`` shows both.
 
     Raises
     ------
     ValueError
-        If no n <= n_max meets the target.
+        If no size <= n_max meets the target, or an input is invalid.
 
     Examples
     --------
@@ -165,7 +214,43 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     139
     >>> plan("wilson", p_range=(0.8, 0.95), coverage_tol=0.01).n
     517
+    >>> plan("wilson", design="stratified", metric="recall", prevalence=0.2, tpr=0.9, tnr=0.8,
+    ...      width=0.1).n
+    693
     """
+    if width_prob is not None and assurance is not None:
+        raise ValueError("assurance: give assurance or width_prob (the same thing), not both")
+    assurance = width_prob if assurance is None else assurance
+    if coverage is not None and coverage_tol is not None:
+        raise ValueError("coverage: give coverage (the level) or coverage_tol (its distance below 1 - delta), not both")
+    from .designs import get_design
+
+    name = get_design(design).name
+    binomial_metric = metric in (None, "accuracy")
+    if name == "binomial" and binomial_metric and reps is None and not plugin and power is None:
+        if coverage is not None:
+            d = float(validate.delta(validate.scalar("delta", delta)))
+            c = float(validate.unit_interval("coverage", validate.scalar("coverage", coverage), open_=True))
+            coverage_tol = max(0.0, 1 - d - c)
+        return _plan_binomial(method, delta, p, width, assurance, coverage_tol, p_range, side, n_max, horizon,
+                              p_points, **axes_and_params)
+    from .sizing import plan_design
+
+    if p_range is not None:
+        raise ValueError(f"p_range: a range of accuracies is planned by the exact binomial planner only "
+                         f"(design binomial, no reps, no plugin)")
+    if coverage_tol is not None:
+        coverage = 1 - float(validate.delta(validate.scalar("delta", delta))) - coverage_tol
+    given = {**({"p": p} if p is not None else {}), **axes_and_params}
+    return plan_design(method, name, metric, delta, width, assurance, coverage, side, reps, seed, n_max, horizon,
+                       plugin, given, power=power, null=null)
+
+
+def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, width: float | None = None,
+                   width_prob: float | None = None, coverage_tol: float | None = None, p_range=None,
+                   side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51,
+                   **params) -> PlanResult:
+    """The exact binomial planner (module docstring); ``plan``'s door for the binomial design."""
     m = get(method, "proportion")
     params = m.prepare(side, params)
     d = float(validate.delta(validate.scalar("delta", delta)))
@@ -221,13 +306,16 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     sizes = sorted({min(n_max, max(1, round(n * f))) for f in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)} | {n})
     table = tuple({key: row[key] for key in ("n", "mean_width", "min_coverage", "prob_width") if key in row}
                   for row in (perf(s, covered=True) for s in sizes))
+    targets = {"width": width, "assurance": width_prob,
+               "coverage": None if coverage_tol is None else 1 - d - coverage_tol}
     return PlanResult(n, m.name, d, side, target, tuple(float(v) for v in p_grid), table, params, horizon,
-                      evaluations)
+                      evaluations, targets={k: v for k, v in targets.items() if v is not None})
 
 
-def _search(holds, n_max: int, horizon: int) -> int | None:
-    """The first n found with holds(n') for all n' in [n, n + horizon] (module docstring); None if none <= n_max."""
-    lo = 0  # invariant: lo == 0 or holds(lo) is False
+def _search(holds, n_max: int, horizon: int, start: int = 1) -> int | None:
+    """The first n >= start found with holds(n') for all n' in [n, n + horizon] (module docstring);
+    None if none <= n_max."""
+    lo = start - 1  # invariant: lo == start - 1 or holds(lo) is False
     while lo < n_max:
         step, hi = 1, lo + 1
         while not holds(hi):  # doubling
@@ -264,3 +352,44 @@ def _positive(name, value) -> float:
     if not (math.isfinite(x) and 0 < x <= 1):
         raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
     return x
+
+
+def size_performance(method: str, size: int, width: float | None = None, *, design: str = "binomial",
+                     metric: str | None = None, delta: float = 0.05, reps: int | None = None, seed: int | None = 0,
+                     **axes_and_params) -> dict:
+    """The planner's table row at one size: what a test set of that size gives.
+
+    Parameters
+    ----------
+    method : str
+        An interval method of the design's kind and metric.
+    size : int
+        The value of the design's size axis (``n``; unpaired ``n1``; clustered ``clusters``).
+    width : float, optional
+        Also P(width <= width), e.g. the assurance of a plug-in answer.
+    design, metric, delta : optional
+        As for ``plan``.
+    reps, seed : int, optional
+        None: exact where the design allows, else 1000 simulated test sets; an integer: that
+        many simulated test sets, from streams seeded by ``seed``.
+    **axes_and_params
+        The design's other axes (as for ``plan``) and the method's parameters.
+
+    Returns
+    -------
+    dict
+        The size, the design's other sizes (n_pos, n_neg, n2 ...), ``mean_width``,
+        ``prob_width`` (with ``width``), ``coverage``; Monte Carlo also ``sd_width``.
+
+    Examples
+    --------
+    >>> from covstudy import size_performance
+    >>> row = size_performance("wilson", 141, width=0.1, p=0.9)
+    >>> round(row["mean_width"], 4), round(row["prob_width"], 3)
+    (0.0991, 0.559)
+    """
+    from .designs import get_design
+    from .sizing import plan_design
+
+    return plan_design(method, get_design(design).name, metric, delta, width, None, None,
+                       "two-sided", reps, seed, 10**15, 0, False, dict(axes_and_params), at=size)

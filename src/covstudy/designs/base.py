@@ -170,3 +170,16 @@ class Design:
     def table_columns(self, key: tuple) -> dict:
         """The outcome columns of every cell of interval table ``key``, in table order."""
         raise NotImplementedError
+
+    # The planner (plan.py, sizing.py): which axis is the test set's size, and its expected outcome.
+    size_axis: str = "n"  # the axis the planner solves for (the others stay as given)
+    plan_axes: ClassVar[dict] = {}  # planning-only axes -> (default, description), read by ``sized``
+
+    def sized(self, axes: dict, size: int) -> dict:
+        """The axes of the point of size ``size`` (the planner's other axes as given)."""
+        return {**axes, self.size_axis: size}
+
+    def expected(self, axes: dict, size: float) -> dict | None:
+        """The outcome columns at the *expected* counts of a test set of (real) size ``size``, for
+        the plug-in planner (presize-style); None where the design has no such outcome."""
+        return None

@@ -72,6 +72,9 @@ class Binomial(Design):
     def table_columns(self, key: tuple) -> dict:
         return {"k": np.arange(key[0] + 1), "n": key[0]}
 
+    def expected(self, axes: dict, size: float) -> dict:
+        return {"k": size * axes["p"], "n": size}
+
     def exact(self, points: list[dict], merge=None) -> Outcomes:
         n = points[0]["n"]
         return self._outcomes(n, binomial_pmf(n, np.array([pt["p"] for pt in points])))

@@ -47,6 +47,8 @@ class Clustered(Design):
     summary = "m clusters of s examples; cluster accuracy ~ Beta(mean p, intra-cluster correlation icc)"
     example = {"clusters": 4, "cluster_size": 3, "p": 0.7, "icc": 0.2}
 
+    size_axis = "clusters"  # at a given cluster size
+
     def points(self, grid: dict) -> list[dict]:
         return [{"clusters": m, "cluster_size": s, "p": p, "icc": r}
                 for m in grid["clusters"] for s in grid["cluster_size"] for p in grid["p"] for r in grid["icc"]]

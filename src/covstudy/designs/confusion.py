@@ -92,6 +92,12 @@ class ConfusionDesign(Design):
     data = "confusion"
     estimand = "balanced_accuracy"
 
+    def expected(self, axes: dict, size: float) -> dict | None:
+        if "prevalence" not in axes:
+            return None
+        n_pos, n_neg = size * axes["prevalence"], size * (1 - axes["prevalence"])
+        return cells(n_pos, n_pos * axes["tpr"], n_neg, n_neg * axes["tnr"])
+
     def table_columns(self, key: tuple) -> dict:
         n_pos, n_neg = key
         tp, tn = np.indices((n_pos + 1, n_neg + 1)).reshape(2, -1)

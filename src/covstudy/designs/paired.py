@@ -89,6 +89,10 @@ class Paired(Design):
             point.update(cells_from_accuracies(point["acc_first"], point["acc_second"], point["correlation"]))
         return {a.name: point[a.name] for a in self.axes}
 
+    def expected(self, axes: dict, size: float) -> dict:
+        cells = self.derive({**axes, "n": 1})
+        return {name: size * cells[p] for name, p in zip(PAIRED_CELLS, CELLS)}
+
     def points(self, grid: dict) -> list[dict]:
         given = next(o for o in self.parametrisations if all(grid.get(k) is not None for k in o))
         return [self.derive(dict(zip(given, values))) for values in itertools.product(*(grid[k] for k in given))]

@@ -39,6 +39,18 @@ class Unpaired(Design):
         return [{"n1": a, "n2": b, "p1": p, "p2": q}
                 for a, b, p, q in itertools.product(grid["n1"], grid["n2"], grid["p1"], grid["p2"])]
 
+    size_axis = "n1"
+    plan_axes = {"ratio": (1.0, "n2/n1")}
+
+    def sized(self, axes: dict, size: int) -> dict:
+        axes = dict(axes)
+        ratio = axes.pop("ratio", 1.0)
+        return {**axes, "n1": size, "n2": max(1, round(ratio * size))}
+
+    def expected(self, axes: dict, size: float) -> dict:
+        n2 = axes.get("ratio", 1.0) * size
+        return {"k1": size * axes["p1"], "n1": size, "k2": n2 * axes["p2"], "n2": n2}
+
     def _cells(self, point: dict) -> int:
         return (point["n1"] + 1) * (point["n2"] + 1)
 
