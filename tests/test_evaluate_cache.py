@@ -44,3 +44,35 @@ def test_monte_carlo_independent_of_cache_state():
     exact_first = coverage("ba_posterior_jeffreys", design="stratified", n_pos=30, n_neg=45, tpr=0.9, tnr=0.8)
     from_table = coverage("ba_posterior_jeffreys", **args)  # now looked up in the whole cached table
     assert exact_first.coverage > 0 and from_table.mean_width == cold.mean_width
+
+
+def test_simulated_test_sets_are_shared_and_give_the_same_numbers():
+    """Successive coverage() calls at one point reuse its simulated test sets (read-only), and the
+    numbers equal those of a fresh simulation; the AUC's placements are computed once."""
+    import importlib
+
+    from covstudy import coverage
+    from covstudy.core import _SIMULATED, clear_cache
+
+    auc = importlib.import_module("covstudy.methods.auc")
+    point = dict(design="binormal", n_pos=30, n_neg=50, auc=[0.8, 0.9], reps=300, seed=4)
+    fresh = {}
+    for m in ("delong", "hanley_mcneil", "newcombe", "logit_delong"):
+        clear_cache()
+        fresh[m] = coverage(m, **point).coverage
+    clear_cache()
+    calls = []
+    real = auc._auc_and_delong_variance
+    auc._auc_and_delong_variance = lambda p, n: calls.append(1) or real(p, n)
+    try:
+        shared = {m: coverage(m, **point).coverage for m in fresh}
+    finally:
+        auc._auc_and_delong_variance = real
+    for m in fresh:
+        assert np.array_equal(fresh[m], shared[m]), m
+    assert len(calls) == 2  # once per point, not once per method and point
+    assert all(not v.flags.writeable for o in _SIMULATED.values() for v in o.columns.values())
+    r = coverage("wilson_vif", design="clustered", clusters=10, cluster_size=5, p=0.7, icc=0.1, reps=200, seed=1)
+    clear_cache()
+    assert r.coverage == coverage("wilson_vif", design="clustered", clusters=10, cluster_size=5, p=0.7, icc=0.1,
+                                  reps=200, seed=1).coverage

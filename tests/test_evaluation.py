@@ -10,7 +10,8 @@ import pytest
 
 import covstudy
 from covstudy import coverage, interval, superiority_probability
-from covstudy.evaluation import EPSILON, InputError, _recommend, cp
+from covstudy import evaluation
+from covstudy.evaluation import EPSILON, InputError, _recommend, _with_recalls, auc_region, cp
 from covstudy.evaluate_cli import main
 
 REPS = 200  # the Monte Carlo audit in these tests
@@ -28,7 +29,10 @@ def _binary(n=80, seed=1):
 @pytest.fixture(scope="module")
 def binary():
     y, p, s, p2, s2 = _binary()
-    return (y, p, s, p2, s2), covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(evaluation, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
+        ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS)
+    return (y, p, s, p2, s2), ev
 
 
 def _cells(y, p):
@@ -98,10 +102,20 @@ def test_audit_equals_coverage_at_the_same_point(binary):
     acc, tpr, tnr = (c["tp"] + c["tn"]) / n, c["tp"] / n_pos, c["tn"] / n_neg
     r = _row(ev, "accuracy", "wilson")
     exact = coverage("wilson", n=n, p=acc)
-    assert r.engine == "exact" and r.coverage_at_estimate == exact.coverage and r.mean_width == exact.mean_width
+    assert r.engine == "exact"  # the same sums in another order: equal to rounding
+    assert r.coverage_at_estimate == pytest.approx(exact.coverage, abs=1e-14)
+    assert r.mean_width == pytest.approx(exact.mean_width, abs=1e-14)
     lo, hi = cp(c["tp"] + c["tn"], n, 0.95)
-    grid = coverage("wilson", n=n, p=[acc, lo, (lo + hi) / 2, hi]).coverage
-    assert r.worst_coverage == grid.min() <= r.coverage_at_estimate
+    # the worst over the region is the exact infimum: confidence_coefficient over it, and (brute
+    # force) the smallest coverage() just beside every interval end inside the region
+    assert r.worst_coverage == covstudy.confidence_coefficient("wilson", n, p_range=(lo, hi)).value
+    e = np.concatenate(interval("wilson", np.arange(n + 1), n))
+    e = e[(e > lo) & (e < hi)]
+    beside = np.clip(np.concatenate([e - 1e-11, e + 1e-11, [lo, hi]]), lo, hi)
+    brute = coverage("wilson", n=n, p=beside).coverage.min()
+    assert brute - 1e-8 <= r.worst_coverage <= brute + 1e-12 and r.worst_coverage <= r.coverage_at_estimate
+    grid = coverage("wilson", n=n, p=np.linspace(lo, hi, 41)).coverage
+    assert r.worst_coverage < grid.min()  # a grid misses the dips beside the ends
     r = _row(ev, "balanced_accuracy", "wald")
     assert r.coverage_at_estimate == coverage("wald", design="stratified", metric="balanced_accuracy", n_pos=n_pos,
                                               n_neg=n_neg, tpr=tpr, tnr=tnr).coverage
@@ -114,12 +128,17 @@ def test_audit_equals_coverage_at_the_same_point(binary):
     assert r.coverage_at_estimate == coverage("jeffreys", design="stratified", metric="precision", n_pos=n_pos,
                                               n_neg=n_neg, tpr=tpr, tnr=tnr).coverage
     r = _row(ev, "recall", "wald")  # k of the fixed n_pos: the binomial design, exact
-    assert r.coverage_at_estimate == coverage("wald", n=n_pos, p=tpr).coverage
-    r = _row(ev, "auc", "delong")
-    mc = coverage("delong", design="binormal", n_pos=n_pos, n_neg=n_neg, auc=r.estimate, reps=REPS, seed=0)
-    assert r.engine == "mc" and r.reps == REPS
-    assert (r.coverage_at_estimate, r.coverage_mcse) == (mc.coverage, mc.mcse)
-    assert np.isnan(_row(ev, "auc", "bootstrap").coverage_at_estimate)  # resampling inside Monte Carlo: not audited
+    assert r.coverage_at_estimate == pytest.approx(coverage("wald", n=n_pos, p=tpr).coverage, abs=1e-14)
+    assert r.worst_coverage == covstudy.confidence_coefficient("wald", n_pos, p_range=cp(c["tp"], n_pos, 0.95)).value
+    for method in ("delong", "hanley_mcneil", "newcombe"):  # test sets shared by the methods: the same numbers
+        r = _row(ev, "auc", method)
+        lo, hi = auc_region(r.estimate, n_pos, n_neg, 0.05)
+        mc = coverage(method, design="binormal", n_pos=n_pos, n_neg=n_neg, auc=[r.estimate, lo, hi], reps=REPS,
+                      seed=0)
+        assert r.engine == "mc" and r.reps == REPS
+        assert (r.coverage_at_estimate, r.coverage_mcse) == (mc.coverage[0], mc.mcse[0])
+        assert r.worst_coverage == mc.coverage.min() and r.worst_mcse == mc.mcse[np.argmin(mc.coverage)]
+    assert np.isnan(_row(ev, "auc", "bootstrap").coverage_at_estimate)  # over the (patched) budget: not audited
     a, b = p == y, p2 == y
     cells = dict(p_both=np.mean(a & b), p_only_first=np.mean(a & ~b), p_only_second=np.mean(~a & b),
                  p_neither=np.mean(~a & ~b))
@@ -134,19 +153,20 @@ def test_recommendation_rule(binary):
     for metric, rows in ev.table[ev.table.metric != "superiority_probability"].groupby("metric"):
         assert rows.recommended.sum() == 1, metric
         pick = rows[rows.recommended].iloc[0]
-        ok = rows[rows.worst_coverage >= floor]
+        ok = rows[rows.worst_coverage + rows.worst_mcse >= floor]
         if len(ok):
-            assert pick.worst_coverage >= floor
+            assert pick.worst_coverage + pick.worst_mcse >= floor
             assert pick.mean_width == ok.mean_width.min(), metric
         assert metric in ev.reasons and ev.reasons[metric].count(".") >= 1
     # nothing reaches the floor: the guaranteed method of the kind, and the reason says so
     rows = pd.DataFrame({"method": ["wald", "clopper_pearson"], "kind": ["proportion"] * 2,
                          "worst_coverage": [0.90, 0.93], "mean_width": [0.1, 0.2], "width": [0.1, 0.2],
-                         "engine": ["exact"] * 2, "coverage_mcse": [0.0, 0.0]})
+                         "engine": ["exact"] * 2, "coverage_mcse": [0.0, 0.0], "worst_mcse": [0.0, 0.0],
+                         "reps": [None, None]})
 
     class S:
         plug_in = "p = 0.5 at n = 10"
-        points = [{}, {}]  # a region of two points
+        region_text = "over a region"
 
     pick, why = _recommend(rows, 0.95, True, S)
     assert rows.loc[pick, "method"] == "clopper_pearson" and "guaranteed" in why
@@ -155,6 +175,51 @@ def test_recommendation_rule(binary):
     assert rows.loc[pick, "method"] == "clopper_pearson" and "narrowest" in why
     rows.loc[0, "worst_coverage"] = 0.9451
     assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "wald"
+    # Monte Carlo: short of the floor by at most Z_MCSE = 1 MCSE qualifies, by more does not
+    rows.loc[0, ["worst_coverage", "engine", "reps"]] = [0.94, "mc", 400]
+    rows.loc[0, "worst_mcse"] = 0.006
+    pick, why = _recommend(rows, 0.95, True, S)
+    assert rows.loc[pick, "method"] == "wald" and "within 1 MCSE" in why
+    rows.loc[0, "worst_mcse"] = 0.004
+    assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "clopper_pearson"
+    # a bootstrap only for more than 1% less width
+    rows.loc[0, ["method", "worst_coverage", "mean_width"]] = ["bootstrap", 0.95, 0.199]
+    assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "clopper_pearson"
+    rows.loc[0, "mean_width"] = 0.197
+    assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "bootstrap"
+
+
+def test_bootstrap_methods_are_audited_within_a_budget():
+    y, p, s, _, _ = _binary(n=40, seed=3)
+    ev = covstudy.evaluate(y, p, s, metrics=["f1", "auc"], reps=REPS)
+    c = _cells(y, p)
+    n_pos, n_neg = c["tp"] + c["fn"], c["fp"] + c["tn"]
+    r = _row(ev, "f1", "bootstrap")
+    root = math.sqrt(0.95)
+    (a0, a1), (b0, b1) = cp(c["tp"], n_pos, root), cp(c["tn"], n_neg, root)
+    mc = coverage("f1.bootstrap", design="stratified", metric="f1", n_pos=n_pos, n_neg=n_neg,
+                  tpr=[c["tp"] / n_pos, a0, a0, a1, a1], tnr=[c["tn"] / n_neg, b0, b1, b0, b1], reps=REPS, seed=0)
+    assert (r.engine, r.reps, r.coverage_at_estimate, r.worst_coverage) == ("mc", REPS, mc.coverage[0],
+                                                                            mc.coverage.min())
+    r = _row(ev, "auc", "bootstrap")
+    lo, hi = auc_region(r.estimate, n_pos, n_neg, 0.05)
+    mc = coverage("auc.bootstrap", design="binormal", n_pos=n_pos, n_neg=n_neg, auc=[r.estimate, lo, hi], reps=REPS,
+                  seed=0)
+    assert (r.reps, r.coverage_at_estimate, r.worst_coverage) == (REPS, mc.coverage[0], mc.coverage.min())
+    # at 10,000 scores, 2000 draws: 100 test sets would pass the budget, so the AUC bootstrap is not audited
+    spec = evaluation.Spec("auc", 0.8, {}, [], design="binormal", points=[dict(n_pos=3000, n_neg=7000, auc=0.8)])
+    assert evaluation._bootstrap_reps("auc.bootstrap", spec, 2000) is None
+    spec.points = [dict(n_pos=100, n_neg=100, auc=0.8)]
+    assert evaluation._bootstrap_reps("auc.bootstrap", spec, 2000) == evaluation.BOOT_REPS
+
+
+def test_auc_region_is_the_maximum_variance_score_interval():
+    for auc, m, n in [(0.8, 30, 50), (0.99, 85, 143), (0.5, 10, 10), (1.0, 20, 40)]:
+        lo, hi = auc_region(auc, m, n, 0.05)
+        z = 1.959963984540054
+        for end in (lo, hi):  # the ends solve |auc - θ| = z·sqrt(θ(1 - θ)/min(m, n))
+            assert abs(abs(auc - end) - z * math.sqrt(end * (1 - end) / min(m, n))) < 1e-12
+        assert lo <= auc <= hi
 
 
 def test_grouped_input_warns_with_the_icc():
@@ -202,6 +267,17 @@ def test_multiclass_and_string_labels():
     mc = covstudy.multiclass_coverage("macro_recall", "wald", 60, (C.sum(1) / 60).tolist(),
                                       (C / C.sum(1)[:, None]).tolist(), reps=REPS, seed=0)
     assert (r.coverage_at_estimate, r.engine) == (mc.coverage, "mc")
+    # the region: every class's recall at the low ends, then the high ends, of Clopper–Pearson at 0.95^(1/3)
+    rates = C / C.sum(1)[:, None]
+    ends = np.array([cp(int(C[i, i]), int(C[i].sum()), 0.95 ** (1 / 3)) for i in range(3)]).T
+    grid = [_with_recalls(rates, e) for e in ends]
+    for g, e in zip(grid, ends):
+        assert np.allclose(g.sum(1), 1) and np.allclose(np.diag(g), e)
+        off = ~np.eye(3, dtype=bool)
+        assert np.allclose((g / (1 - np.diag(g))[:, None])[off], (rates / (1 - np.diag(rates))[:, None])[off])
+    worst = [covstudy.multiclass_coverage("macro_recall", "wald", 60, (C.sum(1) / 60).tolist(), g.tolist(),
+                                          reps=REPS, seed=0).coverage for g in grid]
+    assert r.worst_coverage == min(mc.coverage, *worst)
 
 
 @pytest.mark.parametrize("labels, positive, expected", [
@@ -240,14 +316,15 @@ def test_input_errors_are_one_line_naming_the_column(kwargs, message):
     assert "\n" not in str(e.value)
 
 
-def test_cli_end_to_end(tmp_path, capsys):
+def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(evaluation, "BOOT_BUDGET", 0)  # bootstrap audits: their own test (time)
     y, p, s, p2, s2 = _binary(60, seed=2)
     frame = pd.DataFrame({"label": np.where(y == 1, "spam", "ham"), "pred": np.where(p == 1, "spam", "ham"),
                           "score": s, "pred2": np.where(p2 == 1, "spam", "ham")})
     frame.to_csv(tmp_path / "test.csv", index=False)
     out = tmp_path / "out"
     code = main([str(tmp_path / "test.csv"), "--truth", "label", "--predicted", "pred", "--second-predicted", "pred2",
-                 "--positive", "spam", "--out", str(out)])
+                 "--positive", "spam", "--reps", str(REPS), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
     assert "balanced_accuracy" in printed and "accuracy_difference" in printed
@@ -258,7 +335,7 @@ def test_cli_end_to_end(tmp_path, capsys):
     report = (out / "report.md").read_text()
     assert "## Why" in report and "\\begin{tabular}" in report
     assert (out / "forest.png").stat().st_size > 1000 and (out / "forest.pdf").exists()
-    ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam")
+    ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam", reps=REPS)
     pd.testing.assert_frame_equal(table, ref.table.assign(reps=ref.table.reps.astype(float)), check_dtype=False)
 
 

@@ -39,6 +39,8 @@ _TABLES: OrderedDict[tuple, tuple] = OrderedDict()
 _CACHED = 0  # cells held in _TABLES
 _EXACT_CELLS = 1_000_000  # exact outcome distributions kept for reuse (Evaluator.exact), in weights
 _EXACT: OrderedDict[tuple, Outcomes] = OrderedDict()
+_SIMULATED_BYTES = 64_000_000  # simulated test sets kept for reuse (Evaluator.simulated), in bytes of columns
+_SIMULATED: OrderedDict[tuple, Outcomes] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,7 @@ def clear_cache() -> None:
     global _CACHED
     _TABLES.clear()
     _EXACT.clear()
+    _SIMULATED.clear()
     _CACHED = 0
 
 
@@ -146,7 +149,7 @@ class Evaluator:
                 if key not in generated:
                     pts = [points[i] for i in batch]
                     generated[key] = (self.exact(pts, a.merge) if a.reps is None
-                                      else self.design.simulate(pts, a.reps, a.seed))
+                                      else self.simulated(pts, a.reps, a.seed))
                 outcomes = generated[key]
                 if len(rows) < len(batch):
                     outcomes = Outcomes(outcomes.columns, outcomes.weight[rows], outcomes.tables)
@@ -172,6 +175,25 @@ class Evaluator:
         _EXACT[key] = outcomes
         while sum(o.weight.size for o in _EXACT.values()) > _EXACT_CELLS and len(_EXACT) > 1:
             _EXACT.popitem(last=False)
+        return outcomes
+
+    def simulated(self, points: list[dict], reps: int, seed: int) -> Outcomes:
+        """``Design.simulate``, remembered for the last few batches: successive public
+        ``coverage()`` calls of several methods at the same points and seed share one set of
+        simulated test sets (the same numbers as simulating again: the streams are keyed by the
+        point and the seed), as ``exact`` does for exact distributions."""
+        key = (self.design.name, reps, seed, tuple(points[0]),
+               tuple(itertools.chain.from_iterable(pt.values() for pt in points)))
+        outcomes = _SIMULATED.pop(key, None)
+        if outcomes is None:
+            outcomes = self.design.simulate(points, reps, seed)
+            for v in (*outcomes.columns.values(), outcomes.weight):
+                if isinstance(v, np.ndarray):
+                    v.setflags(write=False)
+        _SIMULATED[key] = outcomes
+        while len(_SIMULATED) > 1 and sum(sum(getattr(v, "nbytes", 0) for v in o.columns.values())
+                                          for o in _SIMULATED.values()) > _SIMULATED_BYTES:
+            _SIMULATED.popitem(last=False)
         return outcomes
 
     def _score_batch(self, batch: list[dict], outcomes: Outcomes, a: Analysis) -> dict[str, np.ndarray]:

@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--positive", metavar="V", help="the positive class of binary labels")
     p.add_argument("--delta", type=float, default=0.05, help="intervals at level 1 - delta (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of sampling methods and the Monte Carlo audit")
+    p.add_argument("--reps", type=int, default=2000,
+                   help="Monte Carlo test sets per audited point (default 2000; bootstrap methods: at most 400)")
     p.add_argument("--no-audit", action="store_true", help="intervals only, no coverage audit")
     p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md and forest.png/.pdf here")
     return p
@@ -71,7 +73,8 @@ def main(argv=None) -> int:
                 pass
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed)
+            ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed,
+                          reps=args.reps)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2

@@ -8,27 +8,35 @@ counts, so it equals the library's own function on those counts. Every audited c
 metric                 design         operating point (plug-in) and (1 - delta) region
 =====================  =============  ====================================================
 accuracy, bea (binary  binomial       p̂ at n; region: the Clopper–Pearson interval of p
-accuracy)                             at 1 - delta (grid: its ends and midpoint)
+accuracy)                             at 1 - delta; worst: the exact infimum over it
+                                      (``confidence_coefficient`` with ``p_range``)
 recall, specificity    binomial       tpr̂ at n_pos (tnr̂ at n_neg): k of a fixed class size;
                                       region as for accuracy
 balanced_accuracy,     stratified     (tpr̂, tnr̂) at the observed n_pos, n_neg; region: the
 precision, npv, f1                    box of the two Clopper–Pearson intervals, each at
                                       sqrt(1 - delta) (independent classes); grid: corners
-auc                    binormal       AUĈ at n_pos, n_neg (Monte Carlo; plug-in point only)
+auc                    binormal       AUĈ at n_pos, n_neg (Monte Carlo); region: the
+                                      maximum-variance (van Dantzig) score interval; grid:
+                                      its ends
 accuracy_difference    paired         the four cells; region: discordant share d and
                                       only-first share r | discordant, each Clopper–Pearson
                                       at sqrt(1 - delta), concordant split fixed; 3×3+1 grid
 clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cluster size;
                                       region: p over the wilson_vif interval
 macro_recall,          multiclass     the observed prevalence and row rates (Monte Carlo
-macro_f1, bea (multi)                 always; plug-in point only)
+macro_f1, bea (multi)                 always); region: each class's recall Clopper–Pearson
+                                      at (1 - delta)^(1/K), misclassifications in their
+                                      observed proportions; grid: all recalls low, all high
 =====================  =============  ====================================================
 
 Exact wherever the design's exact engine accepts the point; otherwise Monte Carlo with
-``reps`` simulated test sets (fixed seed) and its MCSE. ``worst_coverage`` is the minimum over
-a small grid of the region (the plug-in point included). ``recommended``: per metric, the
-narrowest method (expected width at the plug-in point) whose worst coverage is at least
-1 - delta - EPSILON, else the guaranteed method of that kind.
+``reps`` simulated test sets (fixed seed, shared by every method at a point) and its MCSE.
+Bootstrap methods are audited by Monte Carlo with at most BOOT_REPS test sets, within
+BOOT_BUDGET. ``worst_coverage`` is the exact infimum over the region for the one-proportion
+metrics, else the minimum over a small grid of it (the plug-in point included).
+``recommended``: per metric, the narrowest method (expected width at the plug-in point) whose
+worst coverage is at least 1 - delta - EPSILON (less Z_MCSE MCSE for Monte Carlo), else the
+guaranteed method of that kind.
 """
 
 from __future__ import annotations
@@ -43,15 +51,20 @@ from scipy import stats
 
 EPSILON = 0.005  # tolerance of the recommendation: worst coverage >= 1 - delta - EPSILON
 REPS = 2000  # Monte Carlo test sets per audited point
-AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n (each rep sorts n scores)
+AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n per region point (each rep draws and ranks n scores)
 GRID = 3  # points per axis of the region grid (ends and the plug-in point)
+TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
+Z_MCSE = 1  # a Monte Carlo row qualifies unless its worst coverage is below the floor by more than Z_MCSE MCSE
 GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp"}  # never below 1 - delta
-NOT_AUDITED = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws intervals
+BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
+BOOT_REPS = 400  # Monte Carlo test sets per point for a bootstrap method (MCSE ≈ 0.011 at 0.95)
+BOOT_MIN_REPS = 100  # fewer affordable than this: the bootstrap is not audited (MCSE would exceed 0.02)
+BOOT_BUDGET = 200_000_000  # reps × draws × numbers resampled per test set, per audited point
 POSITIVE_NAMES = ("1", "true", "pos", "positive", "yes", "y", "t")
 BINARY_METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "f1")
 MULTICLASS = ("accuracy", "macro_recall", "macro_f1", "bea")
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
-           "worst_coverage", "mean_width", "engine", "reps", "recommended", "design", "n"]
+           "worst_coverage", "worst_mcse", "mean_width", "engine", "reps", "recommended", "design", "n"]
 
 
 class InputError(ValueError):
@@ -248,25 +261,77 @@ def _coverage(method, design, metric, axes: dict, delta, reps, seed):
     return coverage(method, design=design, metric=metric, delta=delta, reps=reps, seed=seed, **axes)
 
 
-def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, seed=0) -> dict:
-    """Coverage at the plug-in point (``points[0]``) and the worst over ``points``."""
+def _summary(cov, mcse, width, engine, reps) -> dict:
+    """The audit's columns from coverage, MCSE and mean width over the points (the plug-in first)."""
+    cov, mcse = np.asarray(cov, dtype=float), np.asarray(mcse, dtype=float)
+    worst = int(np.argmin(cov))
+    return {"coverage_at_estimate": float(cov[0]), "coverage_mcse": float(mcse[0]),
+            "worst_coverage": float(cov[worst]), "worst_mcse": float(mcse[worst]), "mean_width": float(width[0]),
+            "engine": engine, "reps": reps}
+
+
+def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, seed=0, region=None) -> dict:
+    """Coverage at the plug-in point (``points[0]``) and the worst over ``points``; with ``region``
+    (binomial design, exact engine) the worst is the exact infimum of the coverage over p in it."""
+    if region is not None:
+        return _binomial_audit(method, points[0]["n"], points[0]["p"], delta, region)
     axes = {k: np.array([p[k] for p in points]) for k in points[0]}
     r = _coverage(method, design, metric, axes, delta, reps, seed)
     cov, mcse, width = (np.atleast_1d(np.asarray(getattr(r, a), dtype=float)) for a in ("coverage", "mcse",
                                                                                            "mean_width"))
-    return {"coverage_at_estimate": float(cov[0]), "coverage_mcse": float(mcse[0]),
-            "worst_coverage": float(np.min(cov)), "mean_width": float(width[0]), "engine": r.engine,
-            "reps": r.reps}
+    return _summary(cov, mcse, width, r.engine, r.reps)
 
 
-def _multiclass_audit(method, metric, n, prevalence, rates, delta, reps, seed) -> dict:
+def _binomial_audit(method, n, p, delta, region) -> dict:
+    """One proportion, exact, from one table of the n + 1 intervals: the coverage and expected
+    width at p (as ``coverage()``), and the exact infimum of the coverage over p in ``region``
+    (as ``confidence_coefficient(..., p_range=region)``: C(p) jumps at every interval end, so a
+    grid misses its dips; the infimum may be a one-sided limit at an end, not attained)."""
+    from .exact_curve import ends, infimum
+
+    _, n, delta, _, lower, upper = ends(method, n, delta)
+    weight = stats.binom.pmf(np.arange(n + 1), n, p)
+    cov = float(np.sum(weight[(lower <= p) & (p <= upper)]))
+    width = float(np.sum(weight * (upper - lower)))
+    worst = float(infimum(lower, upper, n, *region)[0])
+    return _summary([cov, min(cov, worst)], [0.0, 0.0], [width], "exact", None)
+
+
+def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, seed) -> dict:
+    """Coverage at each rate matrix of ``rates`` (the plug-in first), Monte Carlo always: the
+    exact multinomial enumeration is feasible only at small n and then slow for the sampling
+    methods (every K×K matrix times the draws)."""
     from .coverage import multiclass_coverage
 
-    # Monte Carlo always: the exact multinomial enumeration is feasible only at small n and then
-    # slow for the sampling methods (every K×K matrix times the draws).
-    r = multiclass_coverage(metric, method, n, prevalence, rates, delta=delta, reps=reps, seed=seed)
-    return {"coverage_at_estimate": r.coverage, "coverage_mcse": r.mcse, "worst_coverage": r.coverage,
-            "mean_width": r.mean_width, "engine": r.engine, "reps": r.reps}
+    rs = [multiclass_coverage(metric, method, n, prevalence, r, delta=delta, reps=reps, seed=seed) for r in rates]
+    return _summary([r.coverage for r in rs], [r.mcse for r in rs], [r.mean_width for r in rs], rs[0].engine,
+                    rs[0].reps)
+
+
+def _bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
+    """Test sets per point for a bootstrap method: BOOT_REPS, fewer if reps × draws × the numbers
+    one resample draws would pass BOOT_BUDGET; None (not audited) below BOOT_MIN_REPS."""
+    from .methods import methods
+
+    draws = next(p.default for p in methods()[qualified].params if p.name == "draws")
+    point = point or (s.points[0] if s.points else {})
+    numbers = {"binormal": point.get("n_pos", 0) + point.get("n_neg", 0), "clustered": point.get("clusters", 0),
+               "stratified": 2}.get(s.design, 0) or len(s.multiclass[1]) ** 2
+    r = min(reps, BOOT_REPS, BOOT_BUDGET // (draws * numbers))
+    return r if r >= BOOT_MIN_REPS else None
+
+
+def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
+    """The audit columns of one metric × method (empty for a bootstrap too costly to audit)."""
+    if method in BOOTSTRAP:
+        reps = _bootstrap_reps(qualified, s, reps)
+        if reps is None:
+            return {}
+    elif s.design == "binormal":
+        reps = int(min(reps, max(200, AUC_BUDGET // _examples(s.points[0]))))
+    if s.multiclass is not None:
+        return _multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed)
+    return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region)
 
 
 # ------------------------------------------------------------------------------- the metrics
@@ -296,7 +361,9 @@ class Spec:
     design: str | None = None
     coverage_metric: str | None = None
     points: list = field(default_factory=list)
-    multiclass: tuple | None = None  # (n, prevalence, rates) for multiclass_coverage
+    multiclass: tuple | None = None  # (n, prevalence, [rates at the plug-in, then the region's grid])
+    region: tuple | None = None  # binomial: the p range whose exact infimum is the worst coverage
+    region_text: str = ""  # how the region is formed, in words ("" : not audited over a region)
     plug_in: str = ""  # the operating point in words
 
 
@@ -327,14 +394,16 @@ def _specs(d: Data, delta, metrics) -> list[Spec]:
             s = Spec(metric, est, dict(metric=metric, **cells), _methods("confusion", metric))
             if metric == "accuracy":
                 s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
-                s.points = [dict(n=d.n, p=v) for v in _axis(acc, *cp(tp + tn, d.n, 1 - delta))]
+                _binomial_region(s, tp + tn, d.n, delta)
             elif metric in ("recall", "specificity"):  # k of a fixed class size: the binomial design, exact
                 k, m, rate = (tp, n_pos, tpr) if metric == "recall" else (tn, n_neg, tnr)
                 s.design, s.coverage_metric = "binomial", "accuracy"
                 s.plug_in = f"p = {rate:.4g} at n = {m} ({'positives' if metric == 'recall' else 'negatives'})"
-                s.points = [dict(n=m, p=v) for v in _axis(rate, *cp(k, m, 1 - delta))]
+                _binomial_region(s, k, m, delta)
             else:
                 s.design, s.coverage_metric, s.points, s.plug_in = "stratified", metric, box, where
+                s.region_text = (f"over the corners of the box tpr ∈ [{tpr_lo:.4g}, {tpr_hi:.4g}], tnr ∈ "
+                                 f"[{tnr_lo:.4g}, {tnr_hi:.4g}] (Clopper–Pearson at √(1 − δ) each)")
             specs.append(s)
     if d.predicted is not None and not d.binary:
         K = len(d.classes)
@@ -349,18 +418,22 @@ def _specs(d: Data, delta, metrics) -> list[Spec]:
         f1 = np.divide(2 * precision * recalls, precision + recalls, out=np.zeros(K), where=precision + recalls > 0)
         ests = {"accuracy": acc, "macro_recall": float(recalls.mean()), "macro_f1": float(f1.mean()),
                 "bea": float(bea(acc, K))}
+        ends = np.array([cp(int(C[i, i]), int(sizes[i]), (1 - delta) ** (1 / K)) for i in range(K)]).T
+        grid = [rates.tolist()] + [_with_recalls(rates, e).tolist() for e in ends]
         for metric in MULTICLASS:
             s = Spec(metric, ests[metric], dict(metric=metric, confusion=C), _methods("multiclass", metric))
             if metric == "accuracy":
                 s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
-                s.points = [dict(n=d.n, p=v) for v in _axis(acc, *cp(int(np.trace(C)), d.n, 1 - delta))]
+                _binomial_region(s, int(np.trace(C)), d.n, delta)
             else:
-                s.multiclass = (d.n, prevalence.tolist(), rates.tolist())
+                s.multiclass = (d.n, prevalence.tolist(), grid)
                 s.plug_in = f"the observed {K}×{K} rates at class sizes {', '.join(map(str, sizes))}"
+                s.region_text = (f"at every class's recall at the low ends, then the high ends, of its Clopper–Pearson "
+                                 f"interval at (1 − δ)^(1/{K}) (lows {', '.join(f'{v:.3g}' for v in ends[0])})")
             specs.append(s)
     if d.scores is not None:
         pos, neg = d.scores[d.truth == 1], d.scores[d.truth == 0]
-        specs.append(_auc_spec("auc", pos, neg))
+        specs.append(_auc_spec("auc", pos, neg, delta))
     if d.groups is not None and d.predicted is not None:
         correct = (d.predicted == d.truth).astype(np.int64)
         G = int(d.groups.max()) + 1
@@ -377,6 +450,7 @@ def _specs(d: Data, delta, metrics) -> list[Spec]:
         lo, hi = interval("wilson_vif", design="clustered", successes=successes, sizes=sizes, delta=delta)
         s.points = [dict(clusters=G, cluster_size=size, p=p, icc=min(max(icc, 0.0), 0.99))
                     for p in _axis(acc, lo, hi)]
+        s.region_text = f"over p = {lo:.4g}, {(lo + hi) / 2:.4g}, {hi:.4g} (the wilson_vif interval) at the estimated ICC"
         s.plug_in = f"p = {acc:.4g}, ICC = {max(icc, 0):.3g} ({G} clusters of mean size {d.n / G:.3g})"
         s.icc = icc
         specs.append(s)
@@ -399,13 +473,15 @@ def _specs(d: Data, delta, metrics) -> list[Spec]:
                 pts.append(dict(n=d.n, p_both=(1 - dd) * share_both, p_only_first=dd * r,
                                 p_only_second=dd * (1 - r), p_neither=(1 - dd) * (1 - share_both)))
         s.points = pts
+        s.region_text = ("over a 3 × 3 grid of the discordant share and the only-first share of the discordant "
+                         "(Clopper–Pearson at √(1 − δ) each)")
         s.plug_in = (f"the observed cells both, only_first, only_second, neither = {cells['both']}, "
                      f"{cells['only_first']}, {cells['only_second']}, {cells['neither']} at n = {d.n}")
         s.cells = cells
         specs.append(s)
     if d.second_scores is not None:
         pos, neg = d.second_scores[d.truth == 1], d.second_scores[d.truth == 0]
-        specs.append(_auc_spec("auc_second", pos, neg))
+        specs.append(_auc_spec("auc_second", pos, neg, delta))
     if metrics is not None:
         wanted = set(metrics)
         known = {s.metric for s in specs} | {"superiority_probability"}
@@ -417,14 +493,51 @@ def _specs(d: Data, delta, metrics) -> list[Spec]:
     return specs
 
 
-def _auc_spec(name, pos, neg):
+def _binomial_region(s: Spec, k, n, delta):
+    """One proportion k of n: audited at p̂, worst = the exact infimum over the Clopper–Pearson interval."""
+    s.points = [dict(n=n, p=k / n)]
+    s.region = cp(k, n, 1 - delta)
+    s.region_text = (f"the exact infimum over p ∈ [{s.region[0]:.4g}, {s.region[1]:.4g}] "
+                     f"(Clopper–Pearson at 1 − δ)")
+
+
+def _with_recalls(rates, recalls):
+    """The rate matrix with row i's recall set to recalls[i] and its misclassifications scaled to
+    the rest (in their observed proportions; equal shares where the row had none)."""
+    rates = np.asarray(rates, dtype=float)
+    K = rates.shape[0]
+    out = np.empty_like(rates)
+    for i in range(K):
+        off = np.delete(rates[i], i)
+        share = off / off.sum() if off.sum() > 0 else np.full(K - 1, 1 / (K - 1))
+        out[i] = np.insert(share * (1 - recalls[i]), i, recalls[i])
+    return out
+
+
+def auc_region(auc, n_pos, n_neg, delta):
+    """A (1 - delta) interval for the AUC from the largest variance any pair of score
+    distributions with that AUC allows, θ(1 - θ)/min(n_pos, n_neg) (van Dantzig 1951; Bamber
+    1975, J. Math. Psychol. 12, 387-415): |AUĈ - θ| <= z·sqrt(θ(1 - θ)/m) solved for θ, a Wilson
+    interval with m = min(n_pos, n_neg). Conservative up to the normal approximation."""
+    z = float(stats.norm.ppf(1 - delta / 2))
+    m = min(n_pos, n_neg)
+    centre = (auc + z * z / (2 * m)) / (1 + z * z / m)
+    half = z * math.sqrt(auc * (1 - auc) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _auc_spec(name, pos, neg, delta):
 
     # the Mann–Whitney AUC with ties counted half
     ranks = stats.rankdata(np.concatenate([pos, neg]))
     auc = float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
     s = Spec(name, auc, dict(metric="auc", scores_pos=pos, scores_neg=neg), _methods("scores", "auc"))
     s.design, s.coverage_metric = "binormal", "auc"
-    s.points = [dict(n_pos=int(pos.size), n_neg=int(neg.size), auc=min(max(auc, 1e-3), 1 - 1e-3))]
+    lo, hi = auc_region(auc, pos.size, neg.size, delta)
+    s.points = [dict(n_pos=int(pos.size), n_neg=int(neg.size), auc=min(max(v, 1e-3), 1 - 1e-3))
+                for v in _axis(auc, lo, hi, 2)]
+    s.region_text = (f"over the ends of the maximum-variance interval [{lo:.4g}, {hi:.4g}] of the AUC "
+                     f"(van Dantzig/Bamber)")
     s.plug_in = f"a binormal AUC of {auc:.4g} at n_pos = {pos.size}, n_neg = {neg.size}"
     return s
 
@@ -488,6 +601,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     from .intervals import interval
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
+    reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
     d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive)
     notes = []
     specs = _specs(d, delta, metrics)
@@ -498,16 +612,10 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
                        upper=float(hi), width=float(hi - lo), design=s.design or ("multiclass" if s.multiclass else None),
                        n=d.n)
-            row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan,
+            row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan, worst_mcse=np.nan,
                        mean_width=np.nan, engine=None, reps=None)
-            if audit and method not in NOT_AUDITED:
-                if s.multiclass is not None:
-                    row.update(_multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed))
-                else:
-                    r = reps
-                    if s.design == "binormal":
-                        r = int(min(reps, max(200, AUC_BUDGET // d.n)))
-                    row.update(audit_point(qualified, s.design, s.coverage_metric, s.points, delta, r, seed))
+            if audit:
+                row.update(audit_metric(s, method, qualified, delta, reps, seed))
             rows.append(row)
     table = pd.DataFrame(rows)
     table["recommended"] = False
@@ -551,17 +659,23 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
 
 def _recommend(rows, level, audited, s):
-    """The narrowest method whose worst coverage >= level - EPSILON, else the guaranteed one."""
+    """The narrowest method whose worst coverage >= level - EPSILON (less Z_MCSE MCSE for a Monte
+    Carlo row: not shown to fall short), else the guaranteed one."""
     floor = level - EPSILON
-    ok = rows[rows.worst_coverage >= floor] if audited else rows.iloc[:0]
+    ok = (rows[rows.worst_coverage + Z_MCSE * rows.worst_mcse.fillna(0) >= floor] if audited
+          else rows.iloc[:0])
     if len(ok):
-        best = ok.sort_values(["mean_width", "width"]).index[0]
+        ok = ok.sort_values(["mean_width", "width"])
+        best = ok.index[0]
+        plain = ok[~ok.method.isin(BOOTSTRAP)]
+        if best not in plain.index and len(plain) and plain.mean_width.iloc[0] <= (1 + TIE) * ok.mean_width.iloc[0]:
+            best = plain.index[0]  # a resampling interval changes with the seed: only for a real gain in width
         r = rows.loc[best]
-        mc = f" ± {r.coverage_mcse:.3f} (Monte Carlo)" if r.engine == "mc" else " (exact)"
-        where = ("worst coverage over the region" if len(s.points) > 1
-                 else "coverage at the operating point (audited there only)")
+        mc = f" ± {r.worst_mcse:.3f} (Monte Carlo, {int(r.reps)} test sets a point)" if r.engine == "mc" else " (exact)"
+        where = f"worst coverage {s.region_text}" if s.region_text else "coverage at the operating point"
+        short = (f", within {Z_MCSE} MCSE of" if r.worst_coverage < floor else ", is at least")
         return best, (f"{r.method} is the narrowest method (expected width {r.mean_width:.4f}) whose {where}, "
-                      f"{r.worst_coverage:.4f}{mc}, is at least {floor:.3f}; operating point: {s.plug_in}.")
+                      f"{r.worst_coverage:.4f}{mc}{short} {floor:.3f}; operating point: {s.plug_in}.")
     kinds = rows.kind.tolist()
     for kind in dict.fromkeys(kinds):
         g = GUARANTEED.get(kind)
@@ -611,6 +725,10 @@ def _growth(specs, table, delta, reps, seed):
         axes = {k: np.array([max(1, round(v * f)) if k in SIZES else v for f in SCALES]) for k, v in point.items()}
         n_reps = reps if s.design != "binormal" else int(min(reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1]
                                                                                         + axes["n_neg"][-1]))))
+        if r.method in BOOTSTRAP:  # as its audit, at the largest test set
+            n_reps = _bootstrap_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
+            if n_reps is None:
+                continue
         widths = np.atleast_1d(_coverage(qualified, s.design, s.coverage_metric, axes, delta, n_reps, seed).mean_width)
         half = None
         if s.design == "binomial":
@@ -673,12 +791,15 @@ class Evaluation:
             lines += [head, "|---|---|" + "---:|" * (len(wide.columns) + 1), *body, "",
                       "![width against n](width_vs_n.png)", ""]
         lines += ["## Every method, audited", "",
-                  "coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum "
-                  "over the grid of the (1 − δ) region of the operating point (docs/evaluate.md); mean_width: "
-                  "the expected width at the plug-in point; engine: exact or Monte Carlo (mc, with "
-                  "coverage_mcse).", "",
+                  "coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest "
+                  "coverage over a (1 − δ) region of the operating point — the exact infimum for accuracy, recall "
+                  "and specificity, the minimum over a grid of the region otherwise (docs/evaluate.md); "
+                  "mean_width: the expected width at the plug-in point; engine: exact or Monte Carlo (mc, with "
+                  "coverage_mcse and worst_mcse; bootstrap methods with at most "
+                  f"{BOOT_REPS} test sets a point, none when that would cost too much).", "",
                   _md(self.table, ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
-                                   "coverage_mcse", "worst_coverage", "mean_width", "engine", "recommended"]), ""]
+                                   "coverage_mcse", "worst_coverage", "worst_mcse", "mean_width", "engine",
+                                   "recommended"]), ""]
         lines += ["## LaTeX", "", "```latex", _latex(self.recommended), "```", ""]
         return "\n".join(lines)
 
@@ -708,9 +829,9 @@ class Evaluation:
             ax.set_ylim(-0.7, len(g) - 0.3)
             ax.set_title(f"{m} = {g.estimate.iloc[0]:.4g}", fontsize=8, loc="left")
             ax.tick_params(axis="x", labelsize=7)
-        fig.suptitle(f"{1 - self.info['delta']:g} intervals (★ recommended; audited coverage at the operating point)",
-                     fontsize=8)
-        fig.tight_layout()
+        fig.suptitle(f"{1 - self.info['delta']:g} intervals (★ recommended; audited coverage at the operating point, "
+                     f"worst over its region)", fontsize=8)
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))  # the title above the first panel
         if path is not None:
             fig.savefig(path, bbox_inches="tight")
         return fig

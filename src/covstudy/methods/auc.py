@@ -61,10 +61,40 @@ def delong_placements(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     return v10, v01
 
 
+_KEPT_BYTES = 64_000_000  # ... and the test sets they hold, at most
+_KEPT = 8  # results kept for read-only inputs (auc_and_delong_variance): a few points' test sets
+_LAST: list = []  # [((scores_pos, scores_neg), result), ...], the newest last
+
+
+def _frozen(a) -> bool:
+    """An array no one can change in place: read-only and owning its data (the core's cached test sets)."""
+    return isinstance(a, np.ndarray) and not a.flags.writeable and a.base is None
+
+
 def auc_and_delong_variance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     """(Â, Var_DeLong): Â = mean V10 and Var = S10/m + S01/n, with S10, S01 the sample variances
     (divisor m - 1, n - 1) of the placements (DeLong, DeLong & Clarke-Pearson 1988, eq. 2-4).
-    Test sets in blocks of at most ``_BLOCK`` scores, so memory does not grow with their number."""
+    Test sets in blocks of at most ``_BLOCK`` scores, so memory does not grow with their number.
+
+    Every AUC method but the bootstrap needs these: for read-only test sets (the core's shared
+    simulated ones) the last few results are kept, so the methods at a point rank them once."""
+    if not (_frozen(scores_pos) and _frozen(scores_neg)):
+        return _auc_and_delong_variance(scores_pos, scores_neg)
+    for i, ((p, n), result) in enumerate(_LAST):
+        if p is scores_pos and n is scores_neg:  # the arrays are held here, so their ids are not reused
+            _LAST.append(_LAST.pop(i))
+            return result
+    result = _auc_and_delong_variance(scores_pos, scores_neg)
+    for a in result:
+        a.setflags(write=False)
+    _LAST.append(((scores_pos, scores_neg), result))
+    del _LAST[:-_KEPT]
+    while len(_LAST) > 1 and sum(p.nbytes + n.nbytes for (p, n), _ in _LAST) > _KEPT_BYTES:
+        del _LAST[0]
+    return result
+
+
+def _auc_and_delong_variance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     pos, neg, shape = _rows(scores_pos, scores_neg)
     m, n = pos.shape[1], neg.shape[1]
     auc, var = np.empty(pos.shape[0]), np.empty(pos.shape[0])
