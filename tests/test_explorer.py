@@ -235,6 +235,33 @@ def test_index_page_opens(study, browser):
     assert link.get_attribute("href").endswith("tiny/report.html")
 
 
+def test_evaluation_page_draws_each_metric(browser, tmp_path):
+    """covstudy-evaluate's report.html: a forest plot per metric, its intervals those of the table."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from covstudy.explorer import write_evaluation_html
+
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 2, 80)
+    predicted = np.where(rng.random(80) < 0.85, truth, 1 - truth)
+    ev = covstudy.evaluate(truth, predicted, audit=False)
+    page = write_evaluation_html(ev, tmp_path)
+    open_page(browser, page)
+    for metric in ("accuracy", "recall"):
+        Select(browser.find_element(By.ID, "sel-metric")).select_by_value(metric)
+        state = drawn(browser)
+        rows = ev.table[(ev.table.metric == metric) & ev.table.lower.notna()]
+        assert state["metric"] == metric
+        assert [(r["method"], r["lower"], r["upper"]) for r in state["rows"]] == \
+            [(m, pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12)) for m, lo, hi in
+             zip(rows.method, rows.lower, rows.upper)]
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#chart line.interval")) == len(rows)
+    ActionChains(browser).move_to_element(browser.find_element(By.ID, "chart")).perform()
+    assert "interval [" in browser.find_element(By.ID, "tip").text
+
+
 def committed_pages() -> list[Path]:
     tracked = subprocess.run(["git", "ls-files", "results"], cwd=ROOT, capture_output=True, text=True)
     if tracked.returncode != 0:
@@ -252,8 +279,11 @@ def test_every_committed_study_page_draws(browser, tmp_path):
     for page in pages:
         open_page(browser, page)
         state = drawn(browser)
-        assert state["series"] and all(len(s["y"]) >= 1 for s in state["series"]), page
-        assert browser.find_elements(By.CSS_SELECTOR, "#chart polyline.series"), page
+        if "rows" in state:  # covstudy-evaluate's page: a forest plot
+            assert state["rows"] and browser.find_elements(By.CSS_SELECTOR, "#chart line.interval"), page
+        else:
+            assert state["series"] and all(len(s["y"]) >= 1 for s in state["series"]), page
+            assert browser.find_elements(By.CSS_SELECTOR, "#chart polyline.series"), page
         assert browser.save_screenshot(str(keep / f"{page.parent.name}.png"))
     open_page(browser, ROOT / "results" / "index.html")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#studies tbody tr")) >= len(pages)
