@@ -258,10 +258,11 @@ def how_to_open(folder: Path) -> str:
 # --------------------------------------------------------------------------- covstudy-plot
 
 def plot_main(argv=None) -> int:
-    """``covstudy-plot <results folder>``: write the figures, report.md/.tex/.html (and results/index.html), print their paths."""
+    """``covstudy-plot <results folder>``: write the figures, report.md/.tex/.html (and results/index.html),
+    print their paths."""
     parser = argparse.ArgumentParser(prog="covstudy-plot",
-                                     description="Draw the figures and write the reports (Markdown, LaTeX, interactive HTML) "
-                                                 "of a covstudy results folder.")
+                                     description="Draw the figures and write the reports (Markdown, LaTeX, "
+                                                 "interactive HTML) of a covstudy results folder.")
     parser.add_argument("folder", type=Path, help="folder holding results.csv (and study.yaml)")
     parser.add_argument("--no-report", action="store_true", help="only draw the figures")
     args = parser.parse_args(argv)

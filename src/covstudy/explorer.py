@@ -10,7 +10,8 @@ folder under ``results`` (name, question, design, cells, date, links).
 
 The drawing is 31 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
 plotting library: plotly's offline page embeds 4.8 MB of script, Vega-Lite's about 1 MB, and
-this page needs lines, bands, points, cells and a tooltip only (docs/explorer.md). The data go in as little-endian float32
+this page needs lines, bands, points, cells and a tooltip only
+(docs/explorer.md). The data go in as little-endian float32
 columns (base64) and small integer codes into each axis's values, so the largest committed
 study (19,502 cells) is a page of about half a megabyte. The same table gives the same bytes.
 """
@@ -141,7 +142,8 @@ def _summary_html(table: pd.DataFrame) -> str:
         for c in cols:
             value = row[c]
             shown = "" if pd.isna(value) else COLUMNS[c][1](value)
-            sort = f' data-v="{_number(value)!r}"' if pd.api.types.is_numeric_dtype(table[c]) and pd.notna(value) else ""
+            numeric = pd.api.types.is_numeric_dtype(table[c]) and pd.notna(value)
+            sort = f' data-v="{_number(value)!r}"' if numeric else ""
             cells.append(f"<td{sort}>{_e(shown)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table class="sortable" id="summary"><thead><tr>{head}</tr></thead>'
@@ -156,7 +158,9 @@ def _figure_links(folder: Path) -> str:
         pdf = Path(rel).with_suffix(".pdf").as_posix()
         pdf_link = f' · <a href="{_e(pdf)}">PDF</a>' if (folder / pdf).is_file() else ""
         items.append(f'<li><a href="{_e(rel)}">{_e(caption)}</a> (<a href="{_e(rel)}">PNG</a>{pdf_link})</li>')
-    return f"<ol class=\"figures\">\n{chr(10).join(items)}\n</ol>" if items else "<p>No figures yet: run <code>covstudy-plot</code>.</p>"
+    if not items:
+        return "<p>No figures yet: run <code>covstudy-plot</code>.</p>"
+    return "<ol class=\"figures\">\n" + "\n".join(items) + "\n</ol>"
 
 
 def _links(folder: Path, pairs) -> str:
@@ -189,6 +193,7 @@ def write_html(folder) -> Path:
     if folder.parent.name == "results":  # covstudy-plot writes results/index.html beside it
         links += ' · <a href="../index.html">all studies</a>'
     rerun = rerun_command(study, read_overrides(folder))
+    replot = f"results/{folder.name}" if folder.parent.name == "results" else folder
     body = f"""<header><h1>Coverage study: {_e(name)}</h1>
 {question}
 <p class="links">{links}</p></header>
@@ -210,7 +215,7 @@ def write_html(folder) -> Path:
 </section>
 <section><h2>How to rerun</h2>
 <pre>{_e(rerun)}
-covstudy-plot {_e(f"results/{folder.name}" if folder.parent.name == "results" else folder)}   # figures, report.md, report.html</pre>
+covstudy-plot {_e(replot)}   # figures, report.md, report.html</pre>
 </section>"""
     script = (f'<script type="application/json" id="covstudy-data">{data}</script>\n'
               "<script>covstudyExplorer.start();</script>\n")
@@ -315,6 +320,11 @@ def _table_html(frame: pd.DataFrame, cols, table_id: str) -> str:
             f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>')
 
 
+AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum over the\n"
+           "(1 − δ) region of the operating point; engine: exact or Monte Carlo (mc, with coverage_mcse). "
+           "Click a header to sort.")
+
+
 def evaluation_page(ev, folder) -> str:
     """The HTML report of a ``covstudy.evaluate`` result (``Evaluation``): the recommended intervals
     and why, an interactive forest plot of every method per metric (hover: audited coverage), the
@@ -356,8 +366,7 @@ def evaluation_page(ev, folder) -> str:
 <p id="status"></p></section>
 {growth}
 <section><h2>Every method, audited</h2>
-<p>coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum over the
-(1 − δ) region of the operating point; engine: exact or Monte Carlo (mc, with coverage_mcse). Click a header to sort.</p>
+<p>{AUDITED}</p>
 {_table_html(table, cols, "audited")}</section>"""
     script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
               "<script>covstudyExplorer.forest();</script>\n")
