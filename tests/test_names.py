@@ -23,6 +23,8 @@ POINTS = {
     "scores": ("binormal", None, dict(n_pos=6, n_neg=6, auc=0.8), 4),
     "clustered": ("clustered", None, dict(clusters=4, cluster_size=3, p=0.7, icc=0.1), 4),
     "deff": ("clustered", None, dict(clusters=4, cluster_size=3, p=0.7, icc=0.1), 4),
+    "crossval": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
+    "holdout": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
 }
 SMALL = {"draws": 50}
 
@@ -113,7 +115,7 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
-    assert len(everything) == 65 and all("." in q for q in everything)
+    assert len(everything) == 71 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")

@@ -62,6 +62,23 @@ def multiclass_table():
                              "mean_width": 1 / np.sqrt(n / K), "sd_width": 0.01, "n_valid": 500,
                              "exact_coverage": np.nan, "exact_mean_width": np.nan, "seconds": 0.0})
     return pd.DataFrame(rows)
+def crossval_table():
+    """A Monte Carlo table of the crossval design: coverage of Err_XY against n at two Bayes errors."""
+    rows = []
+    for method in ("wilson", "nested"):
+        for n in (50, 100, 200):
+            for be in (0.1, 0.3):
+                c = 0.9 if method == "nested" else 0.85 + n / 4000
+                rows.append({"method": method, "label": method, "side": "two-sided", "design": "crossval",
+                             "metric": "err_xy", "n": n, "d": 5, "bayes_error": be, "prevalence": 0.5, "folds": 5,
+                             "repeats": 10, "holdout": 0.2, "ridge": 0.01, "truth": be + 0.02, "delta": 0.05,
+                             "engine": "mc", "reps": 300, "seed": 1, "coverage": c,
+                             "mcse": np.sqrt(c * (1 - c) / 300), "miss_low": (1 - c) / 2, "miss_high": (1 - c) / 2,
+                             "mean_width": 1 / np.sqrt(n), "sd_width": 0.01, "n_valid": 300,
+                             "exact_coverage": np.nan, "exact_mean_width": np.nan, "seconds": 0.0})
+    return pd.DataFrame(rows)
+
+
 def comparison_table():
     """Paired-design rows from the real ``covstudy.coverage``: two methods, two n, truth from -0.1 to 0.1."""
     frames = []
@@ -96,6 +113,8 @@ CASES = {
     "difference_coverage": (comparison_table, "difference_coverage_"),
     "difference_excludes_zero": (comparison_table, "difference_excludes_zero_"),
     "coverage_vs_icc": (clustered_table, "coverage_vs_icc_clusters4_p0.8_"),
+    "crossval_coverage_vs_n": (crossval_table, "err_xy_crossval_coverage_vs_n_d5_folds5_"),
+    "crossval_width_vs_n": (crossval_table, "crossval_width_vs_n_d5_folds5_"),
 }
 
 
@@ -123,7 +142,7 @@ def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
     for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table, auc_table,
-                    clustered_table):
+                    clustered_table, crossval_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

@@ -15,6 +15,7 @@ module per kind or family of kinds), as PNG (150 dpi) and PDF in <folder>/figure
   trade-off (auc.py).
 - with ``exact_curve: true``, exact coverage vs p drawn on both sides of every interval end (exact_curve.py).
 - comparison designs: coverage and the rate of excluding 0 against the true difference (comparison.py).
+- cross-validation: coverage of Err_XY or Err against n, a line per Bayes error; widths against n (crossval.py).
 
 This package is the only part of covstudy that imports matplotlib (style.py says how).
 """
@@ -29,6 +30,7 @@ from ..summary import read_results, split_columns
 from . import (  # noqa: F401  (they register the kinds)
     auc,
     clustered,
+    crossval,
     comparison,
     coverage,
     heatmap,

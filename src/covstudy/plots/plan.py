@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib as mpl
 import numpy as np
+from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .style import _RC, OKABE_ITO
@@ -13,11 +15,6 @@ from .style import _RC, OKABE_ITO
 
 def plan_figure(result, path) -> Path:
     """Write the figure of ``result`` (plan()) to ``path`` (PNG or PDF by its suffix); return the path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = result.table
     x = np.array([r[result.size_axis] for r in rows], dtype=float)
     width_col = "plugin_width" if "plugin_width" in rows[0] else "mean_width"
@@ -31,8 +28,9 @@ def plan_figure(result, path) -> Path:
         panels.append(("coverage", "coverage", result.targets["coverage"]))
     if "power" in result.targets:
         panels.append(("power", f"P(interval excludes {result.targets['null']:g})", result.targets["power"]))
-    with plt.rc_context(_RC):
-        fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.0), squeeze=False)
+    with mpl.rc_context(_RC):  # an explicit Figure: the caller's pyplot backend is left alone
+        fig = Figure(figsize=(3.6 * len(panels), 3.0))
+        axes = fig.subplots(1, len(panels), squeeze=False)
         for ax, (col, label, target) in zip(axes[0], panels):
             y = np.array([r[col] for r in rows], dtype=float)
             order = np.argsort(x)
@@ -58,5 +56,4 @@ def plan_figure(result, path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=150)
-        plt.close(fig)
     return path

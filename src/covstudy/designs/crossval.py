@@ -1,0 +1,274 @@
+"""The crossval design: k-fold cross-validation of a learner whose true error is known exactly.
+
+A data set is n examples of two Gaussian classes in d dimensions: class 1 with probability
+``prevalence`` π, x ~ N(+Δ/2·e_1, I) in class 1 and N(-Δ/2·e_1, I) in class 0, the separation Δ
+set by the Bayes error (``learner.bayes_error``). The learner is ridge LDA (``learner.fit``).
+On each simulated data set the design runs what a user would:
+
+* K-fold cross-validation (``folds`` K, folds as equal as the n allows), ``repeats`` R times
+  with fresh random folds: each fold's out-of-fold errors and size;
+* nested cross-validation (Bates, Hastie & Tibshirani 2023) on the same folds: for outer
+  fold k, the inner cross-validation over the other K - 1 folds (the model fit without folds
+  k and j tested on fold j), its errors and size;
+* a held-out test set: the first round(``holdout``·n) examples tested, the model fit on the
+  rest (what a user could do instead at the same total n).
+
+Truths, exactly. ``learner.error`` is the exact error of a fitted rule, so each data set's
+**Err_XY** (the model fit on all n examples, the one a user ships) is exact; the holdout's own
+Err_XY is that of its model fit on the n - n_test others. **Err** = E[Err_XY] over training
+sets of size n (and of n - n_test for the holdout) is computed once per design point by
+``learner.expected_error`` with ``ERR_DRAWS`` training sets from a fixed stream keyed by the
+point (not the study seed: the truth of a point never changes), cached; its MCSE is
+at most 3e-4 in the study (n = 40, d = 20), 2e-5 at n = 1000 (``expected_error`` returns it).
+
+Estimands: ``err_xy`` (default) and ``err``. A method's interval is compared with its own
+target per data set: ``bounds`` returns it shifted by (Err - target), so the measures
+(which compare with one truth per point, Err) count 1[lower <= target <= upper] and the
+widths are unchanged. Monte Carlo only: a data set is n·d real numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import ClassVar
+
+import numpy as np
+from scipy import optimize
+
+from .. import learner
+from ..estimands import Estimand, register_estimand
+from ..seeds import stream
+from .base import Axis, Design, Outcomes
+from .registry import register
+
+ERR_DRAWS = 20_000  # training sets behind each Err (MCSE 2e-5 to 3e-4 over the study)
+ERR_SEED = 20230  # Err's own stream: a point's truth does not depend on the study seed
+SIZE_LIMIT = 2_000_000  # n·d of one data set
+_BLOCK = 1 << 18  # numbers (data sets × n × d) generated and cross-validated at once
+MC_ONLY = ("reps: the crossval design has Monte Carlo coverage only (a data set is n·d real numbers); "
+           "give reps (e.g. reps=500)")
+
+
+def separation(bayes_error: float, prevalence: float) -> float:
+    """Δ whose Bayes error at prevalence π is ``bayes_error`` (< min(π, 1 - π); decreasing in Δ)."""
+    return float(optimize.brentq(lambda s: learner.bayes_error(s, prevalence) - bayes_error, 1e-6, 80.0,
+                                 xtol=1e-14, rtol=1e-14))
+
+
+@functools.lru_cache(maxsize=4096)
+def expected_error(n: int, d: int, bayes_error: float, prevalence: float, ridge: float) -> tuple[float, float]:
+    """(Err, MCSE) at training size n: ``learner.expected_error`` over ERR_DRAWS training sets, cached."""
+    rng = stream(ERR_SEED, design="crossval", purpose="Err", n=n, d=d, bayes_error=bayes_error,
+                 prevalence=prevalence, ridge=ridge)
+    return learner.expected_error(n, d, separation(bayes_error, prevalence), prevalence, ridge, ERR_DRAWS, rng)
+
+
+def test_size(n: int, holdout: float) -> int:
+    """The held-out test set's size: round(holdout·n)."""
+    return int(round(holdout * n))
+
+
+def _class_sums(x, y):
+    """Per-group sufficient statistics over the second-to-last axis: counts, class sums, cross-products.
+
+    ``x`` (..., m, d) with padding rows of zeros, ``y`` (..., m) in {0, 1, -1 (padding)}."""
+    one, zero = (y == 1).astype(float), (y == 0).astype(float)
+    return (one.sum(-1), zero.sum(-1), (one[..., None, :] @ x)[..., 0, :], (zero[..., None, :] @ x)[..., 0, :],
+            np.swapaxes(x, -1, -2) @ x)
+
+
+def _minus(total, *parts):
+    """The sums of ``total`` less every part's (a training set's sums: the whole less its left-out folds)."""
+    out = []
+    for i, t in enumerate(total):
+        rest = t - parts[0][i]
+        for p in parts[1:]:
+            rest -= p[i]
+        out.append(rest)
+    return tuple(out)
+
+
+def _errors(x, y, w, b):
+    """Misclassified examples of (x (..., m, d), y (..., m)) by rules (w (..., d), b (...)): counts (...)."""
+    score = (x @ w[..., None])[..., 0] + b[..., None]
+    return np.sum((y >= 0) & ((score > 0) != (y == 1)), axis=-1)
+
+
+def cross_validate(x, y, order, folds: int, ridge: float) -> tuple[np.ndarray, ...]:
+    """K-fold and nested cross-validation of ridge LDA on data sets x (B, n, d), y (B, n), folds
+    from the permutations ``order`` (B, n): fold k holds the examples order[k], order[k + K], ...
+
+    Returns (fold_errors, fold_sizes, inner_errors, inner_sizes), each (B, K): fold k's
+    out-of-fold errors and size (model fit without fold k), and the inner CV of outer fold k:
+    the errors on every fold j != k of the model fit without folds j and k, and their count n - m_k.
+    Every model is fit from sums (totals minus left-out folds), all at once."""
+    B, n, d = x.shape
+    K = folds
+    m = -(-n // K)  # the largest fold; smaller folds are padded with a zero row of label -1
+    slot = np.arange(K)[:, None] + K * np.arange(m)[None, :]
+    index = np.where(slot < n, np.take(order, np.minimum(slot, n - 1), axis=1), n)  # (B, K, m)
+    padded_x = np.concatenate([x, np.zeros((B, 1, d))], axis=1)
+    padded_y = np.concatenate([y, np.full((B, 1), -1)], axis=1)
+    fx = np.take_along_axis(padded_x, index.reshape(B, K * m, 1), axis=1).reshape(B, K, m, d)
+    fy = np.take_along_axis(padded_y, index.reshape(B, K * m), axis=1).reshape(B, K, m)
+    part = _class_sums(fx, fy)  # per fold: (B, K, ...)
+    total = [p.sum(axis=1)[:, None] for p in part]
+    w, b = learner.fit_sums(*_minus(total, part), ridge)  # (B, K): without fold k
+    fold_errors = _errors(fx, fy, w, b)
+    sizes = (fy >= 0).sum(-1)
+    # nested: the model without folds j and k (j < k), tested on fold j and on fold k
+    j, k = np.triu_indices(K, 1)
+    w2, b2 = learner.fit_sums(*_minus(total, [p[:, j] for p in part], [p[:, k] for p in part]), ridge)
+    wf, bf = np.zeros((B, K, K, d)), np.zeros((B, K, K))
+    wf[:, j, k] = wf[:, k, j] = w2
+    bf[:, j, k] = bf[:, k, j] = b2
+    score = fx @ np.swapaxes(wf, -1, -2) + bf[:, :, None, :]  # [b, j, t, k]: example t of fold j, model without j, k
+    wrong = (fy[..., None] >= 0) & ((score > 0) != (fy[..., None] == 1))
+    wrong[:, np.arange(K), :, np.arange(K)] = False  # k = j is no model
+    return fold_errors, sizes, wrong.sum(axis=(1, 2)), n - sizes
+
+
+def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: int, repeats: int,
+                  holdout: float, ridge: float, reps: int, rng: np.random.Generator) -> dict:
+    """Cross-validation, nested cross-validation, the holdout and the exact Err_XY of ``reps`` data sets.
+
+    Returns columns, one row per data set: ``fold_errors``, ``fold_sizes``, ``inner_errors``,
+    ``inner_sizes`` (reps, repeats, folds); ``k_test``, ``n_test``, ``err_xy``, ``err_xy_holdout`` (reps,).
+    Drawn in blocks of a size fixed by the point: per block the labels, the features, then each
+    repeat's fold permutation."""
+    sep, K, R = separation(bayes_error, prevalence), folds, repeats
+    n_test = test_size(n, holdout)
+    out = {"fold_errors": np.empty((reps, R, K), np.int64), "fold_sizes": np.empty((reps, R, K), np.int64),
+           "inner_errors": np.empty((reps, R, K), np.int64), "inner_sizes": np.empty((reps, R, K), np.int64),
+           "k_test": np.empty(reps, np.int64), "n_test": np.full(reps, n_test, np.int64),
+           "err_xy": np.empty(reps), "err_xy_holdout": np.empty(reps)}
+    step = max(1, _BLOCK // (n * d))
+    for start in range(0, reps, step):
+        rows = slice(start, min(reps, start + step))
+        B = rows.stop - rows.start
+        y = (rng.random((B, n)) < prevalence).astype(np.int64)
+        x = rng.standard_normal((B, n, d))
+        x[..., 0] += np.where(y == 1, sep / 2, -sep / 2)
+        everything = _class_sums(x, y)
+        out["err_xy"][rows] = learner.error(*learner.fit_sums(*everything, ridge), sep, prevalence)
+        test = _class_sums(x[:, :n_test], y[:, :n_test])
+        w, b = learner.fit_sums(*_minus(everything, test), ridge)
+        out["err_xy_holdout"][rows] = learner.error(w, b, sep, prevalence)
+        out["k_test"][rows] = _errors(x[:, :n_test], y[:, :n_test], w, b)
+        for r in range(R):
+            order = np.argsort(rng.random((B, n)), axis=1)
+            columns = cross_validate(x, y, order, K, ridge)
+            for name, values in zip(("fold_errors", "fold_sizes", "inner_errors", "inner_sizes"), columns):
+                out[name][rows, r] = values
+    return out
+
+
+@register
+class Crossval(Design):
+    name = "crossval"
+    data = "crossval"
+    estimand = "err_xy"
+    exact_engine = False
+    axes = (Axis("n", True, 6), Axis("d", True, 1),
+            Axis("bayes_error", False, 0.0, 0.5, low_open=True, high_open=True),
+            Axis("prevalence", False, 0.0, 1.0, low_open=True, high_open=True),
+            Axis("folds", True, 3), Axis("repeats", True, 1),
+            Axis("holdout", False, 0.0, 1.0, low_open=True, high_open=True),
+            Axis("ridge", False, 0.0, low_open=True))
+    parametrisations = (("n", "d", "bayes_error", "folds"),)
+    optional: ClassVar[dict] = {"prevalence": 0.5, "repeats": 10, "holdout": 0.2, "ridge": 0.01}
+    summary = ("k-fold CV of ridge LDA on two Gaussian classes in d dims; exact error of every fitted "
+               "rule (Err_XY) and its expectation (Err)")
+    example: ClassVar[dict] = {"n": 40, "d": 3, "bayes_error": 0.2, "prevalence": 0.5, "folds": 5,
+                               "repeats": 3, "holdout": 0.25, "ridge": 0.01}
+
+    def derive(self, point: dict) -> dict:
+        point = {**self.optional, **point}
+        return {a.name: point[a.name] for a in self.axes if a.name in point}
+
+    def points(self, grid: dict) -> list[dict]:
+        import itertools
+
+        given = [a.name for a in self.axes if grid.get(a.name) is not None]
+        return [self.derive(dict(zip(given, combo))) for combo in itertools.product(*(grid[a] for a in given))]
+
+    def check(self, point: dict, exact: bool, merge=None) -> str | None:
+        n, K, pi, be = point["n"], point["folds"], point["prevalence"], point["bayes_error"]
+        if be >= min(pi, 1 - pi):
+            return (f"bayes_error: must be below min(prevalence, 1 - prevalence) = {min(pi, 1 - pi):g} "
+                    f"(the error of always predicting the larger class), got {be:g}")
+        if n < 2 * K:
+            return f"n, folds: nested cross-validation needs n >= 2·folds (two examples a fold), got n = {n}, folds = {K}"
+        n_test = test_size(n, point["holdout"])
+        if n_test < 1 or n - n_test < 3:
+            return (f"holdout: the held-out test set round(holdout·n) must leave 1..n-3 examples, got "
+                    f"{n_test} of n = {n}")
+        if n * point["d"] > SIZE_LIMIT:
+            return f"n, d: a crossval data set is n·d numbers; needs n·d <= {SIZE_LIMIT:,}, got {n * point['d']:,}"
+        if exact:
+            return MC_ONLY
+        return None
+
+    keeps_test_sets = True
+    sized_by = ""
+
+    def test_set_numbers(self, point: dict) -> int:
+        return 4 * point["repeats"] * point["folds"] + 4
+
+    def table_key(self, point: dict) -> tuple:
+        return tuple(point[a.name] for a in self.axes)
+
+    def stream_identity(self, point: dict) -> dict:
+        return {"design": "crossval", **{a.name: point[a.name] for a in self.axes}}
+
+    def truth_inputs(self, point: dict) -> dict:
+        n, n_test = point["n"], test_size(point["n"], point["holdout"])
+        rest = (point["d"], point["bayes_error"], point["prevalence"], point["ridge"])
+        return {"err": expected_error(n, *rest)[0], "err_holdout": expected_error(n - n_test, *rest)[0]}
+
+    def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
+        """One outcome per simulated data set (weight 1): ``simulate_sets``'s columns, the pooled
+        out-of-fold errors ``k`` of ``n`` (the first repeat) and the Err columns ``err``, ``err_holdout``."""
+        [pt] = points
+        columns = simulate_sets(pt["n"], pt["d"], pt["bayes_error"], pt["prevalence"], pt["folds"], pt["repeats"],
+                                pt["holdout"], pt["ridge"], reps, stream(seed, **self.stream_identity(pt)))
+        truth = self.truth_inputs(pt)
+        columns["k"] = columns["fold_errors"][:, 0].sum(axis=1)
+        columns["n"] = np.full(reps, pt["n"], np.int64)
+        columns["err"] = np.full(reps, truth["err"])
+        columns["err_holdout"] = np.full(reps, truth["err_holdout"])
+        return Outcomes(columns, np.ones((1, reps), dtype=np.int64))
+
+
+class _Error(Estimand):
+    """A learner's error: methods on the pooled out-of-fold counts (proportion), on the folds
+    (crossval) or on the held-out test set (holdout), each against its own target (module docstring)."""
+
+    target: ClassVar[str]  # the per-data-set column a method's interval should cover
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["err"])
+
+    def valid(self, columns):
+        return np.ones(np.shape(columns["k"]), dtype=bool)
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        counts = tuple(columns[c] for c in method.input.counts)
+        lower, upper = method.bounds(counts, delta, side, rng=rng, **params)
+        target = columns[self.target + ("_holdout" if method.takes == "holdout" else "")]
+        shift = columns["err"] - target
+        return lower + shift, upper + shift
+
+
+@register_estimand("crossval", "err_xy", takes=("proportion", "crossval", "holdout"))
+class ErrXY(_Error):
+    """Err_XY: the exact error of the model fit on this data set (the holdout's: of its own model)."""
+
+    target = "err_xy"
+
+
+@register_estimand("crossval", "err", takes=("proportion", "crossval", "holdout"))
+class Err(_Error):
+    """Err: the expected error of the learner over training sets of this size."""
+
+    target = "err"

@@ -1,0 +1,217 @@
+"""The crossval design (issue 30): the learner, its exact error, Err, cross-validation and the CV intervals.
+
+References: the exact error against a large simulated test set; ridge LDA against an
+independent per-data-set fit (np.cov) and scikit-learn's LDA; Err against the mean Err_XY of
+fully simulated data sets; K-fold and nested CV against a brute-force loop over folds; the
+Nadeau–Bengio and nested-CV intervals against transcriptions of the papers' formulas (Nadeau &
+Bengio 2003, corrected resampled t; Bates, Hastie & Tibshirani 2023, the nestedcv package's
+nested_cv); the credible interval against quantiles of the average of per-fold Betas.
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from covstudy import coverage, interval
+from covstudy.designs import get_design
+from covstudy.designs.crossval import cross_validate, expected_error, separation
+from covstudy.learner import bayes_error, error, expected_error as raw_expected_error, fit, fit_sums
+from covstudy.methods.crossval import credible, nadeau_bengio, nested
+
+
+def _data(rng, n, d, sep, prevalence):
+    y = (rng.random(n) < prevalence).astype(np.int64)
+    x = rng.standard_normal((n, d))
+    x[:, 0] += np.where(y == 1, sep / 2, -sep / 2)
+    return x, y
+
+
+def _lda(x, y, ridge):
+    """Independent ridge LDA: class covariances by np.cov, pooled with weights n_c - 1."""
+    x1, x0 = x[y == 1], x[y == 0]
+    pooled = ((len(x1) - 1) * np.cov(x1.T) + (len(x0) - 1) * np.cov(x0.T)) / (len(x) - 2)
+    w = np.linalg.inv(pooled + ridge * np.eye(x.shape[1])) @ (x1.mean(0) - x0.mean(0))
+    return w, -w @ (x1.mean(0) + x0.mean(0)) / 2 + np.log(len(x1) / len(x0))
+
+
+def _sums(x, y):
+    one, zero = y == 1, y == 0
+    return one.sum(), zero.sum(), x[one].sum(0), x[zero].sum(0), x.T @ x
+
+
+@pytest.mark.parametrize("d, prevalence", [(2, 0.5), (6, 0.3)])
+def test_lda_equals_an_independent_fit_and_scikit_learn(d, prevalence):
+    rng = np.random.default_rng(1)
+    x, y = _data(rng, 60, d, 1.5, prevalence)
+    w, b = fit_sums(*_sums(x, y), ridge=0.01)
+    w_ref, b_ref = _lda(x, y, 0.01)
+    np.testing.assert_allclose(w, w_ref, rtol=1e-10)
+    np.testing.assert_allclose(b, b_ref, rtol=1e-10)
+    # scikit-learn's LDA divides the scatter by n, not n - 2: same rule with w scaled by n/(n - 2)
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    lda = LinearDiscriminantAnalysis(solver="lsqr").fit(x, y)
+    w0, b0 = fit_sums(*_sums(x, y), ridge=1e-12)
+    c, prior = 60 / 58, np.log(y.mean() / (1 - y.mean()))
+    np.testing.assert_allclose(lda.coef_[0], c * w0, rtol=1e-7)
+    np.testing.assert_allclose(lda.intercept_[0] - prior, c * (b0 - prior), rtol=1e-7)
+
+
+def test_exact_error_matches_a_large_simulated_test_set():
+    rng = np.random.default_rng(2)
+    for d, prevalence, be in [(3, 0.5, 0.2), (8, 0.3, 0.1)]:
+        sep = separation(be, prevalence)
+        assert bayes_error(sep, prevalence) == pytest.approx(be, abs=1e-12)
+        w, b = fit_sums(*_sums(*_data(rng, 40, d, sep, prevalence)), ridge=0.01)
+        exact = error(w, b, sep, prevalence)
+        x, y = _data(rng, 400_000, d, sep, prevalence)
+        wrong = np.mean((x @ w + b > 0) != (y == 1))
+        assert abs(wrong - exact) < 4 * np.sqrt(exact * (1 - exact) / 400_000), (wrong, exact)
+    # the Bayes rule's own error is the Bayes error
+    assert error(np.array([sep]), np.log(prevalence / (1 - prevalence)), sep, prevalence) == \
+        pytest.approx(bayes_error(sep, prevalence), abs=1e-12)
+
+
+def test_err_is_the_mean_err_xy_of_simulated_data_sets():
+    design = get_design("crossval")
+    pt = design.derive({"n": 24, "d": 3, "bayes_error": 0.2, "folds": 3, "repeats": 1, "prevalence": 0.4})
+    columns = design.simulate([pt], 3000, 7).columns
+    err, mcse = expected_error(24, 3, 0.2, 0.4, 0.01)
+    mean, se = columns["err_xy"].mean(), columns["err_xy"].std(ddof=1) / np.sqrt(3000)
+    assert mcse < 5e-4 and abs(mean - err) < 4 * np.hypot(se, mcse), (mean, err)
+    # the holdout's model: fit on n - round(0.2·n) = 19 examples
+    mean = columns["err_xy_holdout"].mean()
+    se = columns["err_xy_holdout"].std(ddof=1) / np.sqrt(3000)
+    assert abs(mean - design.truth_inputs(pt)["err_holdout"]) < 4 * np.hypot(se, mcse)
+
+
+def test_expected_error_wishart_paths_agree():
+    # dof < d uses ZᵀZ, dof >= d Bartlett: at n = d + 1 and n = d + 3 both are Wishart(I, n - 2)
+    sep = separation(0.2, 0.5)
+    for n in (5, 7):
+        a = raw_expected_error(n, 5, sep, 0.5, 0.01, 20_000, np.random.default_rng(3))
+        rng = np.random.default_rng(4)
+        errs = []
+        for _ in range(4000):
+            x, y = _data(rng, n, 5, sep, 0.5)
+            if 0 < y.sum() < n:
+                errs.append(error(*fit_sums(*_sums(x, y), 0.01), sep, 0.5))
+        # conditional on both classes present (P(one class) = 2^(1-n): small) as the reference loop
+        assert abs(np.mean(errs) - a[0]) < 4 * np.hypot(a[1], np.std(errs) / np.sqrt(len(errs))) + 2 ** (1 - n)
+
+
+def test_cross_validation_equals_a_brute_force_loop_over_folds():
+    rng = np.random.default_rng(5)
+    n, d, K, ridge = 23, 3, 4, 0.05
+    x, y = _data(rng, n, d, 1.2, 0.5)
+    order = rng.permutation(n)
+    fold = np.empty(n, int)
+    fold[order] = np.arange(n) % K
+    got = cross_validate(x[None], y[None], order[None], K, ridge)
+    errors, sizes, inner, inner_sizes = (np.zeros(K, int) for _ in range(4))
+    for k in range(K):
+        w, b = _lda(x[fold != k], y[fold != k], ridge)
+        test = fold == k
+        errors[k], sizes[k] = np.sum((x[test] @ w + b > 0) != (y[test] == 1)), test.sum()
+        for j in set(range(K)) - {k}:
+            train = (fold != k) & (fold != j)
+            w, b = _lda(x[train], y[train], ridge)
+            inner[k] += np.sum((x[fold == j] @ w + b > 0) != (y[fold == j] == 1))
+            inner_sizes[k] += np.sum(fold == j)
+    for g, want in zip(got, (errors, sizes, inner, inner_sizes)):
+        np.testing.assert_array_equal(g[0], want)
+
+
+def _losses(rng, R, K, m, p):
+    """Random 0/1 losses: out-of-fold (R, K, m) and inner (R, K, K - 1 folds of m)."""
+    return rng.random((R, K, m)) < p, rng.random((R, K, (K - 1) * m)) < p
+
+
+def test_nadeau_bengio_is_the_corrected_resampled_t():
+    rng = np.random.default_rng(6)
+    out, inner = _losses(rng, 3, 5, 8, 0.3)
+    e, m = out.sum(-1), np.full((3, 5), 8)
+    lo, hi = nadeau_bengio(e[None], m[None], inner.sum(-1)[None], np.full((1, 3, 5), 32), 0.1)
+    rates = (e / 8).ravel()  # J = 15 rates; n_test/n_train = 8/32
+    half = stats.t.ppf(0.95, 14) * np.sqrt((1 / 15 + 8 / 32) * rates.var(ddof=1))
+    np.testing.assert_allclose([lo[0], hi[0]], [rates.mean() - half, rates.mean() + half], rtol=1e-12)
+
+
+def test_nested_cv_follows_the_nestedcv_package():
+    """A line-by-line transcription of nestedcv's nested_cv on raw 0/1 losses
+    (github.com/stephenbates19/nestedcv, R/core.R at 7f9d5ae)."""
+    rng = np.random.default_rng(8)
+    R, K, m, alpha = 6, 5, 10, 0.1
+    out, inner = _losses(rng, R, K, m, 0.25)
+    n = K * m
+    pivots = np.array([[inner[r, k].mean() - out[r, k].mean(), out[r, k].var(ddof=1) / m]
+                       for r in range(R) for k in range(K)])
+    ho = inner.ravel().astype(float)
+    n_sub = np.floor(n * (K - 1) / K)
+    infl = np.sqrt(max(0, np.mean(pivots[:, 0] ** 2 - pivots[:, 1]))) / (ho.std(ddof=1) / np.sqrt(n_sub))
+    infl = max(1, min(infl, np.sqrt(K)))
+    cv_mean = out.mean()  # the package averages ceil(reps/5) fresh CV runs; here the R repeats'
+    est = ho.mean() - (ho.mean() - cv_mean) * (1 + ((K - 2) / K) ** 1.5)
+    half = stats.norm.ppf(1 - alpha / 2) * ho.std(ddof=1) / np.sqrt(n) * infl
+    lo, hi = nested(out.sum(-1)[None], np.full((1, R, K), m), inner.sum(-1)[None], np.full((1, R, K), (K - 1) * m),
+                    alpha)
+    np.testing.assert_allclose([lo[0], hi[0]], [est - half, est + half], rtol=1e-12)
+    assert 1 < infl < np.sqrt(K) or infl in (1, np.sqrt(K))
+
+
+def test_credible_is_the_average_of_fold_posteriors():
+    e, m = np.array([[[2, 5, 1, 3]]]), np.array([[[10, 10, 9, 10]]])
+    lo, hi = credible(e, m, e, m, 0.05, rng=np.random.default_rng(9), draws=200_000)
+    ref = stats.beta.rvs(e[0, 0] + 1, m[0, 0] - e[0, 0] + 1, size=(400_000, 4), random_state=10).mean(1)
+    np.testing.assert_allclose([lo[0], hi[0]], np.quantile(ref, [0.025, 0.975]), atol=2e-3)
+
+
+def test_coverage_counts_each_data_set_against_its_own_target():
+    design = get_design("crossval")
+    axes = dict(n=30, d=3, bayes_error=0.2, folds=3, repeats=2)
+    pt = design.derive(axes)
+    columns = design.simulate([pt], 200, 11).columns
+    for metric, target in (("err_xy", columns["err_xy"]), ("err", columns["err"])):
+        r = coverage("wilson", design="crossval", metric=metric, reps=200, seed=11, **axes)
+        lo, hi = interval("wilson", k=columns["k"], n=30)
+        assert r.coverage == pytest.approx(np.mean((lo <= target) & (target <= hi)), abs=1e-12)
+        assert r.mean_width == pytest.approx(np.mean(hi - lo), abs=1e-12)
+    r = coverage("holdout_cp", design="crossval", reps=200, seed=11, **axes)
+    lo, hi = interval("holdout_cp", k_test=columns["k_test"], n_test=columns["n_test"])
+    own = columns["err_xy_holdout"]
+    assert r.coverage == pytest.approx(np.mean((lo <= own) & (own <= hi)), abs=1e-12)
+    again = coverage("holdout_cp", design="crossval", reps=200, seed=11, **axes)
+    assert again.measures == r.measures
+
+
+def test_holdout_clopper_pearson_covers_its_model():
+    r = coverage("holdout_cp", design="crossval", reps=400, seed=3, n=40, d=2, bayes_error=0.2, folds=4, repeats=1,
+                 delta=0.1)
+    assert r.coverage >= 0.9 - 4 * r.mcse
+
+
+@pytest.mark.parametrize("axes, message", [
+    (dict(n=40, d=2, bayes_error=0.3, folds=4, prevalence=0.2), "bayes_error: must be below"),
+    (dict(n=7, d=2, bayes_error=0.2, folds=4), "n, folds: nested cross-validation needs n >= 2·folds"),
+    (dict(n=40, d=2, bayes_error=0.2, folds=2), "folds"),
+])
+def test_bad_points_are_one_line_errors(axes, message):
+    with pytest.raises(ValueError) as err:
+        coverage("nested", design="crossval", reps=10, **axes)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_exact_engine_is_refused():
+    with pytest.raises(ValueError, match="reps"):
+        coverage("wilson", design="crossval", n=40, d=2, bayes_error=0.2, folds=4)
+
+
+def test_the_interval_door_takes_cross_validation_counts():
+    e, m = np.array([[3, 2, 4, 1, 2], [2, 3, 3, 2, 2]]), np.full((2, 5), 10)
+    ie, im = np.array([[10, 9, 11, 8, 9], [9, 10, 10, 9, 9]]), np.full((2, 5), 40)
+    lo, hi = interval("nested", fold_errors=e, fold_sizes=m, inner_errors=ie, inner_sizes=im, delta=0.1)
+    want = nested(e[None], m[None], ie[None], im[None], 0.1)
+    assert (lo, hi) == (want[0][0], want[1][0])
+    assert interval("holdout_cp", k_test=5, n_test=40) == interval("clopper_pearson", k=5, n=40)
+    with pytest.raises(ValueError, match="fold_errors <= fold_sizes"):
+        interval("nested", fold_errors=5 * e, fold_sizes=m, inner_errors=ie, inner_sizes=im)
