@@ -307,4 +307,4 @@ def test_committed_page_is_what_its_table_writes(name, tmp_path):
     (folder / "provenance.json").write_text(json.dumps({"overrides": command.split()[1:]}))
     pytest.importorskip("pyarrow")
     assert write_html(folder).read_bytes() == (committed / "report.html").read_bytes(), \
-        f"results/{name}/report.html is stale: rerun `covstudy study={name} plot=true` (experiments/{name}/README.md)"
+        f"results/{name}/report.html is stale: python experiments/explorer_pages.py (or rerun the study)"
