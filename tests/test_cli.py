@@ -119,6 +119,17 @@ STUDIES = sorted(p.stem for p in (cli.Path(cli._conf_dir()) / "study").glob("*.y
 @pytest.mark.parametrize("name", STUDIES)
 def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
     cfg = compose(f"study={name}")
+    if cfg.get("bands"):  # a band study (bands.py): its own config and tables
+        from covstudy.bands import BandStudy, run_band_study
+
+        assert BandStudy.from_config(cfg).out == cli.Path("results") / name
+        cfg["grid"] = {axis: None if values is None else values[:1] for axis, values in cfg["grid"].items()}
+        cfg.update(reps=5, plot=False, out=str(tmp_path / name))
+        study = BandStudy.from_config(cfg)
+        assert study.name == name and study.question
+        table = run_band_study(study)
+        assert len(table) == sum(len(v) for v in study.methods.values()) and table["containment"].between(0, 1).all()
+        return
     study = Study.from_config(cfg)
     assert study.name == name and study.question
     assert study.out == cli.Path("results") / name

@@ -29,7 +29,10 @@ POINTS = {
 SMALL = {"draws": 50}
 
 
-@pytest.mark.parametrize("qualified", list(methods()))
+BANDS = ("roc_band", "pr_band")  # curves, not intervals: their doors are roc_band/pr_band/band_coverage (test_bands.py)
+
+
+@pytest.mark.parametrize("qualified", [q for q, m in methods().items() if m.takes not in BANDS])
 def test_every_method_runs_through_coverage_by_its_short_name(qualified):
     m = methods()[qualified]
     design, metric, axes, reps = POINTS[m.takes]
@@ -115,7 +118,8 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
-    assert len(everything) == 71 and all("." in q for q in everything)
+    bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
+    assert len(everything) - len(bands) == 71 and len(bands) == 13 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
@@ -159,7 +163,8 @@ def test_design_messages_name_the_real_problem(overrides, message):
 
 DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.coverage",
              "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
-             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation")
+             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation",
+             "covstudy.bands", "covstudy.designs.binormal")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

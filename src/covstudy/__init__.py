@@ -1,8 +1,10 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
+from .bands import band_coverage, pr_band, roc_band
 from .comparison import difference_interval, paired_interval, superiority_probability
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
+from .designs.binormal import true_pr, true_roc
 from .designs.confusion import METRICS
 from .designs.multiclass import MULTICLASS_METRICS
 from .evaluation import Evaluation, evaluate
@@ -84,6 +86,7 @@ __all__ = [
     "auc_interval",
     "average_coverage",
     "balanced_coverage",
+    "band_coverage",
     "balanced_interval",
     "clustered_interval",
     "confidence_coefficient",
@@ -98,8 +101,12 @@ __all__ = [
     "multiclass_interval",
     "paired_interval",
     "plan",
+    "pr_band",
+    "roc_band",
     "size_performance",
     "run_study",
     "superiority_probability",
+    "true_pr",
+    "true_roc",
 ]
 __version__ = "0.1.0"

@@ -203,6 +203,9 @@ def _app(cfg: DictConfig) -> None:
         except OmegaConfBaseException:
             out = None
         _fail(f"{err.full_key}: {detail}", out if isinstance(out, str) else None)
+    if raw.get("bands"):  # a band study (bands.py): curves, not intervals
+        _run_bands(raw)
+        return
     try:
         check_design_choice(str(HydraConfig.get().runtime.choices.get("study")),
                             list(HydraConfig.get().overrides.task), raw)
@@ -253,6 +256,20 @@ def how_to_open(folder: Path) -> str:
     page = Path(folder) / "report.html"
     return (f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) "
             f"and {Path(folder) / 'report.md'}")
+
+
+def _run_bands(raw: dict) -> None:
+    """``covstudy study=roc_bands``: the band study's tables, figures and report (bands.py)."""
+    from .bands import BandStudy, run_band_study
+
+    try:
+        study = BandStudy.from_config(raw)
+    except (ConfigError, ValueError, TypeError) as err:
+        _fail(str(err))
+    table = run_band_study(study)
+    print(f"{study.name}: {len(table)} rows -> {study.out / 'bands.parquet'}")
+    summary = table.groupby(["curve", "method"], sort=False)[["containment", "mean_pointwise", "mean_area"]].mean()
+    print(summary.round(3).to_string())
 
 
 # --------------------------------------------------------------------------- covstudy-plot

@@ -89,9 +89,10 @@ def true_auc(auc: float, sd_ratio: float, levels: int) -> float:
 
 
 def binormal_scores(n_pos: int, n_neg: int, auc: float, sd_ratio: float, levels: int, reps: int,
-                    seed: int) -> tuple[np.ndarray, np.ndarray]:
+                    seed: int, ranks: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``reps`` simulated test sets as (positives' scores, negatives' scores), shapes (reps, n_pos),
-    (reps, n_neg): pooled dense ranks (continuous) or levels 1..L, unsigned integers.
+    (reps, n_neg): pooled dense ranks (continuous) or levels 1..L, unsigned integers; with
+    ``ranks=False`` the continuous scores themselves (float64; the same draws).
 
     Drawn from the stream of the point, in blocks of ``BLOCK // (n_pos + n_neg)`` test sets:
     per block the negatives' N(0, 1) variates (row by row), then the positives'.
@@ -100,7 +101,7 @@ def binormal_scores(n_pos: int, n_neg: int, auc: float, sd_ratio: float, levels:
     mu = location(auc, sd_ratio)
     cuts = cut_points(auc, sd_ratio, levels) if levels else None
     size = n_pos + n_neg
-    dtype = np.min_scalar_type(levels if levels else size)
+    dtype = np.min_scalar_type(levels if levels else size) if ranks or levels else np.float64
     pos, neg = np.empty((reps, n_pos), dtype=dtype), np.empty((reps, n_neg), dtype=dtype)
     step = max(1, BLOCK // size)
     for start in range(0, reps, step):
@@ -111,6 +112,8 @@ def binormal_scores(n_pos: int, n_neg: int, auc: float, sd_ratio: float, levels:
         pooled = np.concatenate([x, y], axis=1)
         if levels:
             ranked = np.searchsorted(cuts, pooled) + 1
+        elif not ranks:
+            ranked = pooled
         else:
             ranked = stats.rankdata(pooled, method="dense", axis=1)
         pos[rows], neg[rows] = ranked[:, :n_pos], ranked[:, n_pos:]
@@ -194,3 +197,80 @@ class AUC(Estimand):
 
     def bounds(self, method, columns, delta, side, rng=None, **params):
         return method.bounds((columns["pos"], columns["neg"]), delta, side, rng=rng, **params)
+
+
+def true_roc(fpr, auc: float, sd_ratio: float = 1.0, levels: int = 0) -> np.ndarray:
+    """The design's true ROC curve TPR(t) at FPR values ``fpr`` in [0, 1].
+
+    Continuous scores: TPR(t) = Φ(μ/σ + Φ⁻¹(t)/σ) (σ = sd_ratio, μ = ``location``), since the
+    threshold c = Φ⁻¹(1 - t) gives P(X > c) = Φ((μ - c)/σ). Levels: the true operating points
+    of the thresholds between levels (P⁻(>= l), P⁺(>= l)) joined by segments (the curve a
+    randomised threshold traces; the empirical curve joins tied scores the same way).
+
+    Parameters
+    ----------
+    fpr : float or array
+        FPR values in [0, 1].
+    auc, sd_ratio, levels
+        The design's axes: the continuous scores' AUC, σ, and 0 or the number of levels.
+
+    Returns
+    -------
+    array
+        TPR at each FPR.
+
+    Examples
+    --------
+    >>> from covstudy import true_roc
+    >>> round(float(true_roc(0.5, 0.8)), 4)  # σ = 1: Φ(μ), μ = Φ⁻¹(0.8)·√2
+    0.883
+    """
+    t = np.asarray(fpr, dtype=float)
+    if levels == 0:
+        mu = location(auc, sd_ratio)
+        return special.ndtr(mu / sd_ratio + special.ndtri(t) / sd_ratio)
+    pos, neg = level_probabilities(auc, sd_ratio, levels)
+    x = np.r_[0.0, np.cumsum(neg[::-1])]
+    y = np.r_[0.0, np.cumsum(pos[::-1])]
+    x[-1] = y[-1] = 1.0
+    return np.interp(t, x, y)
+
+
+def true_pr(recall, auc: float, prevalence: float, sd_ratio: float = 1.0, levels: int = 0) -> np.ndarray:
+    """The design's true precision at recall values ``recall`` in (0, 1], at ``prevalence`` π:
+    precision = π·r/(π·r + (1 - π)·FPR(r)).
+
+    Continuous scores: the threshold with recall r is c = μ - σ·Φ⁻¹(r), so FPR(r) = Φ(-c).
+    Levels: the precision of the highest threshold between levels whose recall reaches r
+    (the empirical PR curve's convention, methods/bands.py).
+
+    Parameters
+    ----------
+    recall : float or array
+        Recall values in (0, 1].
+    auc, prevalence, sd_ratio, levels
+        The design's AUC, the share of positives, σ, and 0 or the number of levels.
+
+    Returns
+    -------
+    array
+        Precision at each recall.
+
+    Examples
+    --------
+    >>> from covstudy import true_pr
+    >>> round(float(true_pr(1.0, 0.8, 0.5)), 4)  # every positive found: all negatives too
+    0.5
+    """
+    r = np.asarray(recall, dtype=float)
+    if levels == 0:
+        mu = location(auc, sd_ratio)
+        fpr = special.ndtr(-(mu - sd_ratio * special.ndtri(r)))
+        tpr = r
+    else:
+        pos, neg = level_probabilities(auc, sd_ratio, levels)
+        y = np.cumsum(pos[::-1])
+        x = np.cumsum(neg[::-1])
+        k = np.minimum(np.searchsorted(y, r - 1e-12, side="left"), levels - 1)
+        tpr, fpr = y[k], x[k]
+    return prevalence * tpr / (prevalence * tpr + (1 - prevalence) * fpr)

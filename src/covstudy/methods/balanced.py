@@ -78,7 +78,7 @@ def class_bounds(binomial: str, k, n, delta):
     distinct, inverse = unique_rows(np.stack([k.ravel(), n.ravel(), delta.ravel()], axis=1))
     k, n, delta = distinct.T
     empty = n == 0
-    lower, upper = get(binomial).kernel(k, np.where(empty, 1, n), delta)  # n = 1, k = 0: a safe stand-in
+    lower, upper = get(binomial, "proportion").kernel(k, np.where(empty, 1, n), delta)  # n = 1, k = 0: a safe stand-in
     return np.where(empty, 0.0, lower)[inverse].reshape(shape), np.where(empty, 1.0, upper)[inverse].reshape(shape)
 
 

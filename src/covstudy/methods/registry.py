@@ -351,7 +351,8 @@ def methods(takes: str | None = None, design: str | None = None) -> dict[str, Me
     ----------
     takes : str, optional
         Only the methods of one kind: a public kind (``KINDS``: "proportion", "balanced", "f1",
-        "macro_recall", "macro_f1", "difference", "paired", "auc", "clustered", "deff") or a
+        "macro_recall", "macro_f1", "difference", "paired", "auc", "clustered", "deff", "roc_band",
+        "pr_band") or a
         kind of input (``INPUTS``: "two_class", "confusion", "scores", ...).
     design : str, optional
         Only the methods that apply to one of the design's metrics (``DESIGNS``).
