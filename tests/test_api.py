@@ -43,7 +43,7 @@ def test_result_fields_frame_and_repr():
     (dict(design="stratified", n_pos=3, n_neg=4, tpr=0.9, tnr=0.8, p=0.5), "p: not an axis of design stratified"),
     (dict(design="iid", n=10, tpr=0.9, tnr=0.8), "design iid needs the axes n, prevalence, tpr, tnr"),
     (dict(design="iid", n=2_000_000, prevalence=0.5, tpr=0.9, tnr=0.8, reps=10), "n: iid Monte Carlo needs n <= 1,000,000"),
-    (dict(n=10**10, p=0.5), "n: the binomial design needs n <= 10,000,000"),
+    (dict(n=10**10, p=0.5), "n: exact binomial coverage needs n <= 1,000,000,000"),
     (dict(design="stratified", metric="f2", n=10, prevalence=0.5, tpr=0.9, tnr=0.8), "metric must be one of"),
 ])
 def test_bad_input_is_one_line_before_any_work(kwargs, message):
@@ -80,11 +80,12 @@ def test_cli_design_group_as_typed(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["study=balanced_imbalance", "grid.design=[stratified]", "grid.n=[5000]", "grid.prevalence=[0.5]",
-      "grid.tpr=[0.9]", "grid.tnr=[0.9]", "methods=[ba_wald]", "engine=exact"],
-     "grid.n: exact coverage needs (n_pos + 1)(n_neg + 1) <= 1,000,000 outcomes, got 6,255,001; use engine mc"),
+    (["study=balanced_imbalance", "grid.design=[stratified]", "grid.n=[2000000]", "grid.prevalence=[0.5]",
+      "grid.tpr=[0.5]", "grid.tnr=[0.5]", "methods=[ba_wald]", "engine=exact"],
+     "grid.n: exact coverage needs at most 10,000,000 outcomes (tp, tn) carrying all but 1e-15 of the probability, "
+     "got 71,927,361 at n_pos = 1,000,000, n_neg = 1,000,000, tpr = 0.5, tnr = 0.5; use engine mc"),
     (["design=iid", "grid.n=[5000]", "engine=exact"], "grid.n: exact iid coverage needs n <= 200"),
-    (["grid.n=[10000000000]", "engine=exact"], "grid.n: the binomial design needs n <= 10,000,000"),
+    (["grid.n=[10000000000]", "engine=exact"], "grid.n: exact binomial coverage needs n <= 1,000,000,000"),
     (["design=iid", "grid.n=[2000000]", "engine=mc"], "grid.n: iid Monte Carlo needs n <= 1,000,000"),
     (["design=stratified", "grid.n_pos=[30]", "grid.n_neg=[70]"],
      "grid.n_neg: design stratified takes n, prevalence or n_neg, n_pos, not both; set the others to null"),

@@ -316,3 +316,16 @@ def test_leading_axes_still_broadcast():
     many = clustered_interval("wilson_vif", [[3, 4, 5], [1, 2, 0]], [5, 5, 6])
     one = clustered_interval("wilson_vif", [1, 2, 0], [5, 5, 6])
     assert many[0][1] == one[0] and many[1][1] == one[1]
+
+
+def test_cluster_bootstrap_equal_sizes_shortcut_is_bit_identical():
+    # equal cluster sizes: the resample's total size is m·size, not gathered; the same bits as gathering it
+    from covstudy.methods.clustered import cluster_bootstrap, row_quantiles
+    y = np.random.default_rng(1).integers(0, 13, (7, 9)).astype(float)
+    s = np.full((7, 9), 12.0)
+    lower, upper = cluster_bootstrap(y, s, 0.05, np.random.default_rng(5), draws=300)
+    pick = (np.random.default_rng(5).random((7, 300, 9)) * 9).astype(np.int64)
+    taken = np.arange(7)[:, None, None]
+    estimate = y[taken, pick].sum(axis=-1) / s[taken, pick].sum(axis=-1)
+    assert np.array_equal(lower, row_quantiles(estimate, np.full(7, 0.025)))
+    assert np.array_equal(upper, row_quantiles(estimate, np.full(7, 0.975)))

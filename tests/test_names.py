@@ -23,6 +23,9 @@ POINTS = {
     "scores": ("binormal", None, dict(n_pos=6, n_neg=6, auc=0.8), 4),
     "clustered": ("clustered", None, dict(clusters=4, cluster_size=3, p=0.7, icc=0.1), 4),
     "deff": ("clustered", None, dict(clusters=4, cluster_size=3, p=0.7, icc=0.1), 4),
+    "eval": ("eval", None, dict(questions=4, groups=2, answers=1, p=0.7, icc_group=0.1, icc_question=0.2), None),
+    "paired_eval": ("paired_eval", None, dict(questions=4, groups=2, answers=1, acc_first=0.8, acc_second=0.7,
+                                              correlation=0.3, icc_group=0.1, icc_question=0.2), 4),
     "crossval": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
     "holdout": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
 }
@@ -119,7 +122,7 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
     bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
-    assert len(everything) - len(bands) == 71 and len(bands) == 13 and all("." in q for q in everything)
+    assert len(everything) - len(bands) == 82 and len(bands) == 13 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
@@ -164,7 +167,8 @@ def test_design_messages_name_the_real_problem(overrides, message):
 DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.coverage",
              "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
              "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation",
-             "covstudy.bands", "covstudy.designs.binormal")
+             "covstudy.bands", "covstudy.designs.binormal",
+             "covstudy.eval_power")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

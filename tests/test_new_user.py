@@ -97,7 +97,7 @@ def test_monte_carlo_coverage_never_exceeds_one():
     (lambda: coverage("wilson", 10, True), "p must be a number in [0, 1], got True"),
     (lambda: interval("wilson", 3, 2**63), "n must be at most 1e+15, got 9223372036854775808"),
     (lambda: interval("wilson", 3, 2**70), "n must be at most 1e+15, got 1180591620717411303424"),
-    (lambda: coverage("wilson", 2**40, 0.3), "n: the binomial design needs n <= 10,000,000"),
+    (lambda: coverage("wilson", 2**40, 0.3), "n: exact binomial coverage needs n <= 1,000,000,000"),
     (lambda: interval("bayes", 3, 10, a=1e300), "proportion.bayes: parameter a must be a finite number > 0 and <= 1e+10"),
     (lambda: metric_interval("f1", "f1_bootstrap", 3, 2, 1, 4, draws=10**9), "f1.bootstrap: parameter draws must be a whole number > 0 and <= 1e+07"),
 ])

@@ -91,6 +91,13 @@ def comparison_table():
     return pd.concat(frames, ignore_index=True)
 
 
+def eval_table():
+    """Exact rows of the eval design: three question counts, two K, one method."""
+    frames = [coverage("eval.clustered_t", design="eval", questions=[4, 6, 8], groups=2, answers=k, p=0.8,
+                       icc_group=0.1, icc_question=0.3).to_frame() for k in (1, 2)]
+    return pd.concat(frames, ignore_index=True).assign(label=lambda d: d["method"], seconds=0.0)
+
+
 # kind name -> (a table it applies to, the file-name prefix of its figures)
 CASES = {
     "coverage_vs_p": (exact_table, "coverage_vs_p_n"),
@@ -113,6 +120,7 @@ CASES = {
     "difference_coverage": (comparison_table, "difference_coverage_"),
     "difference_excludes_zero": (comparison_table, "difference_excludes_zero_"),
     "coverage_vs_icc": (clustered_table, "coverage_vs_icc_clusters4_p0.8_"),
+    "coverage_vs_questions": (eval_table, "coverage_vs_questions_groups2_p0.8_icc_group0.1_"),
     "crossval_coverage_vs_n": (crossval_table, "err_xy_crossval_coverage_vs_n_d5_folds5_"),
     "crossval_width_vs_n": (crossval_table, "crossval_width_vs_n_d5_folds5_"),
 }
@@ -142,7 +150,7 @@ def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
     for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table, auc_table,
-                    clustered_table, crossval_table):
+                    clustered_table, crossval_table, eval_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

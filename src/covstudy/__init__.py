@@ -7,6 +7,7 @@ from .designs import DESIGNS
 from .designs.binormal import true_pr, true_roc
 from .designs.confusion import METRICS
 from .designs.multiclass import MULTICLASS_METRICS
+from .eval_power import components as eval_components, mde as eval_mde, questions_needed as eval_questions_needed
 from .evaluation import Evaluation, evaluate
 from .exact_curve import (
     AverageCoverage,
@@ -92,6 +93,9 @@ __all__ = [
     "confidence_coefficient",
     "coverage",
     "difference_interval",
+    "eval_components",
+    "eval_mde",
+    "eval_questions_needed",
     "evaluate",
     "interval",
     "methods",

@@ -260,14 +260,21 @@ class Evaluator:
             _TABLES.move_to_end(cache_key)
             return cached[1][index], cached[2][index]
         have, have_lower, have_upper = cached if cached is not None else (np.empty(0, np.int64), np.empty(0), np.empty(0))
-        new = ~np.isin(index, have)
+        # ``have`` is sorted and ``index`` distinct: binary search finds the cached cells, and the
+        # new ones are inserted in place (no hashing or sorting of the whole cache per call).
+        at = np.searchsorted(have, index)
+        new = at >= have.size
+        new[~new] = have[at[~new]] != index[~new]
         if new.any():
             lower, upper = self._bounds({c: (v[new] if np.ndim(v) else v) for c, v in columns.items()}, a, params)
-            have = np.concatenate([have, index[new]])
-            order = np.argsort(have, kind="stable")
-            have = have[order]
-            have_lower = np.concatenate([have_lower, lower])[order]
-            have_upper = np.concatenate([have_upper, upper])[order]
+            fresh = index[new]
+            order = np.argsort(fresh, kind="stable")
+            where = at[new][order]
+            have = np.insert(have, where, fresh[order])
+            have_lower = np.insert(have_lower, where, lower[order])
+            have_upper = np.insert(have_upper, where, upper[order])
+            for arr in (have_lower, have_upper):
+                arr.setflags(write=False)
             self._store(cache_key, (have, have_lower, have_upper))
         else:
             _TABLES.move_to_end(cache_key)

@@ -21,6 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--predicted", metavar="COL", help="the predicted label column")
     p.add_argument("--score", metavar="COL", help="the score column (higher = more positive), for the AUC")
     p.add_argument("--group", metavar="COL", help="a cluster id column (patient, video, question)")
+    p.add_argument("--question", metavar="COL", help="a question id column when rows are answers (evals: K answers "
+                                                     "per question); with --group, the question's group")
     p.add_argument("--second-predicted", metavar="COL", help="a second model's predicted labels")
     p.add_argument("--second-score", metavar="COL", help="a second model's scores")
     p.add_argument("--positive", metavar="V", help="the positive class of binary labels")
@@ -57,7 +59,7 @@ def main(argv=None) -> int:
     try:
         frame = _read(args.file)
         wanted = {"truth": args.truth, "predicted": args.predicted, "scores": args.score, "groups": args.group,
-                  "second_predicted": args.second_predicted, "second_scores": args.second_score}
+                  "second_predicted": args.second_predicted, "second_scores": args.second_score, "questions": args.question}
         columns = {}
         for key, col in wanted.items():
             if col is None:

@@ -23,6 +23,10 @@ accuracy_difference    paired         the four cells; region: discordant share d
                                       at sqrt(1 - delta), concordant split fixed; 3×3+1 grid
 clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cluster size;
                                       region: p over the wilson_vif interval
+eval_accuracy          eval           rows are answers to questions (several per question):
+                                      p̂, G groups of round(m/G) questions, K = mean answers,
+                                      ICCs by ANOVA (eval_iccs); region: p over the
+                                      eval.wilson_design interval (Monte Carlo)
 macro_recall,          multiclass     the observed prevalence and row rates (Monte Carlo
 macro_f1, bea (multi)                 always); region: each class's recall Clopper–Pearson
                                       at (1 - delta)^(1/K), misclassifications in their
@@ -139,6 +143,7 @@ class Data:
     predicted: np.ndarray | None = None
     scores: np.ndarray | None = None
     groups: np.ndarray | None = None
+    questions: np.ndarray | None = None  # 0..m-1 question codes: rows are answers
     second: np.ndarray | None = None
     second_scores: np.ndarray | None = None
 
@@ -152,10 +157,11 @@ class Data:
 
 
 def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
-            positive=None) -> Data:
+            positive=None, questions=None) -> Data:
     """Validate every column (one-line ``InputError`` naming it) and encode the labels."""
     given = {k: v for k, v in dict(truth=truth, predicted=predicted, scores=scores, groups=groups,
-                                   second_predicted=second_predicted, second_scores=second_scores).items()
+                                   second_predicted=second_predicted, second_scores=second_scores,
+                                   questions=questions).items()
              if v is not None}
     cols = {k: _values(k, v) for k, v in given.items()}
     names = {k: label for k, (label, _) in cols.items()}
@@ -171,7 +177,8 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
         raise InputError(f"{names['second_predicted']}: a second model's labels need the first's (predicted)")
     if second_scores is not None and scores is None:
         raise InputError(f"{names['second_scores']}: a second model's scores need the first's (scores)")
-    lab = {k: _labels(names[k], cols[k][1]) for k in ("truth", "predicted", "second_predicted", "groups") if k in cols}
+    lab = {k: _labels(names[k], cols[k][1]) for k in ("truth", "predicted", "second_predicted", "groups", "questions")
+           if k in cols}
     sc = {k: _scores(names[k], cols[k][1]) for k in ("scores", "second_scores") if k in cols}
     truth_classes = _sorted(np.unique(_key(lab["truth"])))
     if len(truth_classes) < 2:
@@ -208,6 +215,16 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
         _, data.groups = np.unique(_key(lab["groups"]), return_inverse=True)
         if data.groups.max() < 1:
             raise InputError(f"{names['groups']}: only one group; clustered intervals need at least 2")
+    if "questions" in lab:
+        if predicted is None:
+            raise InputError(f"{names['questions']}: answers to questions need the predicted labels (predicted)")
+        _, data.questions = np.unique(_key(lab["questions"]), return_inverse=True)
+        if data.questions.max() < 1:
+            raise InputError(f"{names['questions']}: only one question; eval intervals need at least 2")
+        if data.groups is not None:
+            span = np.unique(np.stack([data.questions, data.groups]), axis=1)[0]
+            if span.size != data.questions.max() + 1:
+                raise InputError(f"{names['groups']}: a question's answers must all be in one group")
     return data
 
 
@@ -454,6 +471,8 @@ def _specs(d: Data, delta, metrics) -> list[Spec]:
         s.plug_in = f"p = {acc:.4g}, ICC = {max(icc, 0):.3g} ({G} clusters of mean size {d.n / G:.3g})"
         s.icc = icc
         specs.append(s)
+    if d.questions is not None:
+        specs.append(_eval_spec(d, delta))
     if d.second is not None:
         a, b = d.predicted == d.truth, d.second == d.truth
         cells = dict(both=int(np.sum(a & b)), only_first=int(np.sum(a & ~b)), only_second=int(np.sum(~a & b)),
@@ -545,7 +564,7 @@ def _auc_spec(name, pos, neg, delta):
 # -------------------------------------------------------------------------------- evaluate
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
-             delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS) -> "Evaluation":
+             delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -576,6 +595,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         Seeds sampling methods and the Monte Carlo audit.
     reps : int
         Monte Carlo test sets per audited point.
+    questions : array-like, optional
+        A question id per row when rows are answers (an eval answering each question K times):
+        adds ``eval_accuracy`` (per-question scores, clustered by ``groups`` if given; docs/evals.md).
 
     Returns
     -------
@@ -602,7 +624,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
-    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive)
+    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions)
     notes = []
     specs = _specs(d, delta, metrics)
     rows, reasons = [], {}
@@ -696,12 +718,65 @@ SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as mult
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
 
 
+def _eval_spec(d: Data, delta) -> "Spec":
+    """``eval_accuracy``: per-question correct counts of the answers, the eval methods and Wilson on the pooled
+    answers, audited on the eval design at the plug-in point (equal groups, mean K, ``eval_iccs``)."""
+    from .intervals import interval
+
+    correct = np.bincount(d.questions, weights=(d.predicted == d.truth)).astype(np.int64)
+    answers = np.bincount(d.questions).astype(np.int64)
+    if d.groups is not None:
+        group = np.zeros(answers.size, dtype=np.int64)
+        group[d.questions] = d.groups
+        _, group = np.unique(group, return_inverse=True)
+    else:
+        group = np.arange(answers.size)  # no groups: each question its own
+    m, g = answers.size, int(group.max()) + 1
+    acc = float(correct.sum() / answers.sum())
+    door = dict(design="eval", correct=correct, answers=answers, group=group)
+    s = Spec("eval_accuracy", acc, door, [x for x in _methods("eval", "accuracy") if x[1] == "eval" or x[0] == "wilson"])
+    s.design, s.coverage_metric = "eval", "accuracy"
+    icc_group, icc_question = eval_iccs(correct, answers, group)
+    lo, hi = interval("eval.wilson_design", delta=delta, **door)
+    k = max(1, int(round(answers.mean())))
+    s.points = [dict(questions=g * max(1, round(m / g)), groups=g, answers=k, p=p, icc_group=icc_group,
+                     icc_question=icc_question) for p in _axis(acc, lo, hi)]
+    s.plug_in = (f"p = {acc:.4g}, icc_group = {icc_group:.3g}, icc_question = {icc_question:.3g} "
+                 f"({m} questions in {g} groups, {answers.mean():.3g} answers a question)")
+    return s
+
+
+def eval_iccs(correct, answers, group) -> tuple[float, float]:
+    """(icc_group, icc_question) of the eval design by ANOVA (methods.clustered.anova_icc), each in [0, 0.99].
+
+    r = the ANOVA ICC with questions as clusters (two answers to one question; 0 when every question has one
+    answer, where icc_question does not matter); ρ = the ANOVA ICC with groups as clusters, a mix of
+    same-question and other-question pairs: ρ·N_pairs = r·Σ K(K - 1)/2 + icc_group·(other pairs), solved for
+    icc_group; icc_question = (r - icc_group)/(1 - icc_group)."""
+    from .methods.clustered import anova_icc
+
+    clip = lambda v: float(min(max(v, 0.0), 0.99))  # noqa: E731
+    r = clip(anova_icc(correct, answers)) if answers.size > 1 else 0.0
+    sums = np.bincount(group, weights=correct)
+    sizes = np.bincount(group, weights=answers)
+    if sizes.size < 2:
+        return 0.0, r
+    rho = float(anova_icc(sums, sizes))
+    pairs = float(np.sum(sizes * (sizes - 1))) / 2
+    same = float(np.sum(answers * (answers - 1))) / 2
+    other = pairs - same
+    icc_group = clip((rho * pairs - r * same) / other) if other > 0 else 0.0
+    return icc_group, clip((r - icc_group) / (1 - icc_group))
+
+
 def _examples(point: dict) -> int:
     """The examples a design point's test set holds: n, or n_pos + n_neg, or clusters × cluster size."""
     if "n" in point:
         return int(point["n"])
     if "n_pos" in point:
         return int(point["n_pos"] + point["n_neg"])
+    if "questions" in point:
+        return int(point["questions"] * point["answers"])
     return int(point["clusters"] * point["cluster_size"])
 
 
@@ -717,7 +792,8 @@ def _growth(specs, table, delta, reps, seed):
     rows = []
     for s in specs:
         pick = table[(table.metric == s.metric) & table.recommended]
-        if not s.points or s.multiclass is not None or not len(pick) or np.isnan(pick.mean_width.iloc[0]):
+        if (not s.points or s.multiclass is not None or s.design == "eval" or not len(pick)
+                or np.isnan(pick.mean_width.iloc[0])):  # eval: equal groups do not scale by 0.5-4
             continue
         r = pick.iloc[0]
         qualified = next(q for m, k, q in s.methods if m == r.method and k == r.kind)

@@ -29,10 +29,14 @@ from ..estimands import Estimand, register_estimand
 from .base import Axis, Design, Outcomes, Segment
 from .registry import register
 from .sampling import BLOCK as _BLOCK
+from .support import bucket, window, window_pmf
 
 SAMPLERS = ("auto", "histogram", "replicates")
 _LOG_TINY = 700.0  # k with n·KL(k/n ‖ p) > this have pmf(k) < e^-700 ≈ 1e-304
-N_LIMIT = 10_000_000  # largest n: every method's interval table has n + 1 entries
+N_LIMIT = 10_000_000  # largest n of Monte Carlo: a simulated histogram has n + 1 entries
+EXACT_N_LIMIT = 1_000_000_000  # largest n of the exact engine: a point's support (support.window) then
+# holds at most ~270,000 counts (at p = 0.5), ~1 CPU-s of Clopper-Pearson intervals
+TRIM_FROM = 10_000  # exact points of larger n work on the support only; below, the whole table costs < 1 ms
 
 
 @register
@@ -49,19 +53,32 @@ class Binomial(Design):
         return [{"n": n, "p": p} for n in grid["n"] for p in grid["p"]]
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
-        if point["n"] > N_LIMIT:
-            return f"n: the binomial design needs n <= {N_LIMIT:,} (an interval table has n + 1 entries), " \
-                   f"got {point['n']:,}"
+        n = point["n"]
+        if not exact and n > N_LIMIT:
+            return f"n: Monte Carlo in the binomial design needs n <= {N_LIMIT:,} (a histogram has n + 1 entries), " \
+                   f"got {n:,}; the exact engine takes n <= {EXACT_N_LIMIT:,}"
+        if exact and n > EXACT_N_LIMIT:
+            return f"n: exact binomial coverage needs n <= {EXACT_N_LIMIT:,}, got {n:,}"
         return None
+
+    @staticmethod
+    def _support(point: dict) -> int:
+        lo, hi = window(point["n"], point["p"])
+        return int(hi[0] - lo[0] + 1)
 
     def table_key(self, point: dict) -> tuple:
         return (point["n"],)
 
     def batch_key(self, point: dict):
-        return point["n"]
+        n = point["n"]
+        if n + 1 <= TRIM_FROM:
+            return n
+        # Points whose supports overlap are generated together (one range of k for all of them).
+        return n, bucket(n, point["p"])
 
     def outcome_count(self, point: dict) -> int:
-        return point["n"] + 1
+        # Monte Carlo histograms have n + 1 entries; beyond N_LIMIT only the exact engine runs.
+        return point["n"] + 1 if point["n"] <= N_LIMIT else 3 * self._support(point)
 
     def stream_identity(self, point: dict) -> dict:
         return {"design": "binomial", "n": point["n"], "p": point["p"]}
@@ -77,7 +94,14 @@ class Binomial(Design):
 
     def exact(self, points: list[dict], merge=None) -> Outcomes:
         n = points[0]["n"]
-        return self._outcomes(n, binomial_pmf(n, np.array([pt["p"] for pt in points])))
+        p = np.array([pt["p"] for pt in points])
+        if n + 1 <= TRIM_FROM:
+            return self._outcomes(n, binomial_pmf(n, p))
+        # The support only (support.py): the k carrying all but BOUND of each point's probability.
+        lo, hi = window(n, p)
+        lo, hi = int(lo.min()), int(hi.max())
+        k = np.arange(lo, hi + 1)
+        return Outcomes({"k": k, "n": n}, window_pmf(n, p, lo, hi), (Segment((n,), slice(None), k),))
 
     def simulate(self, points: list[dict], reps: int, seed: int, sampler: str = "auto") -> Outcomes:
         n = points[0]["n"]

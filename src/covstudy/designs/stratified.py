@@ -2,7 +2,9 @@
 
 A study gives the class sizes directly (``n_pos``, ``n_neg``) or as a test-set size and a
 prevalence, n_pos = round(n·prevalence) kept in [1, n - 1] (``confusion.class_sizes``).
-Exact coverage enumerates the (n_pos + 1)(n_neg + 1) outcomes (up to TABLE_LIMIT); Monte
+Exact coverage enumerates the (n_pos + 1)(n_neg + 1) outcomes up to TABLE_LIMIT; beyond, only
+the support (support.rectangle: the (tp, tn) carrying all but 1e-15 of the probability, up to
+support.RECTANGLE_LIMIT outcomes); Monte
 Carlo draws tp and tn for each test set from the stream keyed by (n_pos, n_neg, tpr, tnr),
 in fixed blocks, and keeps the distinct outcomes with their counts.
 """
@@ -19,6 +21,7 @@ from .base import Axis, Outcomes, Segment
 from .confusion import PREVALENCE, RATES, TABLE_LIMIT, ConfusionDesign, cells, class_sizes, stratified_pmf
 from .registry import register
 from .sampling import BLOCK, merge
+from .support import BOUND, RECTANGLE_LIMIT, rectangle, rectangle_size
 
 def _spread(n, p) -> float:
     """About how many values of Binomial(n, p) carry most of its mass: those within 2 sd of the mean."""
@@ -56,7 +59,11 @@ class Stratified(ConfusionDesign):
         outcomes = (point["n_pos"] + 1) * (point["n_neg"] + 1)
         key = "n" if "n" in point else "n_pos, n_neg"
         if exact and outcomes > TABLE_LIMIT:
-            return f"{key}: exact coverage needs (n_pos + 1)(n_neg + 1) <= {TABLE_LIMIT:,} outcomes, got {outcomes:,}"
+            support = rectangle_size(point["n_pos"], point["tpr"], point["n_neg"], point["tnr"])
+            if support > RECTANGLE_LIMIT:
+                return (f"{key}: exact coverage needs at most {RECTANGLE_LIMIT:,} outcomes (tp, tn) carrying all but "
+                        f"{BOUND:g} of the probability, got {support:,} at n_pos = {point['n_pos']:,}, "
+                        f"n_neg = {point['n_neg']:,}, tpr = {point['tpr']:g}, tnr = {point['tnr']:g}")
         if outcomes > _KEY_LIMIT:
             return f"{key}: Monte Carlo needs (n_pos + 1)(n_neg + 1) <= 2^62 outcomes, got {outcomes:,}"
         return None
@@ -81,8 +88,12 @@ class Stratified(ConfusionDesign):
     def exact(self, points: list[dict], merge=None) -> Outcomes:
         [pt] = points
         key = self.table_key(pt)
-        pmf = stratified_pmf(*key, pt["tpr"], pt["tnr"]).ravel()
-        return Outcomes(self.table_columns(key), pmf[None, :], (Segment(key, slice(None)),))
+        if self.outcome_count(pt) <= TABLE_LIMIT:
+            pmf = stratified_pmf(*key, pt["tpr"], pt["tnr"]).ravel()
+            return Outcomes(self.table_columns(key), pmf[None, :], (Segment(key, slice(None)),))
+        # A larger table: its support only (support.py), placed in the table by index.
+        tp, tn, weight = rectangle(key[0], pt["tpr"], key[1], pt["tnr"])
+        return Outcomes(cells(key[0], tp, key[1], tn), weight, (Segment(key, slice(None), tp * (key[1] + 1) + tn),))
 
     def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
         [pt] = points

@@ -37,10 +37,10 @@ def _no_door(m, est, counts, delta, side, rng, params, icc):
 
 register_kind("roc_band", ("scores_pos", "scores_neg"), "ROC band", per_test_set=True, kind="roc_band",
               prefix="roc_band_", why_mc_only="takes a test set's scores, which cannot be enumerated",
-              route=_no_door)
+              route=_no_door, interval=False)
 register_kind("pr_band", ("scores_pos", "scores_neg"), "PR band", per_test_set=True, kind="pr_band",
               prefix="pr_band_", why_mc_only="takes a test set's scores, which cannot be enumerated",
-              route=_no_door)
+              route=_no_door, interval=False)
 
 FPR_GRID = np.round(np.arange(1, 20) / 20, 2)  # 0.05, 0.10, ..., 0.95: the default ROC grid
 RECALL_GRID = np.round(np.arange(1, 20) / 20, 2)  # the default PR grid

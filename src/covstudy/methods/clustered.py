@@ -201,11 +201,15 @@ def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
     q = np.asarray(delta, dtype=float) / 2
     lower, upper = np.empty(len(y)), np.empty(len(y))
     step = max(1, _BLOCK // (draws * m))
+    # Equal cluster sizes within each test set (the clustered design's case): a resample's total
+    # size is m·size, the same bits as the gathered sum (whole numbers, exact in float): one gather.
+    equal = bool(np.all(s == s[:, :1]) and np.all(s == np.floor(s)))
     for start in range(0, len(y), step):
         rows = slice(start, min(len(y), start + step))
         pick = (rng.random((rows.stop - start, draws, m)) * m).astype(np.int64)
         taken = np.arange(rows.stop - start)[:, None, None]
-        estimate = (y[rows][taken, pick].sum(axis=-1) / s[rows][taken, pick].sum(axis=-1))
+        total = (s[rows][:, :1] * m) if equal else s[rows][taken, pick].sum(axis=-1)
+        estimate = y[rows][taken, pick].sum(axis=-1) / total
         lower[rows] = row_quantiles(estimate, np.broadcast_to(q, rows.stop - start))
         upper[rows] = row_quantiles(estimate, np.broadcast_to(1 - q, rows.stop - start))
     return lower.reshape(shape), upper.reshape(shape)

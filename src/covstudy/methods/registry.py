@@ -60,6 +60,9 @@ class Input:
     data: str = ""
     route: Callable | None = field(default=None, repr=False)
     plain: bool = False
+    # False for methods that are not intervals of one estimand (ROC/PR bands): a short name looked
+    # up with no kind given (get("wilson")) means an interval, so bands do not make it ambiguous.
+    interval: bool = True
 
 
 INPUTS: dict[str, Input] = {}  # kind of input -> Input, filled by ``register_kind`` in each methods module
@@ -69,7 +72,8 @@ KINDS: tuple[str, ...] = ()  # the public kinds, in registration order
 def register_kind(takes: str, counts: tuple[str, ...], label: str, **options) -> Input:
     """Declare the kind of input ``takes`` (what its methods' kernels take): its count arguments,
     its label in errors, and the ``Input`` options (``per_test_set``, ``why_mc_only``, ``kind``, ``prefix``,
-    and for the interval door ``data`` (default: ``takes``), ``route``, ``plain``)."""
+    and for the interval door ``data`` (default: ``takes``), ``route``, ``plain``; ``interval=False``
+    keeps its methods out of short-name lookups that name no kind)."""
     global KINDS
     if takes in INPUTS:
         raise ValueError(f"kind of input {takes!r} is already registered")
@@ -282,7 +286,7 @@ class Registry:
         and an F1 method), ValueError names their qualified names. Otherwise ValueError naming
         the valid methods and the closest match.
         """
-        kinds = (takes,) if isinstance(takes, str) else tuple(takes or INPUTS)
+        kinds = (takes,) if isinstance(takes, str) else tuple(takes or (t for t in INPUTS if INPUTS[t].interval))
         if isinstance(name, str):
             found = [self._methods[self._global[name]]] if name in self._global else \
                 [self._methods[n] for n in self._local.get(name, ())]

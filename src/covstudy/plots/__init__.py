@@ -14,6 +14,7 @@ module per kind or family of kinds), as PNG (150 dpi) and PDF in <folder>/figure
 - AUC (binormal design): coverage vs the true AUC and vs n_pos = n_neg, width vs n_pos, the
   trade-off (auc.py).
 - with ``exact_curve: true``, exact coverage vs p drawn on both sides of every interval end (exact_curve.py).
+- evals: coverage vs the number of questions, a line per K answers (evals.py);
 - comparison designs: coverage and the rate of excluding 0 against the true difference (comparison.py).
 - cross-validation: coverage of Err_XY or Err against n, a line per Bayes error; widths against n (crossval.py).
 
@@ -33,6 +34,7 @@ from . import (  # noqa: F401  (they register the kinds)
     crossval,
     comparison,
     coverage,
+    evals,
     heatmap,
     mc_vs_exact,
     multiclass,

@@ -5,16 +5,20 @@ the example, which runs the methods on the one test set it shows."""
 from __future__ import annotations
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import numpy as np
+from matplotlib.figure import Figure
 
 _SAVE = {"dpi": 110, "metadata": {"Software": None}}
 
 
+def _subplots(nrows, ncols, figsize, **kwargs):
+    """A figure and its axes, without pyplot: the caller's backend and open figures are left alone."""
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(nrows, ncols, **kwargs)
+
+
 def _colours(names):
-    cmap = plt.get_cmap("tab10")
+    cmap = matplotlib.colormaps["tab10"]
     return {n: cmap(i % 10) for i, n in enumerate(names)}
 
 
@@ -32,7 +36,7 @@ def band_figures(study, table, pointwise) -> list:
     pos, neg = pt.test_sets(1, study.seed)
     grid = np.round(np.arange(1, 100) / 100, 2)
     shown = [s for s in study.methods["roc"] if s[0] in ("bootstrap", "working_hotelling", "ks", "sup_t")]
-    fig, axes = plt.subplots(1, len(shown), figsize=(3.2 * len(shown), 3.4), sharey=True)
+    fig, axes = _subplots(1, len(shown), figsize=(3.2 * len(shown), 3.4), sharey=True)
     for ax, (name, params) in zip(np.atleast_1d(axes), shown):
         lower, upper = method_bands("roc", name, pt, pos, neg, study.delta, grid, study.seed, dict(params))
         truth = pt.truth("roc", grid)
@@ -53,11 +57,10 @@ def band_figures(study, table, pointwise) -> list:
     fig.tight_layout()
     paths.append(out / "band_example.png")
     fig.savefig(paths[-1], **_SAVE)
-    plt.close(fig)
     # 2. pointwise coverage against FPR, continuous scores, sd_ratio 1
     sub = pointwise[(pointwise.curve == "roc") & (pointwise.levels == 0) & (pointwise.sd_ratio == 1.0)]
     ns, aucs = sorted(sub.n_pos.unique()), sorted(sub.auc.unique())
-    fig, axes = plt.subplots(len(aucs), len(ns), figsize=(3.2 * len(ns), 2.8 * len(aucs)), sharex=True, sharey=True,
+    fig, axes = _subplots(len(aucs), len(ns), figsize=(3.2 * len(ns), 2.8 * len(aucs)), sharex=True, sharey=True,
                              squeeze=False)
     for i, auc in enumerate(aucs):
         for j, n in enumerate(ns):
@@ -76,10 +79,9 @@ def band_figures(study, table, pointwise) -> list:
     fig.tight_layout()
     paths.append(out / "pointwise_coverage.png")
     fig.savefig(paths[-1], **_SAVE)
-    plt.close(fig)
     # 3. containment against n
     combos = roc[["sd_ratio", "levels"]].drop_duplicates().sort_values(["levels", "sd_ratio"]).to_numpy()
-    fig, axes = plt.subplots(len(aucs), len(combos), figsize=(3.2 * len(combos), 2.8 * len(aucs)), sharey=True,
+    fig, axes = _subplots(len(aucs), len(combos), figsize=(3.2 * len(combos), 2.8 * len(aucs)), sharey=True,
                              squeeze=False)
     for i, auc in enumerate(aucs):
         for j, (sd, lv) in enumerate(combos):
@@ -105,5 +107,4 @@ def band_figures(study, table, pointwise) -> list:
     fig.tight_layout()
     paths.append(out / "containment_vs_n.png")
     fig.savefig(paths[-1], **_SAVE)
-    plt.close(fig)
     return paths

@@ -8,6 +8,8 @@ one true difference). At a true difference of 0 the exclusion rate is the rate o
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
@@ -27,7 +29,10 @@ _SIZE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"
 
 
 def _sizes(sub):
-    """Test-set size of every row as a label: "n = 50" (paired) or "n1, n2 = 20, 40" (unpaired)."""
+    """Test-set size of every row as a label: "n = 50" (paired), "n1, n2 = 20, 40" (unpaired) or
+    "m = 100, K = 5" (paired eval: questions, answers per question)."""
+    if "questions" in sub and sub["questions"].notna().all():
+        return "m = " + sub["questions"].astype(int).astype(str) + ", K = " + sub["answers"].astype(int).astype(str)
     if "n1" in sub and sub["n1"].notna().all():
         return "n1, n2 = " + sub["n1"].astype(int).astype(str) + ", " + sub["n2"].astype(int).astype(str)
     return "n = " + sub["n"].astype(int).astype(str)
@@ -54,7 +59,7 @@ class _DifferencePlot(Plot):
         labels, note = _panel_labels(sub, order)
         fig, axes, ncols, spare = _new_figure(len(labels))
         sizes = _sizes(sub)
-        keys = sorted(set(sizes), key=lambda s: [int(v) for v in s.split("=")[1].split(",")])
+        keys = sorted(set(sizes), key=lambda s: [int(v) for v in re.findall(r"\d+", s)])
         size_color = {k: _SIZE_COLORS[i % len(_SIZE_COLORS)] for i, k in enumerate(keys)}
         for ax, label in zip(axes, labels):
             rows = sub["label"] == label
