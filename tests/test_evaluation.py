@@ -52,7 +52,9 @@ def test_every_binary_interval_is_the_doors_on_the_counts(binary):
     n = y.size
     t = ev.table
     assert set(t.metric) == {"accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "f1",
-                             "auc", "accuracy_difference", "auc_second", "superiority_probability"}
+                             "auc", "accuracy_difference", "auc_second", "superiority_probability",
+                             *(f"{m}_difference" for m in ("recall", "specificity", "precision", "npv", "f1",
+                                                           "balanced_accuracy", "auc"))}
     for _, r in t[t.metric.isin(["accuracy", "precision", "recall", "specificity", "npv"])].iterrows():
         assert (r.lower, r.upper) == tuple(interval(r.method, metric=r.metric, **c)), (r.metric, r.method)
     # the ratio metrics are the proportion interval on their k of k + l

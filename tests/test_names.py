@@ -23,6 +23,11 @@ POINTS = {
     "scores": ("binormal", None, dict(n_pos=6, n_neg=6, auc=0.8), 4),
     "clustered": ("clustered", None, dict(clusters=4, cluster_size=3, p=0.7, icc=0.1), 4),
     "deff": ("clustered", None, dict(clusters=4, cluster_size=3, p=0.7, icc=0.1), 4),
+    "paired_confusion": ("paired_confusion", "f1_difference", dict(n=8, prevalence=0.4, tpr_first=0.8, tpr_second=0.7,
+                                                                   tnr_first=0.8, tnr_second=0.9, correlation=0.2), 4),
+    "unpaired_confusion": ("unpaired_confusion", "f1_difference", dict(n1=6, n2=7, prevalence=0.4, tpr_first=0.8,
+                                                                       tnr_first=0.8, tpr_second=0.7, tnr_second=0.9), 4),
+    "paired_scores": ("paired_binormal", None, dict(n_pos=6, n_neg=6, auc_first=0.8, auc_second=0.7, correlation=0.3), 4),
     "eval": ("eval", None, dict(questions=4, groups=2, answers=1, p=0.7, icc_group=0.1, icc_question=0.2), None),
     "paired_eval": ("paired_eval", None, dict(questions=4, groups=2, answers=1, acc_first=0.8, acc_second=0.7,
                                               correlation=0.3, icc_group=0.1, icc_question=0.2), 4),
@@ -122,7 +127,7 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
     bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
-    assert len(everything) - len(bands) == 82 and len(bands) == 13 and all("." in q for q in everything)
+    assert len(everything) - len(bands) == 95 and len(bands) == 13 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
@@ -168,7 +173,7 @@ DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.
              "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
              "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation",
              "covstudy.bands", "covstudy.designs.binormal",
-             "covstudy.eval_power")
+             "covstudy.eval_power", "covstudy.methods.auc_difference")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

@@ -1,7 +1,8 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
 from .bands import band_coverage, pr_band, roc_band
-from .comparison import difference_interval, paired_interval, superiority_probability
+from .comparison import (difference_interval, paired_interval, paired_metric_interval, paired_metric_superiority,
+                         superiority_probability)
 from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
 from .designs.binormal import true_pr, true_roc
@@ -18,6 +19,7 @@ from .exact_curve import (
 from .intervals import Interval, interval, metric_interval, multiclass_interval
 from .methods import auc_methods, balanced_methods, f1_methods, methods  # noqa: F401  (the first three: shortcuts for methods(takes=...), kept importable)
 from .methods.auc import auc_interval
+from .methods.auc_difference import delong_contrast, delong_covariance, unpaired_delong
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
 from .plan import PlanResult, plan, size_performance
@@ -92,6 +94,8 @@ __all__ = [
     "clustered_interval",
     "confidence_coefficient",
     "coverage",
+    "delong_contrast",
+    "delong_covariance",
     "difference_interval",
     "eval_components",
     "eval_mde",
@@ -104,12 +108,15 @@ __all__ = [
     "multiclass_coverage",
     "multiclass_interval",
     "paired_interval",
+    "paired_metric_interval",
+    "paired_metric_superiority",
     "plan",
     "pr_band",
     "roc_band",
     "size_performance",
     "run_study",
     "superiority_probability",
+    "unpaired_delong",
     "true_pr",
     "true_roc",
 ]

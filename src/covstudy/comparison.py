@@ -56,6 +56,17 @@ def paired_counts(both, only_first, only_second, neither) -> tuple[np.ndarray, .
     return out
 
 
+def paired_confusion_counts(*cells) -> tuple[np.ndarray, ...]:
+    """Validated 8-cell counts (methods/paired_metrics.py ``COUNTS``): whole numbers >= 0 broadcasting
+    together, at least one example."""
+    from .methods.paired_metrics import COUNTS
+
+    out = _counts(COUNTS, cells)
+    if np.any(sum(out) == 0):
+        raise ValueError(f"{' + '.join(COUNTS)} must be >= 1 (a test set has at least one example), got 0")
+    return out
+
+
 def difference_interval(method: str, k1, n1, k2, n2, delta=0.05, **params):
     """The ``1 - delta`` interval ``(lower, upper)`` for p1 - p2 from two independent test sets.
 
@@ -199,3 +210,111 @@ def _unpaired_superiority(a1, b1, a2, b2) -> float:
             total += integrate.quad(lambda t: y.pdf(t) * special.betainc(b1, a1, 1 - t), lo, hi,
                                     epsabs=1e-12, epsrel=1e-12, limit=200)[0]
     return float(min(max(total, 0.0), 1.0))
+
+
+def paired_metric_interval(method: str, metric: str, pos_both, pos_only_first, pos_only_second, pos_neither,
+                           neg_both, neg_only_first, neg_only_second, neg_neither, delta=0.05, seed: int | None = 0,
+                           **params):
+    """The ``1 - delta`` interval for metric(first) - metric(second), two classifiers on one test set.
+
+    A thin wrapper: ``interval(method, metric=f"{metric}_difference", pos_both=..., ...)``.
+
+    Parameters
+    ----------
+    method : str
+        A paired-metric method (``methods("paired_metric")``: delta, mover, bootstrap, dirichlet); for
+        recall, specificity and accuracy also a paired method (``methods("paired")``: tango, ...),
+        applied to the class's (or the summed) 2×2 table.
+    metric : str
+        recall, specificity, precision, npv, accuracy, f1 or balanced_accuracy.
+    pos_both, pos_only_first, pos_only_second, pos_neither : int or array
+        Of the positives: how many both classifiers get right, only the first, only the second, neither.
+    neg_both, neg_only_first, neg_only_second, neg_neither : int or array
+        The same for the negatives.
+    delta : float
+        The miss rate in (0, 1).
+    seed : int or None
+        Seeds the draws of bootstrap and dirichlet (default 0: the same call, the same interval).
+    **params
+        The method's parameters (``draws``; ``prior``, ``mc_error`` of dirichlet).
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)`` in [-1, 1].
+
+    Examples
+    --------
+    >>> from covstudy import paired_metric_interval
+    >>> lo, hi = paired_metric_interval("delta", "f1", 10, 5, 2, 3, 30, 4, 6, 2)
+    >>> round(lo, 4), round(hi, 4)
+    (-0.132, 0.2642)
+    """
+    from .intervals import interval
+    from .methods.paired_metrics import COUNTS
+
+    counts = (pos_both, pos_only_first, pos_only_second, pos_neither, neg_both, neg_only_first, neg_only_second,
+              neg_neither)
+    return interval(method, metric=f"{_metric(metric)}_difference", delta=delta, seed=seed,
+                    **dict(zip(COUNTS, counts)), **params)
+
+
+def _metric(metric) -> str:
+    from .methods.paired_metrics import METRICS
+
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
+    return metric
+
+
+def paired_metric_superiority(metric: str, pos_both, pos_only_first, pos_only_second, pos_neither, neg_both,
+                              neg_only_first, neg_only_second, neg_neither, prior: float = 1.0,
+                              mc_error: float = 1e-3, seed: int | None = 0) -> tuple[float, float]:
+    """P(metric(first) > metric(second) | data) and its Monte Carlo standard error.
+
+    Under the Dirichlet(counts + prior) posterior of the 8 cells (the paired analogue of Goutte
+    & Gaussier 2005). No closed form: sampled (methods/paired_metrics.py
+    ``posterior_differences``) with at least 0.25/mc_error² draws, so the standard error
+    sqrt(P(1 - P)/N) is at most ``mc_error``; the returned error is that of the draws made.
+
+    Parameters
+    ----------
+    metric : str
+        recall, specificity, precision, npv, accuracy, f1 or balanced_accuracy.
+    pos_both, pos_only_first, pos_only_second, pos_neither : int
+        Of the positives: how many both classifiers get right, only the first, only the second, neither.
+    neg_both, neg_only_first, neg_only_second, neg_neither : int
+        The same for the negatives.
+    prior : float
+        The Dirichlet prior count of each cell (> 0; 1 is uniform).
+    mc_error : float
+        The largest Monte Carlo standard error allowed, in (0, 0.1].
+    seed : int or None
+        Seeds the draws (default 0: the same call, the same answer).
+
+    Returns
+    -------
+    tuple
+        (P(first > second), its Monte Carlo standard error).
+
+    Examples
+    --------
+    >>> from covstudy import paired_metric_superiority
+    >>> p, err = paired_metric_superiority("f1", 10, 5, 2, 3, 30, 4, 6, 2)
+    >>> round(p, 2), err < 1e-3
+    (0.73, True)
+    """
+    from .methods.paired_metrics import posterior_differences
+
+    x = np.array(paired_confusion_counts(pos_both, pos_only_first, pos_only_second, pos_neither, neg_both,
+                                         neg_only_first, neg_only_second, neg_neither), dtype=float)
+    if x.ndim != 1:
+        raise ValueError("paired_metric_superiority takes one table: give the 8 counts as whole numbers, not arrays")
+    a = _prior(prior)
+    err = validate.number("mc_error", mc_error, "(0, 0.1]")
+    if not 0 < err <= 0.1:
+        raise ValueError(f"mc_error must be in (0, 0.1], got {mc_error!r}")
+    d = posterior_differences(x, _metric(metric), a, err, 0.05, np.random.default_rng(seed))
+    d = d[~np.isnan(d)]
+    p = float(np.mean(d > 0))
+    return p, float(np.sqrt(max(p * (1 - p), 1e-300) / d.size))

@@ -21,6 +21,11 @@ auc                    binormal       AUĈ at n_pos, n_neg (Monte Carlo); region
 accuracy_difference    paired         the four cells; region: discordant share d and
                                       only-first share r | discordant, each Clopper–Pearson
                                       at sqrt(1 - delta), concordant split fixed; 3×3+1 grid
+<metric>_difference    paired_        the 8 cells (class × first correct × second correct):
+(two models)           confusion      prevalence, per-class rates, per-class correlations
+                                      (plug-in point only)
+auc_difference         paired_        the two AUCs and the mean within-class Spearman
+                       binormal       correlation of the scores (Monte Carlo; plug-in only)
 clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cluster size;
                                       region: p over the wilson_vif interval
 eval_accuracy          eval           rows are answers to questions (several per question):
@@ -59,8 +64,10 @@ AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n per region point (ea
 GRID = 3  # points per axis of the region grid (ends and the plug-in point)
 TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
 Z_MCSE = 1  # a Monte Carlo row qualifies unless its worst coverage is below the floor by more than Z_MCSE MCSE
-GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp"}  # never below 1 - delta
+GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp",
+              "paired": "exact_mcnemar", "difference": "melded"}  # never below 1 - delta
 BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
+NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of reps test sets: too costly to audit
 BOOT_REPS = 400  # Monte Carlo test sets per point for a bootstrap method (MCSE ≈ 0.011 at 0.95)
 BOOT_MIN_REPS = 100  # fewer affordable than this: the bootstrap is not audited (MCSE would exceed 0.02)
 BOOT_BUDGET = 200_000_000  # reps × draws × numbers resampled per test set, per audited point
@@ -333,18 +340,22 @@ def _bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
     draws = next(p.default for p in methods()[qualified].params if p.name == "draws")
     point = point or (s.points[0] if s.points else {})
     numbers = {"binormal": point.get("n_pos", 0) + point.get("n_neg", 0), "clustered": point.get("clusters", 0),
-               "stratified": 2}.get(s.design, 0) or len(s.multiclass[1]) ** 2
+               "stratified": 2, "paired_confusion": 8,
+               "paired_binormal": 2 * (point.get("n_pos", 0) + point.get("n_neg", 0))}.get(s.design, 0) \
+        or len(s.multiclass[1]) ** 2
     r = min(reps, BOOT_REPS, BOOT_BUDGET // (draws * numbers))
     return r if r >= BOOT_MIN_REPS else None
 
 
 def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
     """The audit columns of one metric × method (empty for a bootstrap too costly to audit)."""
+    if method in NOT_AUDITED:
+        return {}
     if method in BOOTSTRAP:
         reps = _bootstrap_reps(qualified, s, reps)
         if reps is None:
             return {}
-    elif s.design == "binormal":
+    elif s.design in ("binormal", "paired_binormal"):
         reps = int(min(reps, max(200, AUC_BUDGET // _examples(s.points[0]))))
     if s.multiclass is not None:
         return _multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed)
@@ -501,6 +512,10 @@ def _specs(d: Data, delta, metrics) -> list[Spec]:
     if d.second_scores is not None:
         pos, neg = d.second_scores[d.truth == 1], d.second_scores[d.truth == 0]
         specs.append(_auc_spec("auc_second", pos, neg, delta))
+    if d.second is not None and d.binary:
+        specs += _difference_specs(d)
+    if d.scores is not None and d.second_scores is not None:
+        specs.append(_auc_difference_spec(d))
     if metrics is not None:
         wanted = set(metrics)
         known = {s.metric for s in specs} | {"superiority_probability"}
@@ -543,6 +558,69 @@ def auc_region(auc, n_pos, n_neg, delta):
     centre = (auc + z * z / (2 * m)) / (1 + z * z / m)
     half = z * math.sqrt(auc * (1 - auc) / m + z * z / (4 * m * m)) / (1 + z * z / m)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _phi(both, only_first, only_second, neither, lo, hi):
+    """The correlation of two correctness indicators from a 2×2 table, 0 where a margin is empty,
+    clipped to the range the design accepts for the class's rates."""
+    margins = (both + only_first) * (only_second + neither) * (both + only_second) * (only_first + neither)
+    phi = (both * neither - only_first * only_second) / math.sqrt(margins) if margins else 0.0
+    return min(max(phi, lo), hi)
+
+
+def _difference_specs(d: Data) -> list:
+    """metric(first) - metric(second) of two models on the same examples: the paired_confusion design's
+    8 cells, audited at the observed prevalence, per-class rates and per-class correlations."""
+    from .designs.paired import correlation_range
+    from .methods.paired_metrics import COUNTS, difference
+
+    t = d.truth == 1
+    a, b = d.predicted == d.truth, d.second == d.truth
+    x = [int(np.sum(c & m1 & m2)) for c in (t, ~t) for m1, m2 in ((a, b), (a, ~b), (~a, b), (~a, ~b))]
+    n_pos, n_neg = sum(x[:4]), sum(x[4:])
+    if n_pos == 0 or n_neg == 0:
+        return []
+    cells = dict(zip(COUNTS, x))
+    rates = dict(tpr_first=(x[0] + x[1]) / n_pos, tpr_second=(x[0] + x[2]) / n_pos,
+                 tnr_first=(x[4] + x[5]) / n_neg, tnr_second=(x[4] + x[6]) / n_neg)
+    rho_pos = _phi(*x[:4], *correlation_range(rates["tpr_first"], rates["tpr_second"]))
+    rho_neg = _phi(*x[4:], *correlation_range(rates["tnr_first"], rates["tnr_second"]))
+    point = dict(n=d.n, prevalence=n_pos / d.n, **rates, correlation_pos=rho_pos, correlation_neg=rho_neg)
+    where = (f"the observed 8 cells {', '.join(map(str, x))} (positives: both, only first, only second, neither; "
+             f"then negatives) at n = {d.n}: correlations {rho_pos:.3g} (positives), {rho_neg:.3g} (negatives)")
+    specs = []
+    for metric in ("recall", "specificity", "precision", "npv", "f1", "balanced_accuracy"):
+        name = f"{metric}_difference"
+        est = float(difference(metric, np.array(x, dtype=float)))
+        if math.isnan(est):
+            continue  # undefined for a model (e.g. no predicted positives, for precision)
+        s = Spec(name, est, dict(metric=name, **cells), _methods("paired_confusion", name))
+        s.design, s.coverage_metric, s.points, s.plug_in = "paired_confusion", name, [point], where
+        specs.append(s)
+    return specs
+
+
+def _auc_difference_spec(d: Data):
+    """AUC(first) - AUC(second) on the same cases: the paired_binormal design at the observed AUCs and
+    the mean within-class Spearman correlation of the two models' scores."""
+    from .methods.auc_difference import delong_covariance
+
+    t = d.truth == 1
+    p1, n1, p2, n2 = d.scores[t], d.scores[~t], d.second_scores[t], d.second_scores[~t]
+    auc, _ = delong_covariance(np.stack([p1, p2]), np.stack([n1, n2]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant scores within a class: no correlation (nan -> 0)
+        rs = [stats.spearmanr(u, v)[0] for u, v in ((p1, p2), (n1, n2))]
+    rho = float(np.clip(np.nanmean(rs) if not np.all(np.isnan(rs)) else 0.0, -0.99, 0.99))
+    s = Spec("auc_difference", float(auc[0] - auc[1]),
+             dict(metric="auc_difference", pos_first=p1, neg_first=n1, pos_second=p2, neg_second=n2),
+             _methods("paired_scores", "auc_difference"))
+    s.design, s.coverage_metric = "paired_binormal", "auc_difference"
+    clip = [min(max(float(v), 1e-3), 1 - 1e-3) for v in auc]
+    s.points = [dict(n_pos=int(p1.size), n_neg=int(n1.size), auc_first=clip[0], auc_second=clip[1], correlation=rho)]
+    s.plug_in = (f"binormal AUCs {auc[0]:.4g} and {auc[1]:.4g}, score correlation {rho:.3g} (Spearman, within "
+                 f"class) at n_pos = {p1.size}, n_neg = {n1.size}")
+    return s
 
 
 def _auc_spec(name, pos, neg, delta):
@@ -799,7 +877,7 @@ def _growth(specs, table, delta, reps, seed):
         qualified = next(q for m, k, q in s.methods if m == r.method and k == r.kind)
         point = s.points[0]
         axes = {k: np.array([max(1, round(v * f)) if k in SIZES else v for f in SCALES]) for k, v in point.items()}
-        n_reps = reps if s.design != "binormal" else int(min(reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1]
+        n_reps = reps if s.design not in ("binormal", "paired_binormal") else int(min(reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1]
                                                                                         + axes["n_neg"][-1]))))
         if r.method in BOOTSTRAP:  # as its audit, at the largest test set
             n_reps = _bootstrap_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
