@@ -67,8 +67,8 @@ def test_run_study_from_a_notebook(tmp_path):
 
 
 def covstudy_cli(tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "covstudy", *args], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([sys.executable, "-m", "covstudy", *args, "plot=false"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
 
 
 def test_cli_design_group_as_typed(tmp_path):

@@ -17,7 +17,9 @@ COLUMNS = ["method", "n", "p", "delta", "engine", "reps", "seed", "coverage", "m
            "mean_width"]
 
 
-def covstudy(tmp_path, *args):
+def covstudy(tmp_path, *args, plot=False):
+    """The command; the default study draws its figures (conf/study/quick.yaml), which these runs need not."""
+    args = [*args, *([] if plot or any(a.startswith("plot=") for a in args) else ["plot=false"])]
     return subprocess.run([sys.executable, "-m", "covstudy", *args], cwd=tmp_path, capture_output=True, text=True)
 
 
@@ -29,9 +31,16 @@ def compose(*overrides, config="config"):
 
 
 def test_default_study_end_to_end(tmp_path):
-    run = covstudy(tmp_path)
+    run = covstudy(tmp_path, plot=True)
     assert run.returncode == 0, run.stderr
     table = pd.read_csv(tmp_path / "results" / "quick" / "results.csv")
+    # The first run ends with a picture: figures, the reports, and the last line says how to open them.
+    quick = tmp_path / "results" / "quick"
+    assert (quick / "report.html").is_file() and (quick / "report.md").is_file()
+    assert list((quick / "figures").glob("*.png")) and (tmp_path / "results" / "index.html").is_file()
+    last = run.stdout.strip().splitlines()[-1]
+    assert "results/quick/report.html" in last and (quick / "report.html").resolve().as_uri() in last
+    assert "results/quick/report.md" in last
     assert all(col in table.columns for col in COLUMNS)
     assert len(table) == 5 * 3 * 99
     assert "Clopper–Pearson" in run.stdout and "mean coverage" in run.stdout

@@ -337,6 +337,9 @@ def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
     report = (out / "report.md").read_text()
     assert "## Why" in report and "\\begin{tabular}" in report
     assert (out / "forest.png").stat().st_size > 1000 and (out / "forest.pdf").exists()
+    assert (out / "report.html").is_file()  # the interactive report (tests/test_explorer.py opens one)
+    last = printed.strip().splitlines()[-1]
+    assert str(out / "report.html") in last and (out / "report.html").resolve().as_uri() in last
     ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam", reps=REPS)
     pd.testing.assert_frame_equal(table, ref.table.assign(reps=ref.table.reps.astype(float)), check_dtype=False)
 

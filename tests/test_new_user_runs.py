@@ -30,6 +30,8 @@ def numbers(table):
 
 
 def covstudy(cwd, *args, **kwargs):
+    # The default study draws its figures (conf/study/quick.yaml); these runs need not.
+    args = [*args, *([] if any(a.startswith("plot=") for a in args) else ["plot=false"])]
     return subprocess.run([sys.executable, "-m", "covstudy", *args], cwd=cwd, capture_output=True, text=True, check=False,
                           **kwargs)
 

@@ -116,7 +116,7 @@ def test_killed_run_leaves_no_workers_and_resumes_to_the_uninterrupted_table(tmp
     # to kill the run after its first finished task, whatever the machine.
     args = ["methods=[blaker,wilson]", "grid.n=[4000,5000,6000,7000,8000,9000]", "grid.p=${seq:0.01,0.99,0.01}",
             "engine=exact", "n_jobs=2"]
-    cmd = [sys.executable, "-m", "covstudy", *args, f"out={tmp_path / 'killed'}"]
+    cmd = [sys.executable, "-m", "covstudy", *args, f"out={tmp_path / 'killed'}", "plot=false"]
     out = tmp_path / "killed"
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120

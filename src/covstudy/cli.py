@@ -3,7 +3,7 @@
 ``covstudy`` composes conf/config.yaml with a design (conf/design/*.yaml), a study overlay
 (conf/study/*.yaml) and any command-line overrides, validates the result, runs it and
 prints the per-method summary; ``covstudy --help`` lists the designs, their methods and
-the studies. ``covstudy-plot`` (``plot_main``) draws a results folder's figures and report;
+the studies. ``covstudy-plot`` (``plot_main``) draws a results folder's figures and reports (report.html: ``explorer``);
 ``covstudy-plan`` (``plan_main``) prints the smallest test-set size for a target.
 ``load_study`` composes a study for the library's ``run_study``. Errors are one line on
 stderr and exit code 2.
@@ -120,7 +120,7 @@ def help_text() -> str:
 
     lines = ["covstudy: coverage studies of confidence and credible intervals for classifier metrics.", "",
              "usage: covstudy [study=NAME] [design=NAME] [KEY=VALUE ...]   (Hydra overrides; -m: multirun)",
-             "       covstudy-plot FOLDER                        figures and report of a results folder",
+             "       covstudy-plot FOLDER                        figures and reports (report.html: interactive)",
              "       covstudy-plan --method M --p P --width W    smallest test-set size for a target",
              "       covstudy --hydra-help                       Hydra's own options", "", "designs (design=NAME):"]
     kinds = {t: f"{i.label or t} methods" for t, i in INPUTS.items()}
@@ -228,12 +228,34 @@ def _app(cfg: DictConfig) -> None:
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
     print(text_table(summary_table(table)))
     if study.plot:
-        from .plots import plot_results
-        from .report import write_report
+        paths = write_all(study.out)
+        figures = [p for p in paths if p.parent.name == "figures"]
+        print(f"{len(figures)} figure files in {study.out / 'figures'}")
+        print(how_to_open(study.out))
+    else:
+        print(f"figures and report: covstudy-plot {study.out}   (or run with plot=true)")
 
-        figures = plot_results(study.out)
-        md, _ = write_report(study.out)
-        print(f"{len(figures)} figure files in {study.out / 'figures'}; report: {md}")
+
+def write_all(folder: Path, report: bool = True) -> list[Path]:
+    """Draw the figures and write report.md, report.tex and report.html of ``folder``, and, when
+    it sits in a folder named ``results``, results/index.html over every study there."""
+    from .explorer import write_html, write_index
+    from .plots import plot_results
+    from .report import write_report
+
+    paths = plot_results(folder)
+    if report:
+        paths += [*write_report(folder), write_html(folder)]
+        if Path(folder).resolve().parent.name == "results":
+            paths.append(write_index(Path(folder).resolve().parent))
+    return paths
+
+
+def how_to_open(folder: Path) -> str:
+    """The last line of a run: its reports and how to open the HTML one."""
+    page = Path(folder) / "report.html"
+    return (f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) "
+            f"and {Path(folder) / 'report.md'}")
 
 
 def _run_bands(raw: dict) -> None:
@@ -248,30 +270,31 @@ def _run_bands(raw: dict) -> None:
     print(f"{study.name}: {len(table)} rows -> {study.out / 'bands.parquet'}")
     summary = table.groupby(["curve", "method"], sort=False)[["containment", "mean_pointwise", "mean_area"]].mean()
     print(summary.round(3).to_string())
+    report = study.out / "report.md"  # a band study's report is Markdown only (no report.html yet)
+    print(f"report: {report}" if study.plot else f"figures and report: rerun with plot=true (out={study.out})")
 
 
 # --------------------------------------------------------------------------- covstudy-plot
 
 def plot_main(argv=None) -> int:
-    """``covstudy-plot <results folder>``: write the figures and report.md/report.tex, print their paths."""
-    from .plots import plot_results
-    from .report import write_report
-
+    """``covstudy-plot <results folder>``: write the figures, report.md/.tex/.html (and results/index.html),
+    print their paths."""
     parser = argparse.ArgumentParser(prog="covstudy-plot",
-                                     description="Draw the figures and write the report of a covstudy results folder.")
+                                     description="Draw the figures and write the reports (Markdown, LaTeX, "
+                                                 "interactive HTML) of a covstudy results folder.")
     parser.add_argument("folder", type=Path, help="folder holding results.csv (and study.yaml)")
     parser.add_argument("--no-report", action="store_true", help="only draw the figures")
     args = parser.parse_args(argv)
     if not (args.folder / "results.csv").is_file():
         parser.exit(2, f"covstudy-plot: error: no results.csv in {args.folder}\n")
     try:
-        paths = plot_results(args.folder)
-        if not args.no_report:
-            paths += list(write_report(args.folder))
+        paths = write_all(args.folder, report=not args.no_report)
     except ValueError as exc:
         parser.exit(2, f"covstudy-plot: error: {exc}\n")
     for path in paths:
         print(path)
+    if not args.no_report:
+        print(how_to_open(args.folder))
     return 0
 
 

@@ -1,6 +1,6 @@
 """``covstudy-evaluate FILE --truth COL ...``: ``covstudy.evaluate`` on a CSV or Parquet file.
 
-Prints the recommended intervals and writes table.csv, report.md and forest.png/.pdf to
+Prints the recommended intervals and writes table.csv, report.md, report.html and forest.png/.pdf to
 ``--out``. A user's error is one line on stderr and exit status 2, without a traceback.
 """
 
@@ -31,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reps", type=int, default=2000,
                    help="Monte Carlo test sets per audited point (default 2000; bootstrap methods: at most 400)")
     p.add_argument("--no-audit", action="store_true", help="intervals only, no coverage audit")
-    p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md and forest.png/.pdf here")
+    p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.html and forest.png/.pdf here")
     return p
 
 
@@ -87,9 +87,13 @@ def main(argv=None) -> int:
     print(_text(ev.recommended))
     if args.out:
         out = ev.save(args.out)
-        written = ["table.csv", "report.md", "forest.png", "forest.pdf"]
+        written = ["table.csv", "report.md", "report.html", "forest.png", "forest.pdf"]
         written += ["width_vs_n.png", "width_vs_n.pdf"] if ev.growth is not None else []
         print("wrote " + ", ".join(str(out / name) for name in written))
+        page = out / "report.html"
+        print(f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) and {out / 'report.md'}")
+    else:
+        print("report: add --out FOLDER to write it (report.html, interactive, and report.md) with the full table")
     return 0
 
 

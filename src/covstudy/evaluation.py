@@ -1012,9 +1012,11 @@ class Evaluation:
         return fig
 
     def save(self, folder):
-        """Write table.csv, report.md, forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to
-        ``folder``; returns its path."""
+        """Write table.csv, report.md, report.html (interactive: ``explorer.evaluation_page``),
+        forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to ``folder``; returns its path."""
         import matplotlib.pyplot as plt
+
+        from .explorer import write_evaluation_html
 
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
@@ -1031,6 +1033,7 @@ class Evaluation:
                             metadata={"CreationDate": None} if ext == "pdf" else None)
             plt.close(fig)
         (out / "report.md").write_text(self.to_markdown() + "\n![forest plot](forest.png)\n")
+        write_evaluation_html(self, out)
         return out
 
 

@@ -24,9 +24,13 @@ HOW = ("cell_id", "engine", "reps", "seed")  # how a cell was computed, not whic
 
 
 def read_results(folder) -> pd.DataFrame:
-    """<folder>/results.csv with ``label``, ``side``, ``engine`` and ``mcse`` filled in where empty, and
-    the exact coverage/width of each cell joined onto its mc rows when the table holds both engines."""
+    """<folder>/results.csv (else results.parquet, all a committed study keeps) with ``label``,
+    ``side``, ``engine`` and ``mcse`` filled in where empty, and the exact coverage/width of each
+    cell joined onto its mc rows when the table holds both engines."""
     path = Path(folder) / "results.csv"
+    if not path.is_file() and path.with_suffix(".parquet").is_file():  # a committed study keeps only this one
+        df = pd.read_parquet(path.with_suffix(".parquet"))
+        return join_exact(tidy(df.astype({c: object for c in df if not pd.api.types.is_numeric_dtype(df[c])})))
     if not path.is_file():
         raise FileNotFoundError(f"no results.csv in {Path(folder)}")
     df = pd.read_csv(path)

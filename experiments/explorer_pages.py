@@ -1,0 +1,32 @@
+"""Rewrite report.html of every committed study, and results/index.html, from the committed tables.
+
+What ``covstudy study=<name> plot=true`` writes into results/<name>/report.html depends on the
+table, study.yaml, figures/index.csv and the run's overrides only, so after a change to the
+explorer itself (covstudy/explorer.js, .css, .py) this gives the same bytes as rerunning every
+study: the overrides are read back from the rerun command in each committed report.md.
+Run from the repository's root: ``python experiments/explorer_pages.py``.
+(covstudy-evaluate's page, results/evaluate_example/report.html, needs its own command:
+experiments/evaluate_example/README.md.)
+"""
+
+import json
+import shlex
+from pathlib import Path
+
+from covstudy.explorer import write_html, write_index
+
+RESULTS = Path("results")
+
+for folder in sorted(p.parent for p in RESULTS.glob("*/study.yaml")):
+    command = (folder / "report.md").read_text().split("## How to rerun")[1].split("```bash\n")[1].split("\n")[0]
+    provenance = folder / "provenance.json"
+    made = not provenance.exists()  # committed folders have none: the overrides of the committed command
+    if made:
+        provenance.write_text(json.dumps({"overrides": shlex.split(command)[1:]}))
+    try:
+        page = write_html(folder)
+    finally:
+        if made:
+            provenance.unlink()
+    print(page, page.stat().st_size)
+print(write_index(RESULTS))

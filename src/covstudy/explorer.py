@@ -1,0 +1,380 @@
+"""The interactive results explorer: <folder>/report.html per study and an index over a results folder.
+
+``write_html(folder)`` writes one self-contained page (no network, no server: the script, the
+style and the data are inside it) with the summary table (click a header to sort), an
+interactive figure of any measure (coverage, the miss tails, width, the rate of excluding 0)
+against any grid axis, with a selector for every other axis and a check box per method,
+±2·MCSE bands for Monte Carlo rows, the nominal line and values on hover, and links to the
+static figures (PNG, PDF), the report and the table. ``write_index(results)`` lists every study
+folder under ``results`` (name, question, design, cells, date, links).
+
+The drawing is 31 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
+plotting library: plotly's offline page embeds 4.8 MB of script, Vega-Lite's about 1 MB, and
+this page needs lines, bands, points, cells and a tooltip only
+(docs/explorer.md). The data go in as little-endian float32
+columns (base64) and small integer codes into each axis's values, so the largest committed
+study (19,502 cells) is a page of about half a megabyte. The same table gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .report import COLUMNS, SUMMARY_COLUMNS, read_overrides, read_study, rerun_command
+from .summary import HOW, read_results, summary_table, with_exact_infimum
+
+# measure column -> (name in the selector, its MCSE column or "binomial": sqrt(m(1 - m)/reps))
+MEASURES = {
+    "coverage": ("coverage", "mcse"),
+    "miss_low": ("miss below: P(truth < lower)", "binomial"),
+    "miss_high": ("miss above: P(truth > upper)", "binomial"),
+    "mean_width": ("expected width", None),
+    "excludes_zero": ("P(interval excludes 0)", "excludes_zero_mcse"),
+}
+EXTRA = ("mcse", "excludes_zero_mcse", "exact_coverage", "exact_mean_width", "reps")
+CATEGORIES = ("delta", "side", "engine", "design", "metric")  # combinations, as the figures split them
+NOT_AXES = {"method", "label", "params", "truth", "n_valid", *HOW}
+
+
+def _asset(name: str) -> str:
+    return resources.files("covstudy").joinpath(name).read_text(encoding="utf-8")
+
+
+def _number(value):
+    """A JSON number to 12 significant digits, integral floats as integers."""
+    value = float(f"{float(value):.12g}")  # 0.56, not 0.5599999999999999 (a sum of rates)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _b64(array: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
+
+
+def _codes(values: pd.Series, levels: list) -> dict:
+    """Each row's index into ``levels`` as little-endian uint8 or uint16, base64 (none when all are 0)."""
+    index = {v: i for i, v in enumerate(levels)}
+    codes = np.array([index[v] for v in values], dtype="<u1" if len(levels) < 256 else "<u2")
+    if not codes.any():  # one value: nothing to store per row
+        return {"bytes": 0}
+    return {"bytes": codes.itemsize, "codes": _b64(codes)}
+
+
+def axes_of(df: pd.DataFrame) -> list[str]:
+    """The grid columns a reader can choose values of: the study's axes, then delta, side, engine, design, metric."""
+    from .measures import RESULT_COLUMNS
+
+    skip = NOT_AXES | set(RESULT_COLUMNS) | set(CATEGORIES) | set(EXTRA)
+    axes = [c for c in df if c not in skip and df[c].notna().any()]
+    return axes + [c for c in CATEGORIES if c in df and df[c].notna().any()]
+
+
+def encode(df: pd.DataFrame) -> dict:
+    """The table as the page reads it: per axis its sorted values and each row's code; per
+    measure a float32 column (a constant when every row has one value, absent when none has any)."""
+    from .plots import method_colors, method_order
+
+    order = method_order(df)
+    colors = method_colors(df)
+    data = {"rows": len(df), "methods": [{"label": lab, "color": colors[lab]} for lab in order],
+            "method": _codes(df["label"], order), "axes": [], "measures": {}}
+    for col in axes_of(df):
+        values = df[col]
+        if pd.api.types.is_numeric_dtype(values):
+            levels = sorted(float(v) for v in values.dropna().unique())
+            keys = [None if np.isnan(v) else float(v) for v in values.astype(float)]
+            data["axes"].append({"name": col, "numeric": True, "values": [_number(v) for v in levels],
+                                 **_codes(keys, levels + [None])})
+        else:
+            levels = list(dict.fromkeys(values.fillna("").astype(str)))
+            data["axes"].append({"name": col, "numeric": False, "values": levels,
+                                 **_codes(values.fillna("").astype(str), levels)})
+    for col in [*MEASURES, *EXTRA]:
+        if col not in df or df[col].isna().all():
+            continue
+        column = df[col].astype(float).to_numpy()
+        finite = column[~np.isnan(column)]
+        if len(finite) == len(column) and (finite == finite[0]).all():
+            data["measures"][col] = {"const": _number(finite[0])}
+        else:
+            data["measures"][col] = {"f32": _b64(column.astype("<f4"))}
+    data["names"] = {m: MEASURES[m][0] for m in MEASURES if m in data["measures"]}
+    data["mcse"] = {m: MEASURES[m][1] for m in MEASURES if m in data["measures"] and MEASURES[m][1]}
+    return data
+
+
+def decode(data: dict) -> pd.DataFrame:
+    """The table ``encode`` wrote (float32 measures), as the page reads it: for tests."""
+    def codes(entry):
+        if not entry["bytes"]:
+            return np.zeros(data["rows"], dtype=int)
+        return np.frombuffer(base64.b64decode(entry["codes"]), dtype="<u1" if entry["bytes"] == 1 else "<u2")
+
+    out = {"label": [data["methods"][i]["label"] for i in codes(data["method"])]}
+    for axis in data["axes"]:
+        values = axis["values"] + ([None] if axis["numeric"] else [])
+        out[axis["name"]] = [values[i] for i in codes(axis)]
+    for name, entry in data["measures"].items():
+        out[name] = (np.full(data["rows"], entry["const"], dtype=float) if "const" in entry
+                     else np.frombuffer(base64.b64decode(entry["f32"]), dtype="<f4").astype(float))
+    return pd.DataFrame(out)
+
+
+# --------------------------------------------------------------------------- the page
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _summary_html(table: pd.DataFrame) -> str:
+    cols = [c for c in SUMMARY_COLUMNS if c in table]
+    head = "".join(f'<th data-type="{"num" if pd.api.types.is_numeric_dtype(table[c]) else "text"}">'
+                   f'{_e(COLUMNS[c][0].replace(chr(92), ""))}</th>' for c in cols)
+    rows = []
+    for _, row in table.iterrows():
+        cells = []
+        for c in cols:
+            value = row[c]
+            shown = "" if pd.isna(value) else COLUMNS[c][1](value)
+            numeric = pd.api.types.is_numeric_dtype(table[c]) and pd.notna(value)
+            sort = f' data-v="{_number(value)!r}"' if numeric else ""
+            cells.append(f"<td{sort}>{_e(shown)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="sortable" id="summary"><thead><tr>{head}</tr></thead>'
+            f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>')
+
+
+def _figure_links(folder: Path) -> str:
+    from .report import _figures
+
+    items = []
+    for rel, caption in _figures(folder):
+        pdf = Path(rel).with_suffix(".pdf").as_posix()
+        pdf_link = f' · <a href="{_e(pdf)}">PDF</a>' if (folder / pdf).is_file() else ""
+        items.append(f'<li><a href="{_e(rel)}">{_e(caption)}</a> (<a href="{_e(rel)}">PNG</a>{pdf_link})</li>')
+    if not items:
+        return "<p>No figures yet: run <code>covstudy-plot</code>.</p>"
+    return "<ol class=\"figures\">\n" + "\n".join(items) + "\n</ol>"
+
+
+def _links(folder: Path, pairs) -> str:
+    return " · ".join(f'<a href="{_e(f)}">{_e(text)}</a>' for f, text in pairs if (folder / f).exists())
+
+
+def page(title: str, body: str, script: str = "") -> str:
+    css = _asset("explorer.css")
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{_e(title)}</title>\n<style>\n{css}</style>\n</head>\n<body>\n{body}\n"
+            f"<script>\n{_asset('explorer.js')}</script>\n{script}</body>\n</html>\n")
+
+
+def write_html(folder) -> Path:
+    """Write <folder>/report.html from its results table (and study.yaml, figures/index.csv); return its path."""
+    folder = Path(folder)
+    df = read_results(folder)
+    study = read_study(folder)
+    name = study.get("name") or folder.name
+    table = with_exact_infimum(summary_table(df), folder)
+    data = json.dumps(encode(df), separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    question = f'<p class="question">{_e(str(study["question"]).strip())}</p>' if study.get("question") else ""
+    links = _links(folder, [("report.md", "report (Markdown)"), ("report.tex", "summary (LaTeX)"),
+                            ("study.yaml", "study.yaml")])
+    # The run writes both tables; the committed studies keep results.parquet only. Linked
+    # whether or not they are here, so that the page's bytes depend on the table alone.
+    links += (' · the table: <a href="results.csv">results.csv</a>, <a href="results.parquet">results.parquet</a>'
+              ' or <button type="button" id="download-all">download it from this page (CSV)</button>')
+    if folder.parent.name == "results":  # covstudy-plot writes results/index.html beside it
+        links += ' · <a href="../index.html">all studies</a>'
+    rerun = rerun_command(study, read_overrides(folder))
+    replot = f"results/{folder.name}" if folder.parent.name == "results" else folder
+    body = f"""<header><h1>Coverage study: {_e(name)}</h1>
+{question}
+<p class="links">{links}</p></header>
+<section id="explore"><h2>Explore</h2>
+<noscript><p>The interactive figure needs JavaScript; the static figures are linked below.</p></noscript>
+<div id="controls"></div>
+<div id="chart-box"><svg id="chart" role="img" aria-label="interactive figure"></svg><div id="tip" hidden></div></div>
+<p id="status"></p>
+<p><button type="button" id="download-shown">Download the drawn values (CSV)</button></p>
+</section>
+<section><h2>Summary per method</h2>
+<p>Click a column header to sort. {_e(len(df))} cells.
+<button type="button" id="download-summary">Download this table (CSV)</button></p>
+{_summary_html(table)}
+<p class="note">Below nominal: coverage &lt; 1 − δ (exact), or coverage + 2·MCSE &lt; 1 − δ (Monte Carlo).</p>
+</section>
+<section><h2>Figures</h2>
+{_figure_links(folder)}
+</section>
+<section><h2>How to rerun</h2>
+<pre>{_e(rerun)}
+covstudy-plot {_e(replot)}   # figures, report.md, report.html</pre>
+</section>"""
+    script = (f'<script type="application/json" id="covstudy-data">{data}</script>\n'
+              "<script>covstudyExplorer.start();</script>\n")
+    path = folder / "report.html"
+    path.write_text(page(f"covstudy: {name}", body, script), encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- the index
+
+def _study_row(folder: Path) -> dict | None:
+    study = read_study(folder)
+    if not study and not (folder / "report.md").is_file():
+        return None
+    cells = ""
+    for table in ("results.parquet", "results.csv"):
+        if not cells and (folder / table).is_file():
+            try:
+                cells = len(read_results(folder))
+            except (OSError, ValueError):
+                cells = ""
+    date = ""
+    try:
+        date = str(json.loads((folder / "provenance.json").read_text()).get("finished", ""))[:10]
+    except (OSError, ValueError, AttributeError):
+        pass
+    design = (study.get("grid") or {}).get("design") if isinstance(study.get("grid"), dict) else None
+    design = ", ".join(design) if isinstance(design, list) else design or ""
+    question = str(study.get("question") or "").strip()
+    if not study:  # another report (covstudy-evaluate): its title
+        first = (folder / "report.md").read_text(encoding="utf-8").splitlines()[:1]
+        question = first[0].lstrip("# ") if first else ""
+    return {"name": study.get("name") or folder.name, "folder": folder.name, "question": question,
+            "design": design, "cells": cells, "date": date}
+
+
+def write_index(results) -> Path:
+    """Write <results>/index.html: one row per study folder in ``results`` (those with study.yaml or report.md)."""
+    results = Path(results)
+    rows = [r for r in (_study_row(f) for f in sorted(results.iterdir()) if f.is_dir()) if r]
+    lines = []
+    for r in rows:
+        folder = results / r["folder"]
+        main = "report.html" if (folder / "report.html").is_file() else "report.md"
+        links = _links(folder, [("report.html", "explorer"), ("report.md", "report"), ("figures", "figures"),
+                                ("results.parquet", "table"), ("results.csv", "csv")])
+        links = links.replace('href="', f'href="{_e(r["folder"])}/')
+        sort = f' data-v="{r["cells"]}"' if r["cells"] != "" else ""
+        lines.append(f'<tr><td><a href="{_e(r["folder"])}/{main}">{_e(r["name"])}</a></td>'
+                     f'<td>{_e(r["question"])}</td><td>{_e(r["design"])}</td><td{sort}>{r["cells"]}</td>'
+                     f'<td>{_e(r["date"])}</td><td>{links}</td></tr>')
+    body = f"""<header><h1>covstudy results</h1>
+<p>{len(rows)} folders under <code>{_e(results.name)}/</code>. Click a column header to sort;
+a study's name opens its explorer (<code>report.html</code>). Dates come from each folder's
+<code>provenance.json</code> (absent from committed studies).</p></header>
+<section><table class="sortable" id="studies"><thead><tr><th data-type="text">study</th>
+<th data-type="text">question</th><th data-type="text">design</th><th data-type="num">cells</th>
+<th data-type="text">date</th><th data-type="text">links</th></tr></thead>
+<tbody>
+{chr(10).join(lines)}
+</tbody></table></section>"""
+    path = results / "index.html"
+    path.write_text(page("covstudy results", body, "<script>covstudyExplorer.sortables();</script>\n"),
+                    encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- covstudy-evaluate
+
+EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
+                      "worst_coverage", "mean_width", "engine", "recommended")
+
+
+def _cell(value):
+    """A table value as JSON: NaN and None as null, floats to 12 significant digits."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return _number(value)
+    return str(value)
+
+
+def _table_html(frame: pd.DataFrame, cols, table_id: str) -> str:
+    """A sortable table of ``cols``: numbers to 4 decimals with their full value to sort by."""
+    head = "".join(f'<th data-type="{"num" if pd.api.types.is_float_dtype(frame[c]) else "text"}">{_e(c)}</th>'
+                   for c in cols)
+    rows = []
+    for _, r in frame.iterrows():
+        cells = []
+        for c in cols:
+            v = _cell(r[c])
+            if isinstance(v, bool):
+                cells.append(f"<td>{'yes' if v else ''}</td>")
+            elif isinstance(v, (int, float)) and pd.api.types.is_float_dtype(frame[c]):
+                cells.append(f'<td data-v="{v!r}">{float(v):.4f}</td>')
+            else:
+                cells.append(f"<td>{_e('' if v is None else v)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>')
+
+
+AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum over the\n"
+           "(1 − δ) region of the operating point; engine: exact or Monte Carlo (mc, with coverage_mcse). "
+           "Click a header to sort.")
+
+
+def evaluation_page(ev, folder) -> str:
+    """The HTML report of a ``covstudy.evaluate`` result (``Evaluation``): the recommended intervals
+    and why, an interactive forest plot of every method per metric (hover: audited coverage), the
+    sortable audited table, and links to the files ``Evaluation.save`` writes beside it."""
+    folder = Path(folder)
+    info = ev.info
+    table = ev.table
+    cols = [c for c in EVALUATION_COLUMNS if c in table]
+    rows = [{c: _cell(v) for c, v in zip(cols, r)} for r in table[cols].itertuples(index=False)]
+    data = json.dumps({"rows": rows, "level": 1 - info["delta"]}, separators=(",", ":"),
+                      ensure_ascii=False).replace("</", "<\\/")
+    head = (f"{info['n']} examples; classes {', '.join(map(repr, info['classes']))}"
+            + (f" (positive: {info['positive']!r})" if info.get("positive") is not None else "")
+            + f"; intervals at level {1 - info['delta']:g}; recommendation tolerance ε = {info['epsilon']}; "
+            f"Monte Carlo audit with {info['reps']} test sets, seed {info['seed']}.")
+    warnings = "".join(f'<p class="warning"><b>Warning:</b> {_e(w)}</p>' for w in ev.warnings)
+    reasons = "".join(f"<li><b>{_e(m)}</b>: {_e(why)}</li>" for m, why in ev.reasons.items())
+    links = _links(folder, [("report.md", "report (Markdown)"), ("table.csv", "table.csv"),
+                            ("forest.png", "forest plot (PNG)"), ("forest.pdf", "PDF"),
+                            ("width_vs_n.png", "width against n (PNG)"), ("width_vs_n.pdf", "PDF")])
+    growth = ""
+    if getattr(ev, "growth", None) is not None:
+        growth = ("<section><h2>How the interval shrinks with more data</h2>"
+                  "<p>Expected width of the recommended interval at this operating point for larger and smaller "
+                  "test sets (scale × this one); n for half the width: exact, <code>covstudy.plan</code>.</p>"
+                  + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</section>")
+    rec = [c for c in ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage")
+           if c in table]
+    body = f"""<header><h1>covstudy-evaluate report</h1>
+<p>{_e(head)}</p>
+<p class="links">{links}</p></header>
+{warnings}
+<section><h2>Recommended intervals</h2>
+{_table_html(ev.recommended, rec, "recommended")}
+<ul>{reasons}</ul></section>
+<section id="explore"><h2>Every method, per metric</h2>
+<div id="controls"></div>
+<div id="chart-box"><svg id="chart" role="img" aria-label="forest plot"></svg><div id="tip" hidden></div></div>
+<p id="status"></p></section>
+{growth}
+<section><h2>Every method, audited</h2>
+<p>{AUDITED}</p>
+{_table_html(table, cols, "audited")}</section>"""
+    script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
+              "<script>covstudyExplorer.forest();</script>\n")
+    return page("covstudy-evaluate report", body, script)
+
+
+def write_evaluation_html(ev, folder) -> Path:
+    """Write <folder>/report.html for a ``covstudy.evaluate`` result; return its path."""
+    path = Path(folder) / "report.html"
+    path.write_text(evaluation_page(ev, folder), encoding="utf-8")
+    return path
