@@ -285,7 +285,7 @@ def test_every_committed_study_page_draws(browser, tmp_path):
             assert state["series"] and all(len(s["y"]) >= 1 for s in state["series"]), page
             assert browser.find_elements(By.CSS_SELECTOR, "#chart polyline.series"), page
         assert browser.save_screenshot(str(keep / f"{page.parent.name}.png"))
-    open_page(browser, ROOT / "results" / "index.html")
+    open_page(browser, write_index(ROOT / "results", tmp_path / "index.html"))
     assert len(browser.find_elements(By.CSS_SELECTOR, "#studies tbody tr")) >= len(pages)
 
 

@@ -252,8 +252,10 @@ def _study_row(folder: Path) -> dict | None:
             "design": design, "cells": cells, "date": date}
 
 
-def write_index(results) -> Path:
-    """Write <results>/index.html: one row per study folder in ``results`` (those with study.yaml or report.md)."""
+def write_index(results, path=None) -> Path:
+    """Write ``path`` (default <results>/index.html): one row per study folder in ``results`` (those
+    with study.yaml or report.md). Not committed: it shows when each run finished, and every run
+    in ``results`` (the quick start's too) rewrites it."""
     results = Path(results)
     rows = [r for r in (_study_row(f) for f in sorted(results.iterdir()) if f.is_dir()) if r]
     lines = []
@@ -277,7 +279,7 @@ a study's name opens its explorer (<code>report.html</code>). Dates come from ea
 <tbody>
 {chr(10).join(lines)}
 </tbody></table></section>"""
-    path = results / "index.html"
+    path = Path(path) if path is not None else results / "index.html"
     path.write_text(page("covstudy results", body, "<script>covstudyExplorer.sortables();</script>\n"),
                     encoding="utf-8")
     return path
