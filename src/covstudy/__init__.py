@@ -89,8 +89,8 @@ __all__ = [
     "auc_interval",
     "average_coverage",
     "balanced_coverage",
-    "band_coverage",
     "balanced_interval",
+    "band_coverage",
     "clustered_interval",
     "confidence_coefficient",
     "coverage",
@@ -113,11 +113,11 @@ __all__ = [
     "plan",
     "pr_band",
     "roc_band",
-    "size_performance",
     "run_study",
+    "size_performance",
     "superiority_probability",
-    "unpaired_delong",
     "true_pr",
     "true_roc",
+    "unpaired_delong",
 ]
 __version__ = "0.1.0"
