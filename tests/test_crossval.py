@@ -215,3 +215,47 @@ def test_the_interval_door_takes_cross_validation_counts():
     assert interval("holdout_cp", k_test=5, n_test=40) == interval("clopper_pearson", k=5, n=40)
     with pytest.raises(ValueError, match="fold_errors <= fold_sizes"):
         interval("nested", fold_errors=5 * e, fold_sizes=m, inner_errors=ie, inner_sizes=im)
+
+
+def _correlated(rng, n, d, sep, prevalence, rho):
+    """Independent of the design's sampler: numpy's multivariate normal with Σ_ij = ρ^|i-j|, the
+    class means ±Δ/2·Σ e_1/sqrt(Σ_11) (Mahalanobis distance Δ)."""
+    cov = rho ** np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
+    mu = sep / 2 * cov[:, 0]
+    y = (rng.random(n) < prevalence).astype(np.int64)
+    x = rng.multivariate_normal(np.zeros(d), cov, size=n, method="eigh") + np.where(y[:, None] == 1, mu, -mu)
+    return x, y, cov
+
+
+def test_exact_error_under_a_given_covariance_matches_a_large_simulated_test_set():
+    from covstudy.learner import ar1_chol
+
+    rng = np.random.default_rng(12)
+    d, prevalence, rho = 4, 0.4, 0.7
+    sep = separation(0.15, prevalence)
+    chol = ar1_chol(d, rho)
+    x, y, cov = _correlated(rng, 30, d, sep, prevalence, rho)
+    np.testing.assert_allclose(chol @ chol.T, cov, atol=1e-14)
+    w, b = fit_sums(*_sums(x, y), ridge=0.5)
+    exact = error(w, b, sep, prevalence, chol)
+    x, y, _ = _correlated(rng, 400_000, d, sep, prevalence, rho)
+    wrong = np.mean((x @ w + b > 0) != (y == 1))
+    assert abs(wrong - exact) < 4 * np.sqrt(exact * (1 - exact) / 400_000), (wrong, exact)
+    assert abs(error(w, b, sep, prevalence) - exact) > 0.01  # Σ matters to this rule
+    # the Bayes rule w = Σ⁻¹(μ_1 - μ_0), b = log(π/(1 - π)) still errs at the Bayes error
+    w = np.linalg.solve(cov, sep * cov[:, 0])
+    assert error(w, np.log(prevalence / (1 - prevalence)), sep, prevalence, chol) == pytest.approx(0.15, abs=1e-12)
+
+
+def test_err_under_a_given_covariance_is_the_mean_err_xy_of_simulated_data_sets():
+    design = get_design("crossval")
+    given = {"n": 16, "d": 4, "bayes_error": 0.2, "folds": 3, "repeats": 1, "ridge": 1.0, "correlation": 0.8}
+    pt = design.derive(given)
+    without = {k: v for k, v in given.items() if k != "correlation"}
+    assert pt["correlation"] == 0.8 and "correlation" not in design.derive(without)  # absent: identity
+    columns = design.simulate([pt], 3000, 8).columns
+    err, mcse = expected_error(16, 4, 0.2, 0.5, 1.0, 0.8)
+    mean, se = columns["err_xy"].mean(), columns["err_xy"].std(ddof=1) / np.sqrt(3000)
+    assert abs(mean - err) < 4 * np.hypot(se, mcse), (mean, err)
+    identity = expected_error(16, 4, 0.2, 0.5, 1.0)
+    assert abs(identity[0] - err) > 8 * np.hypot(mcse, identity[1]), (identity, err)  # the ridge sees Σ

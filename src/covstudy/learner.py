@@ -17,6 +17,11 @@ when w·x + b <= 0, with w·x + b ~ N(w·μ_1 + b, |w|²), so
     Err(w, b) = π·Φ(-(w·μ_1 + b)/|w|) + (1 - π)·Φ((w·μ_0 + b)/|w|).
 
 With μ_1 = +Δ/2·e_1 and μ_0 = -Δ/2·e_1 (Δ the Mahalanobis distance), w·μ_c = ±w_1·Δ/2.
+
+A given covariance Σ = L Lᵀ (L its Cholesky factor, ``chol``): the classes are L z ± Δ/2·L e_1
+with z ~ N(0, I) (the Mahalanobis distance, hence the Bayes error, unchanged), w·x + b ~
+N(w·μ_c + b, wᵀΣw), so |w| becomes |Lᵀw| and w·μ_c = ±(Lᵀw)_1·Δ/2. Unridged LDA is
+affine-equivariant (its error would not depend on Σ); the ridge is not.
 """
 
 from __future__ import annotations
@@ -60,8 +65,11 @@ def fit_sums(n1, n0, sum1, sum0, cross, ridge: float) -> tuple[np.ndarray, np.nd
     return _solve(n1, n0, mean1, mean0, cov, ridge)
 
 
-def error(w, b, separation: float, prevalence: float) -> np.ndarray:
-    """Exact error of the rule (w, b) on N(±Δ/2·e_1, I) classes of prevalence π (module docstring)."""
+def error(w, b, separation: float, prevalence: float, chol=None) -> np.ndarray:
+    """Exact error of the rule (w, b) on N(±Δ/2·e_1, I) classes of prevalence π (module docstring);
+    with ``chol`` L, on N(±Δ/2·L e_1, L Lᵀ): the error of the rule (Lᵀw, b) on the identity classes."""
+    if chol is not None:
+        w = w @ np.asarray(chol)
     norm = np.sqrt(np.sum(w * w, axis=-1))
     shift = w[..., 0] * (separation / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -96,14 +104,26 @@ def wishart_identity(dof: np.ndarray, d: int, rng: np.random.Generator) -> np.nd
     return out
 
 
+def ar1_chol(d: int, correlation: float) -> np.ndarray | None:
+    """Cholesky factor L of the AR(1) covariance Σ_ij = ρ^|i-j| (None for ρ = 0: the identity).
+
+    Row i of L is (ρ^i, ρ^(i-1)·s, ..., ρ·s, s, 0, ...) with s = sqrt(1 - ρ²): x_i = ρ x_(i-1) + s z_i."""
+    if correlation == 0:
+        return None
+    i, j = np.indices((d, d))
+    s = np.sqrt(1 - correlation ** 2)
+    return np.where(j > i, 0.0, correlation ** np.abs(i - j) * np.where(j == 0, 1.0, s))
+
+
 def expected_error(n: int, d: int, separation: float, prevalence: float, ridge: float, draws: int,
-                   rng: np.random.Generator, block: int = 4096) -> tuple[float, float]:
+                   rng: np.random.Generator, block: int = 4096, chol=None) -> tuple[float, float]:
     """Err = E[Err_XY] over training sets of size n, and its Monte Carlo standard error.
 
     Each draw is a training set's sufficient statistics, drawn directly: n_1 ~ Binomial(n, π),
     class means m_c ~ N(μ_c, I/n_c), pooled within-class scatter ~ Wishart(I, n - classes present),
     all independent for Gaussian classes; its rule's exact error (``error``). Cost O(d³) a draw,
-    whatever n."""
+    whatever n. With ``chol`` L (covariance L Lᵀ): the means and scatter of the identity case
+    mapped by L (m ↦ L m, S ↦ L S Lᵀ)."""
     total = total2 = 0.0
     mu = np.zeros(d)
     mu[0] = separation / 2
@@ -115,7 +135,10 @@ def expected_error(n: int, d: int, separation: float, prevalence: float, ridge: 
         mean1 = np.where((n1 > 0)[:, None], mu + noise[0] / np.sqrt(np.maximum(n1, 1))[:, None], 0.0)
         mean0 = np.where((n0 > 0)[:, None], -mu + noise[1] / np.sqrt(np.maximum(n0, 1))[:, None], 0.0)
         scatter = wishart_identity(n - (n1 > 0) - (n0 > 0), d, rng)
-        err = error(*fit(n1, n0, mean1, mean0, scatter, ridge), separation, prevalence)
+        if chol is not None:
+            mean1, mean0 = mean1 @ chol.T, mean0 @ chol.T
+            scatter = chol @ scatter @ chol.T
+        err = error(*fit(n1, n0, mean1, mean0, scatter, ridge), separation, prevalence, chol)
         total += float(np.sum(err))
         total2 += float(np.sum(err * err))
     mean = total / draws

@@ -2,7 +2,9 @@
 
 A data set is n examples of two Gaussian classes in d dimensions: class 1 with probability
 ``prevalence`` π, x ~ N(+Δ/2·e_1, I) in class 1 and N(-Δ/2·e_1, I) in class 0, the separation Δ
-set by the Bayes error (``learner.bayes_error``). The learner is ridge LDA (``learner.fit``).
+set by the Bayes error (``learner.bayes_error``). With the optional axis ``correlation`` ρ
+(absent: 0) the features have the AR(1) covariance Σ_ij = ρ^|i-j| instead of I (x ↦ L x, Σ = L Lᵀ,
+the Mahalanobis distance and so the Bayes error kept). The learner is ridge LDA (``learner.fit``).
 On each simulated data set the design runs what a user would:
 
 * K-fold cross-validation (``folds`` K, folds as equal as the n allows), ``repeats`` R times
@@ -57,11 +59,14 @@ def separation(bayes_error: float, prevalence: float) -> float:
 
 
 @functools.lru_cache(maxsize=4096)
-def expected_error(n: int, d: int, bayes_error: float, prevalence: float, ridge: float) -> tuple[float, float]:
+def expected_error(n: int, d: int, bayes_error: float, prevalence: float, ridge: float,
+                   correlation: float = 0.0) -> tuple[float, float]:
     """(Err, MCSE) at training size n: ``learner.expected_error`` over ERR_DRAWS training sets, cached."""
+    extra = {"correlation": correlation} if correlation else {}  # the identity keeps its stream
     rng = stream(ERR_SEED, design="crossval", purpose="Err", n=n, d=d, bayes_error=bayes_error,
-                 prevalence=prevalence, ridge=ridge)
-    return learner.expected_error(n, d, separation(bayes_error, prevalence), prevalence, ridge, ERR_DRAWS, rng)
+                 prevalence=prevalence, ridge=ridge, **extra)
+    return learner.expected_error(n, d, separation(bayes_error, prevalence), prevalence, ridge, ERR_DRAWS, rng,
+                                  chol=learner.ar1_chol(d, correlation))
 
 
 def test_size(n: int, holdout: float) -> int:
@@ -130,14 +135,17 @@ def cross_validate(x, y, order, folds: int, ridge: float) -> tuple[np.ndarray, .
 
 
 def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: int, repeats: int,
-                  holdout: float, ridge: float, reps: int, rng: np.random.Generator) -> dict:
+                  holdout: float, ridge: float, reps: int, rng: np.random.Generator,
+                  correlation: float = 0.0) -> dict:
     """Cross-validation, nested cross-validation, the holdout and the exact Err_XY of ``reps`` data sets.
 
     Returns columns, one row per data set: ``fold_errors``, ``fold_sizes``, ``inner_errors``,
     ``inner_sizes`` (reps, repeats, folds); ``k_test``, ``n_test``, ``err_xy``, ``err_xy_holdout`` (reps,).
     Drawn in blocks of a size fixed by the point: per block the labels, the features, then each
-    repeat's fold permutation."""
+    repeat's fold permutation. ``correlation`` ρ: features of covariance Σ_ij = ρ^|i-j| (x ↦ L x,
+    ``learner.ar1_chol``; same draws as the identity)."""
     sep, K, R = separation(bayes_error, prevalence), folds, repeats
+    chol = learner.ar1_chol(d, correlation)
     n_test = test_size(n, holdout)
     out = {"fold_errors": np.empty((reps, R, K), np.int64), "fold_sizes": np.empty((reps, R, K), np.int64),
            "inner_errors": np.empty((reps, R, K), np.int64), "inner_sizes": np.empty((reps, R, K), np.int64),
@@ -150,11 +158,13 @@ def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: 
         y = (rng.random((B, n)) < prevalence).astype(np.int64)
         x = rng.standard_normal((B, n, d))
         x[..., 0] += np.where(y == 1, sep / 2, -sep / 2)
+        if chol is not None:
+            x = x @ chol.T
         everything = _class_sums(x, y)
-        out["err_xy"][rows] = learner.error(*learner.fit_sums(*everything, ridge), sep, prevalence)
+        out["err_xy"][rows] = learner.error(*learner.fit_sums(*everything, ridge), sep, prevalence, chol)
         test = _class_sums(x[:, :n_test], y[:, :n_test])
         w, b = learner.fit_sums(*_minus(everything, test), ridge)
-        out["err_xy_holdout"][rows] = learner.error(w, b, sep, prevalence)
+        out["err_xy_holdout"][rows] = learner.error(w, b, sep, prevalence, chol)
         out["k_test"][rows] = _errors(x[:, :n_test], y[:, :n_test], w, b)
         for r in range(R):
             order = np.argsort(rng.random((B, n)), axis=1)
@@ -175,7 +185,8 @@ class Crossval(Design):
             Axis("prevalence", False, 0.0, 1.0, low_open=True, high_open=True),
             Axis("folds", True, 3), Axis("repeats", True, 1),
             Axis("holdout", False, 0.0, 1.0, low_open=True, high_open=True),
-            Axis("ridge", False, 0.0, low_open=True))
+            Axis("ridge", False, 0.0, low_open=True),
+            Axis("correlation", False, -1.0, 1.0, low_open=True, high_open=True))
     parametrisations = (("n", "d", "bayes_error", "folds"),)
     optional: ClassVar[dict] = {"prevalence": 0.5, "repeats": 10, "holdout": 0.2, "ridge": 0.01}
     summary = ("k-fold CV of ridge LDA on two Gaussian classes in d dims; exact error of every fitted "
@@ -231,14 +242,16 @@ class Crossval(Design):
         return float(reps or 0) * (1 + seconds / share) + truth / share
 
     def table_key(self, point: dict) -> tuple:
-        return tuple(point[a.name] for a in self.axes)
+        return tuple(point.get(a.name, 0.0) for a in self.axes)
 
     def stream_identity(self, point: dict) -> dict:
-        return {"design": "crossval", **{a.name: point[a.name] for a in self.axes}}
+        # correlation only when given and not 0: the identity's streams predate the axis
+        return {"design": "crossval", **{a.name: point[a.name] for a in self.axes
+                                         if a.name != "correlation" or point.get(a.name)}}
 
     def truth_inputs(self, point: dict) -> dict:
         n, n_test = point["n"], test_size(point["n"], point["holdout"])
-        rest = (point["d"], point["bayes_error"], point["prevalence"], point["ridge"])
+        rest = (point["d"], point["bayes_error"], point["prevalence"], point["ridge"], point.get("correlation", 0.0))
         return {"err": expected_error(n, *rest)[0], "err_holdout": expected_error(n - n_test, *rest)[0]}
 
     def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
@@ -246,7 +259,8 @@ class Crossval(Design):
         out-of-fold errors ``k`` of ``n`` (the first repeat) and the Err columns ``err``, ``err_holdout``."""
         [pt] = points
         columns = simulate_sets(pt["n"], pt["d"], pt["bayes_error"], pt["prevalence"], pt["folds"], pt["repeats"],
-                                pt["holdout"], pt["ridge"], reps, stream(seed, **self.stream_identity(pt)))
+                                pt["holdout"], pt["ridge"], reps, stream(seed, **self.stream_identity(pt)),
+                                pt.get("correlation", 0.0))
         truth = self.truth_inputs(pt)
         columns["k"] = columns["fold_errors"][:, 0].sum(axis=1)
         columns["n"] = np.full(reps, pt["n"], np.int64)
