@@ -259,3 +259,51 @@ def test_err_under_a_given_covariance_is_the_mean_err_xy_of_simulated_data_sets(
     assert abs(mean - err) < 4 * np.hypot(se, mcse), (mean, err)
     identity = expected_error(16, 4, 0.2, 0.5, 1.0)
     assert abs(identity[0] - err) > 8 * np.hypot(mcse, identity[1]), (identity, err)  # the ridge sees Σ
+
+
+def _logistic_data(rng, shape, d, sep):
+    y = (rng.random(shape) < 0.4).astype(np.int64)
+    x = rng.standard_normal((*shape, d))
+    x[..., 0] += np.where(y == 1, sep / 2, -sep / 2)
+    return x, y
+
+
+def test_logistic_regression_minimises_its_objective_as_scipy_does():
+    from scipy import optimize
+    from numpy import logaddexp
+    from scipy.special import expit
+
+    from covstudy.learner import fit_logistic
+
+    rng = np.random.default_rng(13)
+    x, y = _logistic_data(rng, (6, 30), 3, 2.0)
+    x[5, :, 0] = np.where(y[5] == 1, 4.0, -4.0) + 0.1 * x[5, :, 0]  # separable: only the ridge stops it
+    weight = (rng.random((6, 30)) < 0.8).astype(float)  # examples left out, as a fold is
+    for ridge in (0.01, 1.0):
+        w, b = fit_logistic(x, y, ridge, weight)
+        for i in range(6):
+            xi = np.c_[x[i], np.ones(30)]
+
+            def f(beta, xi=xi, i=i):
+                eta = xi @ beta
+                value = weight[i] @ (logaddexp(0, eta) - y[i] * eta) + ridge / 2 * beta[:-1] @ beta[:-1]
+                grad = xi.T @ (weight[i] * (expit(eta) - y[i])) + ridge * np.r_[beta[:-1], 0]
+                return value, grad
+
+            ref = optimize.minimize(f, np.zeros(4), jac=True, method="BFGS", options={"gtol": 1e-11}).x
+            np.testing.assert_allclose(np.r_[w[i], b[i]], ref, atol=1e-6 * max(1, np.abs(ref).max()))
+            assert np.abs(f(np.r_[w[i], b[i]])[1]).max() < 1e-8  # stationary
+
+
+def test_logistic_regression_equals_scikit_learn():
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    from covstudy.learner import fit_logistic
+
+    rng = np.random.default_rng(14)
+    x, y = _logistic_data(rng, (4, 50), 5, 1.5)
+    weight = (rng.random((4, 50)) < 0.7).astype(float)
+    w, b = fit_logistic(x, y, 0.05, weight)
+    for i in range(4):  # sklearn: C·Σ loss + |w|²/2, the same minimiser at C = 1/λ; intercept unpenalised
+        ref = sklearn.LogisticRegression(C=1 / 0.05, tol=1e-12, max_iter=10_000).fit(x[i], y[i], sample_weight=weight[i])
+        np.testing.assert_allclose(w[i], ref.coef_[0], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(b[i], ref.intercept_[0], rtol=1e-6, atol=1e-8)
