@@ -307,3 +307,12 @@ def test_logistic_regression_equals_scikit_learn():
         ref = sklearn.LogisticRegression(C=1 / 0.05, tol=1e-12, max_iter=10_000).fit(x[i], y[i], sample_weight=weight[i])
         np.testing.assert_allclose(w[i], ref.coef_[0], rtol=1e-6, atol=1e-8)
         np.testing.assert_allclose(b[i], ref.intercept_[0], rtol=1e-6, atol=1e-8)
+
+
+def test_the_stored_err_table_is_what_the_design_draws():
+    from covstudy.designs.crossval import draw_expected_error, stored_errors
+
+    table = stored_errors()
+    assert len(table) == 62
+    for key in [(40, 5, 0.05, 0.5, 0.01), (1000, 5, 0.3, 0.5, 0.01), (80, 10, 0.15, 0.5, 0.01)]:
+        assert table[key] == draw_expected_error(*key)  # bit for bit: the same stream
