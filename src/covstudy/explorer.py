@@ -235,7 +235,7 @@ def _study_row(folder: Path) -> dict | None:
         if not cells and (folder / table).is_file():
             try:
                 cells = len(read_results(folder))
-            except (OSError, ValueError):
+            except (OSError, ValueError, ImportError):  # an unreadable table leaves the count blank
                 cells = ""
     date = ""
     try:
