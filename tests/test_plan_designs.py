@@ -12,6 +12,8 @@ from scipy import stats
 
 from covstudy import coverage, interval, plan, size_performance
 from covstudy.cli import plan_main
+from covstudy.core import clear_cache
+from covstudy.designs import paired
 from covstudy.sizing import plan_design
 
 REF = json.loads((Path(__file__).parent / "data" / "presize_plan_reference.json").read_text())
@@ -90,6 +92,23 @@ def test_exact_assurance_equals_enumeration():
     n1 = np.arange(1, 121)
     r = plan("newcombe", design="unpaired", p1=0.8, p2=0.65, width=0.25, assurance=0.8, horizon=3)
     assert r.n == _first_lasting([assurance(m) >= 0.8 - 1e-12 for m in n1], n1, 3)
+
+
+def test_exact_paired_plan_on_the_support_equals_the_whole_table(monkeypatch):
+    # Tango reads (b, c, n) only: from n = 140 the search's sizes are evaluated on the discordant
+    # support (designs/paired.py); the answer and its table equal those of every table enumerated
+    axes = dict(design="paired", acc_first=0.85, acc_second=0.8, correlation=0.4, width=0.15, assurance=0.9,
+                horizon=3)
+    clear_cache()
+    support = plan("tango", **axes)
+    monkeypatch.setattr(paired, "TRIM_FROM", 10**12)
+    clear_cache()
+    whole = plan("tango", **axes)
+    clear_cache()
+    assert support.n == whole.n == 153 and max(row["n"] for row in support.table) == 255
+    for ours, full in zip(support.table, whole.table):
+        assert ours["n"] == full["n"]
+        assert all(abs(ours[k] - full[k]) <= 5e-15 for k in ("prob_width", "mean_width", "coverage"))
 
 
 def test_generic_exact_search_on_the_binomial_design_equals_the_binomial_planner():
