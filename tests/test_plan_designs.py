@@ -179,6 +179,15 @@ def test_cli_any_design(tmp_path, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "unrecognized argument '--q'" in err and err.count("\n") == 1
+    # a proportion method on a design whose default metric is another: the metrics it applies to
+    argv = ["--design", "stratified", "--method", "wilson", "--width", "0.1", "--prevalence", "0.2", "--tpr", "0.9",
+            "--tnr", "0.8"]
+    assert plan_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("covstudy-plan: error: method: 'wilson' is not a method for balanced_accuracy; it applies "
+                          "to the metrics accuracy, precision, recall, specificity, npv, jaccard, f1: pass one with "
+                          "--metric")
+    assert err.count("\n") == 1
 
 
 PROC = json.loads((Path(__file__).parent / "data" / "proc_power_reference.json").read_text())
