@@ -150,8 +150,9 @@ def test_unpaired_histogram_sampler_draws_the_outer_pmf():
         assert (stats.chi2.sf(chi2, keep.sum() - 1) > 1e-4) == fits
 
 
+# (p_both, p_only_first, p_only_second, p_neither): b + c never, always, in between; p_only_first tiny
 PAIRED_CELLS = [(0.7, 0.0, 0.0, 0.3), (0.0, 0.6, 0.4, 0.0), (0.5, 1e-9, 0.2, 0.3 - 1e-9),
-                (0.7371, 0.1129, 0.0629, 0.0871), (0.2, 0.35, 0.3, 0.15)]  # b + c never, always, and in between; p_only_first tiny
+                (0.7371, 0.1129, 0.0629, 0.0871), (0.2, 0.35, 0.3, 0.15)]
 
 
 def _paired(monkeypatch, trim_from, method, n, cells, clear=True):
