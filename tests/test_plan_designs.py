@@ -95,10 +95,11 @@ def test_exact_assurance_equals_enumeration():
 
 
 def test_exact_paired_plan_on_the_support_equals_the_whole_table(monkeypatch):
-    # Tango reads (b, c, n) only: from n = 140 the search's sizes are evaluated on the discordant
-    # support (designs/paired.py); the answer and its table equal those of every table enumerated
+    # Tango reads (b, c, n) only: beyond paired.TRIM_FROM outcomes (here: at every size) the search
+    # evaluates its sizes on the discordant support; the answer and its table equal the whole tables'
     axes = dict(design="paired", acc_first=0.85, acc_second=0.8, correlation=0.4, width=0.15, assurance=0.9,
                 horizon=3)
+    monkeypatch.setattr(paired, "TRIM_FROM", 0)
     clear_cache()
     support = plan("tango", **axes)
     monkeypatch.setattr(paired, "TRIM_FROM", 10**12)

@@ -178,6 +178,6 @@ def test_paired_discordant_support_equals_full_enumeration(monkeypatch, method, 
     for ours in (trimmed, looked_up):
         assert_within_bound(ours[:5], full[:5], scale=2.0)
         assert np.all(np.abs(ours[5] - full[5]) <= BOUND + 5e-15)
-    if n == 150:  # the support is used by default from n = 140 on, and is smaller than the table
+    if n == 150:  # where the support is worth it: b + c stays below n/2
         [lo], [hi] = support.window(n, 0.1758, BOUND)
         assert hi < n / 2

@@ -45,7 +45,8 @@ from .support import BOUND, window
 
 FULL_EXACT_LIMIT = 250  # (n + 1)(n + 2)(n + 3)/6 ≈ 2.7 million tables
 DISCORDANT_EXACT_LIMIT = 2000  # (n + 1)(n + 2)/2 ≈ 2 million (only_first, only_second) outcomes
-TRIM_FROM = 10_000  # discordant tables of more outcomes (n >= 140) work on the support only (support.py)
+TRIM_FROM = 30_000  # discordant tables of more outcomes (n >= 244) work on the support only (support.py); below,
+# the whole table as before, so committed results keep every bit (evaluate_example: n = 228, 26,335 outcomes)
 MC_LIMIT = 1_000_000  # Monte Carlo tables are keyed (both·(n + 1) + only_first)·(n + 1) + only_second in int64
 CELLS = ("p_both", "p_only_first", "p_only_second", "p_neither")
 _TOLERANCE = 1e-12  # cell probabilities this far below 0 (rounding) count as 0
