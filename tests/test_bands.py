@@ -161,6 +161,40 @@ def test_ks_band_uses_the_exact_kolmogorov_smirnov_quantile():
     assert abs(stats.kstwo.cdf(d, 50) - np.sqrt(0.95)) < 1e-9
 
 
+@pytest.mark.parametrize("m, n, ties", [(15, 25, False), (30, 12, True)])
+def test_fixed_width_band_is_macskassy_provost_by_bisection(m, n, ties):
+    # d = the 1 - delta quantile of each bootstrap curve's smallest sliding distance, found here by
+    # bisection on the band's own edges; the band slides along slope -sqrt(n/m)
+    rng = np.random.default_rng(12)
+    pos, neg = rng.normal(1, 1.3, m), rng.normal(0, 1, n)
+    if ties:
+        pos, neg = np.round(pos), np.round(neg)
+    grid = B.FPR_GRID
+    _, curves = B.bootstrap_curves(pos, neg, grid, np.random.default_rng(3), 200)
+    p, q, _, _ = B._vertex_tpr(pos, neg)
+    x, y = q / n, p / m
+    cos, sin = 1 / np.sqrt(1 + n / m), np.sqrt(n / m) / np.sqrt(1 + n / m)
+
+    def edges(d):
+        return B.polyline(x, y, grid - d * cos, low=True) - d * sin, B.polyline(x, y, grid + d * cos) + d * sin
+
+    def smallest(curve):
+        lo, hi = 0.0, 2.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            low, up = edges(mid)
+            lo, hi = (lo, mid) if np.all((low <= curve + 1e-12) & (curve <= up + 1e-12)) else (mid, hi)
+        return hi
+
+    fast = np.max(B.slide_distance(x, y, grid, curves, cos, sin), axis=1)
+    assert np.allclose(fast, [smallest(c) for c in curves], atol=1e-9)
+    lower, upper = B.roc_band_fixed_width(pos, neg, 0.05, rng=np.random.default_rng(3), grid=grid, draws=200)
+    low, up = edges(np.quantile(fast, 0.95))
+    assert np.allclose(lower, np.clip(low, 0, 1), atol=1e-12) and np.allclose(upper, np.clip(up, 0, 1), atol=1e-12)
+    inside = np.mean([np.all((lower <= c + 1e-9) & (c <= upper + 1e-9)) for c in curves])
+    assert inside >= 0.95
+
+
 def test_pointwise_binomial_band_is_the_interval_at_the_empirical_tpr():
     from covstudy import interval
     rng = np.random.default_rng(2)

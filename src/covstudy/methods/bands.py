@@ -326,19 +326,52 @@ def roc_band_ks(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
     return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
-@register("roc_band_fixed_width", display="fixed-width bootstrap", takes="roc_band", family="approximate",
+def _slide(n_pos: int, n_neg: int) -> tuple[float, float]:
+    """(cos θ, sin θ) of the fixed-width band's sliding direction: up-left along the line of slope
+    -sqrt(n_neg/n_pos), each rate moved in proportion to its standard error (slope -1 for equal classes)."""
+    theta = np.arctan(np.sqrt(n_neg / n_pos))
+    return float(np.cos(theta)), float(np.sin(theta))
+
+
+def slide_distance(x, y, t, value, cos, sin) -> np.ndarray:
+    """Distance along the sliding line from (t, value) to the polyline through the vertices (x, y):
+    the smallest d for which the polyline slid by d (up-left for the upper edge, down-right for the
+    lower) passes on the right side of (t, value); ``t`` shape (G,), ``value`` (rows, G).
+
+    The line through (t, value) of slope -r (r = sin/cos) meets the non-decreasing polyline once,
+    where w = y + r·x (non-decreasing along it) equals value + r·t: interpolate there."""
+    r = sin / cos
+    w = y + r * x
+    target = value + r * np.asarray(t)
+    k = np.clip(np.searchsorted(w, target, side="left") - 1, 0, w.size - 2)
+    w0, w1 = w[k], w[k + 1]
+    share = np.clip(np.where(w1 > w0, (target - w0) / np.where(w1 > w0, w1 - w0, 1.0), 0.0), 0.0, 1.0)
+    crossing = x[k] + share * (x[k + 1] - x[k])
+    return np.abs(crossing - t) / cos
+
+
+@register("roc_band_fixed_width", display="fixed-width (Macskassy–Provost)", takes="roc_band", family="approximate",
           guaranteed=False, params=(DRAWS,),
           reference="Macskassy, Provost & Rosset (2005), ICML, 'ROC confidence bands: an empirical evaluation' "
-                    "(fixed-width bands; here of constant vertical width)")
+                    "(fixed-width bands, FWB); Campbell (1994), Stat Med 13, 499-508")
 def roc_band_fixed_width(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID, draws=1000):
-    """R̂(t) ± d, d the 1 - delta quantile over stratified bootstrap curves of max_t |R̂*(t) - R̂(t)|.
+    """The empirical ROC curve slid a distance d up-left and down-right along the line of slope
+    -sqrt(n/m) (n negatives, m positives): upper(t) = R̂(t + d·cos θ) + d·sin θ, lower(t) =
+    R̂(t - d·cos θ) - d·sin θ, tan θ = sqrt(n/m), clipped to [0, 1].
 
-    The band of constant vertical width that holds a 1 - delta share of the bootstrap curves
-    whole, on the grid.
+    d is the 1 - delta quantile over stratified bootstrap curves R̂* of the smallest distance that
+    puts R̂* inside the band at every t of the grid (Macskassy et al.'s bootstrap width). The band's
+    width is fixed along the sliding direction, not vertically; with equal classes it slides at 45°.
     """
-    centre, curves = bootstrap_curves(scores_pos, scores_neg, np.asarray(grid, float), rng, draws)
-    d = np.quantile(np.max(np.abs(curves - centre), axis=1), 1 - delta)
-    return np.clip(centre - d, 0.0, 1.0), np.clip(centre + d, 0.0, 1.0)
+    grid = np.asarray(grid, float)
+    _, curves = bootstrap_curves(scores_pos, scores_neg, grid, rng, draws)
+    p, q, m, n = _vertex_tpr(scores_pos, scores_neg)
+    cos, sin = _slide(m, n)
+    x, y = q / n, p / m
+    d = np.quantile(np.max(slide_distance(x, y, grid, curves, cos, sin), axis=1), 1 - delta)
+    upper = polyline(x, y, grid + d * cos) + d * sin
+    lower = polyline(x, y, grid - d * cos, low=True) - d * sin
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
 @register("roc_band_sup_t", display="sup-t bootstrap", takes="roc_band", family="approximate", guaranteed=False,
