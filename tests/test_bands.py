@@ -155,6 +155,34 @@ def test_binormal_fit_covariance_matches_simulation():
 
 # --------------------------------------------------------------------------- other bands
 
+def test_grouped_binormal_fit_is_the_dorfman_alf_maximum_likelihood():
+    # Fisher scoring against Nelder-Mead on the same rating-data likelihood
+    from scipy import optimize
+
+    from covstudy.designs.binormal import binormal_scores
+    pos, neg = binormal_scores(50, 50, 0.8, 1.5, 5, 1, 3, ranks=False)
+    a, b, cov = B.binormal_fit_grouped(pos[0], neg[0])
+    values, codes = np.unique(np.r_[pos[0], neg[0]], return_inverse=True)
+    cp, cn = np.bincount(codes[:50], minlength=values.size), np.bincount(codes[50:], minlength=values.size)
+
+    def nll(t):
+        z = np.sort(t[2:])
+        pn, pp = np.diff(np.r_[0, special.ndtr(z), 1]), np.diff(np.r_[0, special.ndtr(t[1] * z - t[0]), 1])
+        return -(cn @ np.log(np.maximum(pn, 1e-300)) + cp @ np.log(np.maximum(pp, 1e-300)))
+
+    r = optimize.minimize(nll, np.r_[1, 0.7, np.linspace(-1, 1, values.size - 1)], method="Nelder-Mead",
+                          options=dict(xatol=1e-10, fatol=1e-12, maxiter=20000, maxfev=40000))
+    assert abs(a - r.x[0]) < 1e-5 and abs(b - r.x[1]) < 1e-5
+    assert cov[0, 0] > 0 and cov[1, 1] > 0 and abs(cov[0, 1]) < np.sqrt(cov[0, 0] * cov[1, 1])
+    assert np.isnan(B.binormal_fit_grouped([1, 1, 2], [0, 0, 1])[0])  # two categories: no fit
+
+
+def test_working_hotelling_on_ratings_holds_the_latent_curve():
+    r = band_coverage("working_hotelling", n_pos=100, n_neg=100, auc=0.7, sd_ratio=1.5, levels=5, reps=100, seed=4)
+    assert np.allclose(r["truth"], true_roc(r["grid"], 0.7, 1.5))  # scored against the latent curve
+    assert r["containment"] >= 0.85
+
+
 def test_ks_band_uses_the_exact_kolmogorov_smirnov_quantile():
     # sqrt(1 - delta) per class: both empirical survival functions hold with probability 1 - delta
     d = B.ks_critical(0.05, 50)
@@ -170,7 +198,7 @@ def test_fixed_width_band_is_macskassy_provost_by_bisection(m, n, ties):
     if ties:
         pos, neg = np.round(pos), np.round(neg)
     grid = B.FPR_GRID
-    _, curves = B.bootstrap_curves(pos, neg, grid, np.random.default_rng(3), 200)
+    _, curves = B.bootstrap_curves(pos, neg, grid, np.random.default_rng(3), 80)
     p, q, _, _ = B._vertex_tpr(pos, neg)
     x, y = q / n, p / m
     cos, sin = 1 / np.sqrt(1 + n / m), np.sqrt(n / m) / np.sqrt(1 + n / m)
@@ -180,7 +208,7 @@ def test_fixed_width_band_is_macskassy_provost_by_bisection(m, n, ties):
 
     def smallest(curve):
         lo, hi = 0.0, 2.0
-        for _ in range(60):
+        for _ in range(40):
             mid = (lo + hi) / 2
             low, up = edges(mid)
             lo, hi = (lo, mid) if np.all((low <= curve + 1e-12) & (curve <= up + 1e-12)) else (mid, hi)
@@ -188,7 +216,7 @@ def test_fixed_width_band_is_macskassy_provost_by_bisection(m, n, ties):
 
     fast = np.max(B.slide_distance(x, y, grid, curves, cos, sin), axis=1)
     assert np.allclose(fast, [smallest(c) for c in curves], atol=1e-9)
-    lower, upper = B.roc_band_fixed_width(pos, neg, 0.05, rng=np.random.default_rng(3), grid=grid, draws=200)
+    lower, upper = B.roc_band_fixed_width(pos, neg, 0.05, rng=np.random.default_rng(3), grid=grid, draws=80)
     low, up = edges(np.quantile(fast, 0.95))
     assert np.allclose(lower, np.clip(low, 0, 1), atol=1e-12) and np.allclose(upper, np.clip(up, 0, 1), atol=1e-12)
     inside = np.mean([np.all((lower <= c + 1e-9) & (c <= upper + 1e-9)) for c in curves])

@@ -28,7 +28,7 @@ import pandas as pd
 from . import validate
 from .designs.binormal import binormal_scores, true_pr, true_roc
 from .methods import get
-from .methods.bands import FPR_GRID, RECALL_GRID
+from .methods.bands import FPR_GRID, LATENT_TARGET, RECALL_GRID
 from .methods.auc import _scores
 from .seeds import stream
 
@@ -161,9 +161,10 @@ class BandPoint:
     sd_ratio: float = 1.0
     levels: int = 0
 
-    def truth(self, curve: str, grid) -> np.ndarray:
+    def truth(self, curve: str, grid, latent: bool = False) -> np.ndarray:
+        """The true curve on ``grid``; with ``latent`` the latent binormal ROC curve even for ratings."""
         if curve == "roc":
-            return true_roc(grid, self.auc, self.sd_ratio, self.levels)
+            return true_roc(grid, self.auc, self.sd_ratio, 0 if latent else self.levels)
         return true_pr(grid, self.auc, self.n_pos / (self.n_pos + self.n_neg), self.sd_ratio, self.levels)
 
     def test_sets(self, reps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -237,7 +238,8 @@ def band_coverage(method: str, n_pos: int, n_neg: int, auc: float, sd_ratio: flo
     g = _grid(CURVES[curve][1], grid, CURVES[curve][2], closed_high=curve == "pr")
     pos, neg = point.test_sets(int(reps), seed)
     lower, upper = method_bands(curve, method, point, pos, neg, float(delta), g, seed, params)
-    return {"grid": g, "truth": point.truth(curve, g), **band_measures(lower, upper, point.truth(curve, g), g)}
+    truth = point.truth(curve, g, latent=get(method, CURVES[curve][0]).name in LATENT_TARGET)
+    return {"grid": g, "truth": truth, **band_measures(lower, upper, truth, g)}
 
 
 # --------------------------------------------------------------------------- the study
@@ -334,12 +336,14 @@ def _point_rows(study: BandStudy, point: BandPoint) -> tuple[list, list]:
     pos, neg = point.test_sets(study.reps, study.seed)
     for curve, specs in study.methods.items():
         g = np.array(CURVES[curve][2], float)
-        truth = point.truth(curve, g)
         for (name, params), (lower, upper) in zip(specs, point_bands(curve, specs, point, pos, neg, study.delta,
                                                                        g, study.seed)):
+            m = get(name, CURVES[curve][0])
+            latent = m.name in LATENT_TARGET and point.levels > 0
+            truth = point.truth(curve, g, latent=latent)
             r = band_measures(lower, upper, truth, g)
-            ident = {"curve": curve, "method": _label(name, params),
-                     "display": get(name, CURVES[curve][0]).display, **point.__dict__, "delta": study.delta,
+            ident = {"curve": curve, "method": _label(name, params), "display": m.display, **point.__dict__,
+                     "target": "latent binormal curve" if latent else "true curve", "delta": study.delta,
                      "reps": study.reps}
             rows.append({**ident, "containment": r["containment"], "containment_mcse": r["containment_mcse"],
                          "mean_pointwise": float(r["pointwise"].mean()),
