@@ -366,8 +366,16 @@ def test_a_band_study_points_numbers_do_not_depend_on_the_other_points(tmp_path)
 @pytest.mark.parametrize("change, message", [
     ({"bands": ["det"]}, "bands: must list curves among roc, pr"),
     ({"band_methods": {"roc": ["nonsense"]}}, "band_methods.roc: method: unknown ROC band method"),
-    ({"grid": {"n_pos": [1], "auc": [0.8]}}, "grid.n_pos: out of range"),
+    ({"grid": {"n_pos": [1], "auc": [0.8]}}, "grid.n_pos: must be a whole number in [2, 100000], got 1"),
+    ({"grid": {"n_pos": ["ten"], "auc": [0.8]}}, "grid.n_pos: must be a whole number"),
+    ({"grid": {"n_pos": [10], "auc": [0.8], "levels": [1]}}, "grid.levels: must be 0 or"),
     ({"grid": {"n_pos": [10], "auc": [0.8], "delta": [0.7]}}, "grid.delta:"),
+    ({"reps": "many"}, "reps: must be a whole number >= 1, got 'many'"),
+    ({"seed": -1}, "seed: must be a whole number >= 0"),
+    ({"n_jobs": 1.5}, "n_jobs: must be a whole number"),
+    ({"plot": "yes"}, "plot: must be true or false"),
+    ({"example": {"n_pos": 10}}, "example: must be a mapping with n_pos, n_neg, auc"),
+    ({"example": {"n_pos": 10, "n_neg": 10, "auc": 2}}, "example.auc: must be in (0, 1)"),
 ])
 def test_a_bad_band_study_is_a_one_line_config_error(change, message):
     from covstudy import ConfigError
@@ -426,3 +434,23 @@ def test_the_committed_band_study_regenerates_at_one_point():
     committed = committed[(committed.n_pos == 20) & (committed.auc == 0.7) & (committed.sd_ratio == 1.0)
                           & (committed.levels == 0)].reset_index(drop=True)
     pd.testing.assert_frame_equal(table, committed)
+
+
+def test_a_band_study_run_fails_in_one_line_and_ends_naming_its_report(tmp_path, capsys):
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from covstudy import cli
+
+    with initialize_config_dir(config_dir=cli._conf_dir(), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=["study=roc_bands"])
+    raw = OmegaConf.to_container(cfg, resolve=True)
+    (tmp_path / "x").mkdir()  # as Hydra makes out before the run: an empty one is removed on failure
+    with pytest.raises(SystemExit) as stop:
+        cli._run_bands({**raw, "reps": "many", "out": str(tmp_path / "x")})
+    assert stop.value.code == 2 and not (tmp_path / "x").exists()
+    assert capsys.readouterr().err == "covstudy: error: reps: must be a whole number >= 1, got 'many'\n"
+    tiny = {**raw, "reps": 2, "bands": ["roc"], "band_methods": {"roc": ["ks"]}, "out": str(tmp_path / "y"),
+            "grid": {"n_pos": [10], "auc": [0.8]}, "plot": False}
+    cli._run_bands(tiny)
+    assert capsys.readouterr().out.strip().splitlines()[-1] == f"figures and report: rerun with plot=true (out={tmp_path / 'y'})"
