@@ -418,6 +418,11 @@ def write_band_report(study: BandStudy, table: pd.DataFrame) -> Path:
     lines = [f"# {study.name}", "", study.question, "",
              f"{study.reps} test sets per point, delta = {study.delta:g}; FPR and recall grids 0.05, 0.10, ..., 0.95. "
              "Containment: share of test sets whose band holds the true curve at every grid value.", ""]
+    latent = sorted(set(table.loc[table["target"] != "true curve", "method"])) if "target" in table else []
+    if latent:
+        lines += [f"On rating data (levels > 0) {', '.join(latent)} is scored against the latent binormal curve it "
+                  "estimates (column target), the others against the polyline through the true operating points; "
+                  "both pass through those points.", ""]
     for curve, part in table.groupby("curve", sort=False):
         agg = part.groupby("method", sort=False).agg(
             containment_mean=("containment", "mean"), containment_min=("containment", "min"),

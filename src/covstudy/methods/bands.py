@@ -374,8 +374,9 @@ def binormal_fit_grouped(scores_pos, scores_neg, iterations: int = 50) -> tuple[
 def roc_band_working_hotelling(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
     """Working–Hotelling band of the binormal ROC: Φ(a + b·z ± k·sqrt(V(z))), z = Φ⁻¹(t), k² = χ²₂(1 - delta).
 
-    (a, b) and their covariance from ``binormal_fit`` (normal moments of the scores: meant for
-    continuous scores; Ma & Hall fit rating data by maximum likelihood, not done here);
+    (a, b) and their covariance from ``binormal_fit`` (normal moments: continuous scores) or, for
+    rating data (at most ``RATING_CATEGORIES_MAX`` distinct scores), ``binormal_fit_grouped``
+    (Dorfman–Alf maximum likelihood, as Ma & Hall fit ratings; the band is then for the latent curve);
     V(z) = Var a + z²·Var b + 2z·Cov(a, b). The band is the envelope of
     the binormal curves whose (a, b) lie in the asymptotic 1 - delta confidence ellipse, so it
     holds the whole curve (every t) with probability about 1 - delta if the scores are binormal.
