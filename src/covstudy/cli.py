@@ -270,8 +270,7 @@ def _run_bands(raw: dict) -> None:
     print(f"{study.name}: {len(table)} rows -> {study.out / 'bands.parquet'}")
     summary = table.groupby(["curve", "method"], sort=False)[["containment", "mean_pointwise", "mean_area"]].mean()
     print(summary.round(3).to_string())
-    report = study.out / "report.md"  # a band study's report is Markdown only (no report.html yet)
-    print(f"report: {report}" if study.plot else f"figures and report: rerun with plot=true (out={study.out})")
+    print(how_to_open(study.out) if study.plot else f"figures and report: rerun with plot=true (out={study.out})")
 
 
 # --------------------------------------------------------------------------- covstudy-plot
