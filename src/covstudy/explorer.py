@@ -6,7 +6,8 @@ interactive figure of any measure (coverage, the miss tails, width, the rate of 
 against any grid axis, with a selector for every other axis and a check box per method,
 ±2·MCSE bands for Monte Carlo rows, the nominal line and values on hover, and links to the
 static figures (PNG, PDF), the report and the table. ``write_index(results)`` lists every study
-folder under ``results`` (name, question, design, cells, date, links).
+folder under ``results`` (name, question, design, cells, date, links). ``write_band_html(study)``
+writes a band study's page (bands.py) from its two tables with the same script.
 
 The drawing is 31 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
 plotting library: plotly's offline page embeds 4.8 MB of script, Vega-Lite's about 1 MB, and
@@ -289,7 +290,7 @@ def band_page(study, table: pd.DataFrame, pointwise: pd.DataFrame) -> str:
     folder = Path(study.out)
     data = json.dumps(band_data(table, pointwise), separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
     summary = table.groupby(["curve", "method"], sort=False).agg(
-        display=("display", "first"), **{k: v for k, v in BAND_SUMMARY.items()}).reset_index()
+        display=("display", "first"), **BAND_SUMMARY).reset_index()
     links = _links(folder, [("report.md", "report (Markdown)")])
     links += (' · the tables: <a href="bands.parquet">bands.parquet</a>, <a href="bands_pointwise.parquet">'
               'bands_pointwise.parquet</a> or <button type="button" id="download-all">download the drawn table '
