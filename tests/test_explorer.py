@@ -383,3 +383,17 @@ def test_band_page_draws_and_its_selectors_work(browser):
 
     ActionChains(browser).move_to_element(browser.find_element(By.ID, "chart")).perform()
     assert "n per class = " in browser.find_element(By.ID, "tip").text
+
+
+def test_a_band_study_run_with_plot_writes_its_page(tmp_path, monkeypatch):
+    """bands.run_band_study with plot on writes report.html (figures skipped here: they are plots/bands.py's)."""
+    import covstudy.plots.bands
+    from covstudy.bands import BandStudy, run_band_study
+
+    monkeypatch.setattr(covstudy.plots.bands, "band_figures", lambda *args: [])
+    cfg = {"name": "tiny_bands", "bands": ["roc"], "band_methods": {"roc": ["wilson", "ks"]}, "reps": 20,
+           "grid": {"n_pos": [20, 40], "auc": [0.8]}, "plot": True, "out": str(tmp_path / "tiny_bands")}
+    table = run_band_study(BandStudy.from_config(cfg))
+    shown = decode(page_data(tmp_path / "tiny_bands" / "report.html"))
+    assert list(shown["whole"]["label"]) == list(table["method"]) == ["wilson", "ks", "wilson", "ks"]
+    assert shown["whole"]["n_pos"].tolist() == [20, 20, 40, 40] and len(shown["pointwise"]) == 4 * 19
