@@ -384,6 +384,13 @@ def test_band_page_draws_and_its_selectors_work(browser):
     ActionChains(browser).move_to_element(browser.find_element(By.ID, "chart")).perform()
     assert "n per class = " in browser.find_element(By.ID, "tip").text
 
+    assert not browser.find_elements(By.CSS_SELECTOR, "#controls label.absent")
+    Select(browser.find_element(By.ID, "sel-curve")).select_by_visible_text("pr")  # PR bands: four methods
+    assert sorted(s["label"] for s in drawn(browser)["series"]) == sorted(whole[whole.curve == "pr"]["label"].unique())
+    absent = browser.find_elements(By.CSS_SELECTOR, "#controls label.absent")
+    assert sorted(a.text for a in absent) == ["fixed_width draws=200", "jeffreys", "ks", "sup_t draws=200",
+                                              "working_hotelling"]
+
 
 def test_a_band_study_run_with_plot_writes_its_page(tmp_path, monkeypatch):
     """bands.run_band_study with plot on writes report.html (figures skipped here: they are plots/bands.py's)."""

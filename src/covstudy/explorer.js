@@ -143,8 +143,10 @@ var covstudyExplorer = (function () {
     if (fixed.length) el("span", {"class": "fixed"}, row, "fixed: " + fixed.join(", "));
     row = el("div", {"class": "row methods"}, box);
     if (heat) row.hidden = true;
+    var present = {};  // methods with rows at these values (a band study's PR curve has fewer)
+    for (var i = 0; i < N; i++) if (matches(i, order.length)) present[method[i]] = true;
     D.methods.forEach(function (m, k) {
-      l = el("label", {}, row);
+      l = el("label", k in present ? {} : {"class": "absent", title: "no rows at these values"}, row);
       c = el("input", {type: "checkbox", id: "chk-method-" + k, "data-label": m.label}, l);
       c.checked = st.shown[k];
       c.onchange = function () { st.shown[k] = this.checked; draw(); };

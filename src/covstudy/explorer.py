@@ -9,7 +9,7 @@ static figures (PNG, PDF), the report and the table. ``write_index(results)`` li
 folder under ``results`` (name, question, design, cells, date, links). ``write_band_html(study)``
 writes a band study's page (bands.py) from its two tables with the same script.
 
-The drawing is 31 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
+The drawing is 33 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
 plotting library: plotly's offline page embeds 4.8 MB of script, Vega-Lite's about 1 MB, and
 this page needs lines, bands, points, cells and a tooltip only
 (docs/explorer.md). The data go in as little-endian float32
