@@ -410,6 +410,9 @@ def run_band_study(study: BandStudy) -> pd.DataFrame:
 
         band_figures(study, table, pointwise)
         write_band_report(study, table)
+        from .explorer import write_band_html  # report.html, the interactive page
+
+        write_band_html(study, table, pointwise)
     return table
 
 

@@ -279,7 +279,7 @@ def _run_bands(raw: dict) -> None:
     if study.plot:
         figures = sorted((study.out / "figures").glob("*.png"))
         print(f"{len(figures)} figure files in {study.out / 'figures'}")
-        print(f"report: {study.out / 'report.md'} (a band study's report is Markdown, with its figures)")
+        print(how_to_open(study.out))
     else:
         print(f"figures and report: rerun with plot=true (out={study.out})")
 
