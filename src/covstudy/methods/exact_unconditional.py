@@ -38,6 +38,7 @@ from .registry import register
 DELTAS = np.linspace(-1.0, 1.0, 500)  # exact2x2's nCIgrid
 NUISANCE = 100  # exact2x2's nPgrid
 BISECTIONS = 19  # (2/499)/2^19 < 1e-8
+TIES = 1e-9  # relative
 LIMIT = 40_401  # outcomes (n1 + 1)(n2 + 1): n1 = n2 = 200
 _CACHE: dict[tuple, tuple[float, float]] = {}
 
@@ -49,6 +50,13 @@ def statistic(k1, n1, k2, n2, theta):
     se = np.round(np.sqrt(np.maximum(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2, 0.0)), 10)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(num == 0, 0.0, num / se)
+
+
+def _tied(t):
+    """The least statistic counted as at least t: mathematically tied outcomes (such as (k1, k2) and
+    (n2 - k2, n1 - k1) when n1 = n2) differ by rounding noise in the restricted MLE."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(t), t - TIES * np.maximum(1.0, np.abs(t)), t)
 
 
 def _log_pmf(n, p):
@@ -71,24 +79,26 @@ def _nuisance(theta, points=NUISANCE):
 
 
 def _upper_tails_all(n1, n2, theta, wanted):
-    """Q over exact2x2's nuisance grid for the outcomes ``wanted`` (flat indices k1·(n2 + 1) + k2) at one θ."""
+    """Q over exact2x2's nuisance grid at each θ (c,) for the outcomes ``wanted`` (flat indices
+    k1·(n2 + 1) + k2) -> (c, m): per θ one sort of the outcomes by T and suffix sums of their probabilities."""
     k1, k2 = np.indices((n1 + 1, n2 + 1)).reshape(2, -1)
-    t = statistic(k1, n1, k2, n2, theta)
-    order = np.argsort(t, kind="stable")
-    ts = t[order]
-    first = np.searchsorted(ts, t[wanted], side="left")  # the outcomes with T >= T(t) are order[first:]
-    p1 = _nuisance(theta)
-    f = np.exp(_log_pmf(n1, p1)[:, :, None] + _log_pmf(n2, np.clip(p1 - theta, 0, 1))[:, None, :]).reshape(len(p1), -1)
-    suffix = np.cumsum(f[:, order][:, ::-1], axis=1)[:, ::-1]
-    suffix = np.concatenate((suffix, np.zeros((len(p1), 1))), axis=1)
-    return suffix[:, first].max(axis=0)
+    t = statistic(k1[None], n1, k2[None], n2, theta[:, None])  # (c, N)
+    order = np.argsort(t, axis=1, kind="stable")
+    ts = np.take_along_axis(t, order, axis=1)
+    # the outcomes with T >= T(w) are order[first:]
+    first = np.stack([np.searchsorted(row, _tied(row_t[wanted]), side="left") for row, row_t in zip(ts, t)])
+    p1 = _nuisance(theta)  # (c, g)
+    f = np.exp(_log_pmf(n1, p1)[..., :, None] + _log_pmf(n2, np.clip(p1 - theta[:, None], 0, 1))[..., None, :])
+    f = np.take_along_axis(f.reshape(*p1.shape, -1), order[:, None, :], axis=2)
+    suffix = np.concatenate((np.cumsum(f[..., ::-1], axis=2)[..., ::-1], np.zeros((*p1.shape, 1))), axis=2)
+    return np.take_along_axis(suffix, np.broadcast_to(first[:, None, :], (*p1.shape, len(wanted))), axis=2).max(axis=1)
 
 
 def _mask(n1, n2, k1, k2, theta):
     """1 where T(x; θ_i) >= T(t_i; θ_i), over the outcomes x (m, n1 + 1, n2 + 1), t_i = (k1_i, k2_i)."""
     a, b = np.indices((n1 + 1, n2 + 1))
     t = statistic(a[None], n1, b[None], n2, theta[:, None, None])
-    return (t >= t[np.arange(len(k1)), k1, k2][:, None, None]).astype(float)
+    return (t >= _tied(t[np.arange(len(k1)), k1, k2])[:, None, None]).astype(float)
 
 
 def _tails(mask, n1, n2, theta, p1):
@@ -131,7 +141,9 @@ def lower_ends(n1, n2, k1, k2, delta, refine=True):
     """L for the outcomes (k1, k2) (int arrays) of one (n1, n2): the first θ with Q_t(θ) > delta/2."""
     alpha = delta / 2
     wanted = k1 * (n2 + 1) + k2
-    scan = np.array([_upper_tails_all(n1, n2, th, wanted) for th in DELTAS])  # (500, m)
+    chunk = max(1, 2_000_000 // (NUISANCE * (n1 + 1) * (n2 + 1)))  # θ values a pass, ~16 MB each array
+    scan = np.concatenate([_upper_tails_all(n1, n2, DELTAS[i:i + chunk], wanted)
+                           for i in range(0, len(DELTAS), chunk)])  # (500, m)
     above = scan > alpha
     cell = np.where(above.any(axis=0), above.argmax(axis=0), len(DELTAS) - 1)
     if refine:  # the refined supremum may already exceed delta/2 one grid value earlier
