@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from covstudy import coverage
+from covstudy import core, coverage
 from covstudy.core import clear_cache
-from covstudy.designs import binomial, stratified, support, unpaired
+from covstudy.designs import binomial, paired, stratified, support, unpaired
 
 BOUND = support.BOUND
 MEASURES = ("coverage", "miss_low", "miss_high", "mean_width", "sd_width")
@@ -148,3 +148,36 @@ def test_unpaired_histogram_sampler_draws_the_outer_pmf():
         keep = expected > 5
         chi2 = np.sum((observed[keep] - expected[keep]) ** 2 / expected[keep])
         assert (stats.chi2.sf(chi2, keep.sum() - 1) > 1e-4) == fits
+
+
+# (p_both, p_only_first, p_only_second, p_neither): b + c never, always, in between; p_only_first tiny
+PAIRED_CELLS = [(0.7, 0.0, 0.0, 0.3), (0.0, 0.6, 0.4, 0.0), (0.5, 1e-9, 0.2, 0.3 - 1e-9),
+                (0.7371, 0.1129, 0.0629, 0.0871), (0.2, 0.35, 0.3, 0.15)]
+
+
+def _paired(monkeypatch, trim_from, method, n, cells, clear=True):
+    monkeypatch.setattr(paired, "TRIM_FROM", trim_from)
+    if clear:
+        clear_cache()
+    core._EXACT.clear()  # the outcome distributions (not the interval tables) are made again
+    rows = []
+    for p in cells:
+        r = coverage(method, design="paired", n=n, **dict(zip(paired.CELLS, p)))
+        rows.append([float(np.atleast_1d(getattr(r, m))[0]) for m in MEASURES + ("excludes_zero",)])
+    return np.array(rows).T
+
+
+@pytest.mark.parametrize("method", ["wald", "tango"])
+@pytest.mark.parametrize("n", [1, 9, 150])
+def test_paired_discordant_support_equals_full_enumeration(monkeypatch, method, n):
+    trimmed = _paired(monkeypatch, 0, method, n, PAIRED_CELLS)
+    full = _paired(monkeypatch, 10**12, method, n, PAIRED_CELLS)
+    # and the support's cells looked up in the whole table just cached: its index is the table's order
+    looked_up = _paired(monkeypatch, 0, method, n, PAIRED_CELLS, clear=False)
+    clear_cache()
+    for ours in (trimmed, looked_up):
+        assert_within_bound(ours[:5], full[:5], scale=2.0)
+        assert np.all(np.abs(ours[5] - full[5]) <= BOUND + 5e-15)
+    if n == 150:  # where the support is worth it: b + c stays below n/2
+        [lo], [hi] = support.window(n, 0.1758, BOUND)
+        assert hi < n / 2
