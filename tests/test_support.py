@@ -7,7 +7,7 @@ from scipy import stats
 
 from covstudy import coverage
 from covstudy.core import clear_cache
-from covstudy.designs import binomial, stratified, support, unpaired
+from covstudy.designs import binomial, iid, paired, stratified, support, unpaired
 
 BOUND = support.BOUND
 MEASURES = ("coverage", "miss_low", "miss_high", "mean_width", "sd_width")
@@ -148,3 +148,54 @@ def test_unpaired_histogram_sampler_draws_the_outer_pmf():
         keep = expected > 5
         chi2 = np.sum((observed[keep] - expected[keep]) ** 2 / expected[keep])
         assert (stats.chi2.sf(chi2, keep.sum() - 1) > 1e-4) == fits
+
+
+def _nested(monkeypatch, limit, module, names, method, points, **kw):
+    for name in names:
+        monkeypatch.setattr(module, name, limit)
+    clear_cache()
+    rows = []
+    for pt in points:
+        r = coverage(method, design=module.__name__.rsplit(".", 1)[1], **pt, **kw)
+        rows.append([getattr(r, m) for m in MEASURES])
+    clear_cache()
+    return np.array(rows).T
+
+
+PAIRED = [{"n": n, "acc_first": a1, "acc_second": a2, "correlation": rho}
+          for n in (1, 4, 23) for a1, a2, rho in ((0.8, 0.7, 0.3), (0.5, 0.5, 0.0), (1.0, 0.6, 0.0), (0.9, 0.9, 1.0))]
+
+
+@pytest.mark.parametrize("method", ["paired.wald", "paired.tango", "paired.newcombe"])
+def test_paired_support_equals_full_enumeration(monkeypatch, method):
+    names = ("FULL_EXACT_LIMIT", "DISCORDANT_EXACT_LIMIT")
+    full = _nested(monkeypatch, 10**6, paired, names, method, PAIRED)
+    trimmed = _nested(monkeypatch, 0, paired, names, method, PAIRED)
+    # the full tables' pmf (gammaln, table_pmf) is itself within ~5e-14 (relative) of the product of binomials
+    slack = 1e-13 if method == "paired.newcombe" else 0.0
+    assert np.all(np.abs(trimmed[:4] - full[:4]) <= 2 * BOUND + 5e-15 + slack)
+    assert np.all(np.abs(trimmed[4] ** 2 - full[4] ** 2) <= 8 * BOUND + 5e-15 + slack)
+
+
+IID = [{"n": n, "prevalence": q, "tpr": t1, "tnr": t0}
+       for n in (1, 6, 31) for q, t1, t0 in ((0.3, 0.8, 0.6), (0.5, 1.0, 0.05), (0.01, 0.5, 0.999))]
+
+
+@pytest.mark.parametrize("method, metric", [("ba_wald", "balanced_accuracy"), ("wilson", "precision"),
+                                            ("wald", "accuracy")])
+def test_iid_support_equals_full_enumeration(monkeypatch, method, metric):
+    names = ("FULL_EXACT_LIMIT", "MERGED_EXACT_LIMIT")
+    full = _nested(monkeypatch, 10**6, iid, names, method, IID, metric=metric)
+    trimmed = _nested(monkeypatch, 0, iid, names, method, IID, metric=metric)
+    assert_within_bound(trimmed, full)
+
+
+def test_paired_and_iid_limits_are_the_support():
+    r = coverage("paired.wald", design="paired", n=20_000, acc_first=0.8, acc_second=0.7, correlation=0.3)
+    assert abs(r.coverage - 0.95) < 3e-3  # was refused beyond n = 2000
+    with pytest.raises(ValueError, match=r"^n: exact paired coverage needs at most 10,000,000 outcomes of all four cells"):
+        coverage("paired.newcombe", design="paired", n=5000, acc_first=0.8, acc_second=0.7, correlation=0.3)
+    r = coverage("wilson", design="iid", metric="precision", n=50_000, prevalence=0.3, tpr=0.8, tnr=0.6)
+    assert abs(r.coverage - 0.95) < 3e-3  # was refused beyond n = 2000
+    with pytest.raises(ValueError, match=r"^n: exact iid coverage needs at most 10,000,000 outcomes \(n_pos, tp, tn\)"):
+        coverage("ba_wald", design="iid", metric="balanced_accuracy", n=10_000, prevalence=0.3, tpr=0.8, tnr=0.6)

@@ -17,8 +17,11 @@ max(0, a1 + a2 - 1) and min(a1, a2)); ``check`` refuses the others with one line
 Exact coverage enumerates all (n + 1)(n + 2)(n + 3)/6 tables (n <= FULL_EXACT_LIMIT) or, for a
 method that reads only the discordant pairs (``merge``), the (n + 1)(n + 2)/2 trinomial
 outcomes of (only_first, only_second) (n <= DISCORDANT_EXACT_LIMIT), written as tables with
-both = n - only_first - only_second and neither = 0 (such methods read only the sum). Every
-point of one n shares the interval tables. Monte Carlo draws the tables from the stream keyed
+both = n - only_first - only_second and neither = 0 (such methods read only the sum). Beyond
+those sizes, only the support (support.nested: the tables carrying all but 1e-15 of the
+probability, at most support.RECTANGLE_LIMIT of them), written as m = only_first + only_second
+~ Binomial(n, p_only_first + p_only_second), only_first | m ~ Binomial(m, ·) and
+both | m ~ Binomial(n - m, ·). Every point of one n shares the interval tables. Monte Carlo draws the tables from the stream keyed
 by (n, cell probabilities) and keeps the distinct outcomes with their counts.
 """
 
@@ -38,9 +41,10 @@ from .iid import ratio_pmf
 from .registry import register
 from .sampling import BLOCK
 from .sampling import merge as merge_counts
+from .support import BOUND, RECTANGLE_LIMIT, nested, nested_size
 
-FULL_EXACT_LIMIT = 250  # (n + 1)(n + 2)(n + 3)/6 ≈ 2.7 million tables
-DISCORDANT_EXACT_LIMIT = 2000  # (n + 1)(n + 2)/2 ≈ 2 million (only_first, only_second) outcomes
+FULL_EXACT_LIMIT = 250  # up to here every table is enumerated, (n + 1)(n + 2)(n + 3)/6 ≈ 2.7 million; beyond, the support
+DISCORDANT_EXACT_LIMIT = 2000  # likewise the (n + 1)(n + 2)/2 ≈ 2 million (only_first, only_second) outcomes
 MC_LIMIT = 1_000_000  # Monte Carlo tables are keyed (both·(n + 1) + only_first)·(n + 1) + only_second in int64
 CELLS = ("p_both", "p_only_first", "p_only_second", "p_neither")
 _TOLERANCE = 1e-12  # cell probabilities this far below 0 (rounding) count as 0
@@ -107,12 +111,13 @@ class Paired(Design):
                 return (f"correlation: with acc_first={a1:g} and acc_second={a2:g} the correlation must lie in "
                         f"[{lo:.4g}, {hi:.4g}], got {point['correlation']:g}")
             return f"{', '.join(CELLS)}: cell probabilities must sum to 1, got {sum(cells):.12g}"
-        if exact and n > DISCORDANT_EXACT_LIMIT:
-            return (f"n: exact paired coverage needs n <= {DISCORDANT_EXACT_LIMIT} (and n <= {FULL_EXACT_LIMIT} for "
-                    f"the methods that read all four cells), got {n}")
-        if exact and merge is None and n > FULL_EXACT_LIMIT:
-            return (f"n: exact paired coverage of a method that reads all four cells needs n <= {FULL_EXACT_LIMIT} "
-                    f"(~n³/6 tables), got {n}")
+        if exact and n > (FULL_EXACT_LIMIT if merge is None else DISCORDANT_EXACT_LIMIT):
+            size = nested_size(n, *_levels(_cells(point), merge))
+            if size > RECTANGLE_LIMIT:
+                cells = "all four cells" if merge is None else "(only_first, only_second)"
+                return (f"n: exact paired coverage needs at most {RECTANGLE_LIMIT:,} outcomes of {cells} carrying all "
+                        f"but {BOUND:g} of the probability, got {size:,} at n = {n:,}, "
+                        + ", ".join(f"{c} = {point[c]:g}" for c in CELLS))
         if n > MC_LIMIT:
             return f"n: paired Monte Carlo needs n <= {MC_LIMIT:,} (tables are int64 keys), got {n:,}"
         return None
@@ -139,11 +144,21 @@ class Paired(Design):
         [pt] = points
         n = pt["n"]
         p = _cells(pt)
+        key = (n,) if merge is None else ("discordant", n)
+        if n > (FULL_EXACT_LIMIT if merge is None else DISCORDANT_EXACT_LIMIT):
+            # The support only (support.nested), placed in the table by index.
+            m, only_first, both, weight = nested(n, *_levels(p, merge))
+            index = m * (m + 1) // 2 + only_first  # position in the (m, only_first) block (table_columns)
+            if merge is None:  # blocks of both = 0, 1, ... hold (n - both + 1)(n - both + 2)/2 tables each
+                index = index + _tetrahedral(n + 1) - _tetrahedral(n - both + 1)
+            else:
+                both = n - m
+            columns = {"both": both, "only_first": only_first, "only_second": m - only_first,
+                       "neither": n - both - m}
+            return Outcomes(columns, weight[None, :], (Segment(key, slice(None), index),))
         if merge is not None:
-            key = ("discordant", n)
             _, _, weight = ratio_pmf(n, p[1], p[2])
         else:
-            key = (n,)
             weight = table_pmf(all_tables(n), p)
         return Outcomes(self.table_columns(key), weight[None, :], (Segment(key, slice(None)),))
 
@@ -169,6 +184,22 @@ def _cells(point: dict) -> np.ndarray:
     """The four cell probabilities, rounding below 0 removed, summing to 1."""
     p = np.maximum(np.array([point[c] for c in CELLS], dtype=float), 0.0)
     return p / p.sum()
+
+
+def _levels(p: np.ndarray, merge) -> tuple:
+    """(p_first, p_a, p_b) of support.nested: m = only_first + only_second, only_first | m and,
+    for methods reading all four cells, both | m."""
+    p_m = p[1] + p[2]
+    p_a = p[1] / p_m if p_m > 0 else 0.0
+    if merge is not None:
+        return min(p_m, 1.0), p_a, None
+    rest = p[0] + p[3]
+    return min(p_m, 1.0), p_a, (p[0] / rest if rest > 0 else 0.0)
+
+
+def _tetrahedral(k):
+    """k(k + 1)(k + 2)/6 = Σ_{i <= k} i(i + 1)/2: the tables before a block of all_tables."""
+    return k * (k + 1) * (k + 2) // 6
 
 
 def all_tables(n: int) -> dict:
