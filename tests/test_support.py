@@ -199,3 +199,33 @@ def test_paired_and_iid_limits_are_the_support():
     assert abs(r.coverage - 0.95) < 3e-3  # was refused beyond n = 2000
     with pytest.raises(ValueError, match=r"^n: exact iid coverage needs at most 10,000,000 outcomes \(n_pos, tp, tn\)"):
         coverage("ba_wald", design="iid", metric="balanced_accuracy", n=10_000, prevalence=0.3, tpr=0.8, tnr=0.6)
+
+
+def test_paired_histogram_sampler_draws_the_table_pmf():
+    # reps >= (n + 1)(n + 2)(n + 3)/6: the counts of all tables come as one multinomial; chi-square
+    # against the exact pmf, and a negative control at correlation 0.35 that it rejects
+    design = paired.Paired()
+    point = design.derive({"n": 6, "acc_first": 0.8, "acc_second": 0.7, "correlation": 0.3})
+    tables = paired.all_tables(6)
+    position = {t: i for i, t in enumerate(zip(*(tables[c] for c in paired.PAIRED_CELLS)))}
+
+    def observed(reps):
+        o = design.simulate([point], reps, seed=7)
+        out = np.zeros(len(position))
+        for t, c in zip(zip(*(o.columns[c] for c in paired.PAIRED_CELLS)), o.weight[0]):
+            out[position[t]] += c
+        assert out.sum() == reps
+        return out
+
+    seen = observed(400_000)
+    assert observed(83).sum() == 83  # fewer reps than tables: drawn one by one
+    for rho, fits in ((0.3, True), (0.35, False)):
+        cells = paired._cells(design.derive({"n": 6, "acc_first": 0.8, "acc_second": 0.7, "correlation": rho}))
+        expected = 400_000 * paired.table_pmf(tables, cells)
+        keep = expected > 5
+        chi2 = np.sum((seen[keep] - expected[keep]) ** 2 / expected[keep])
+        assert (stats.chi2.sf(chi2, keep.sum() - 1) > 1e-4) == fits
+    # Monte Carlo coverage by the histogram sampler within a few MCSE of the exact coverage
+    kw = {"design": "paired", "n": 12, "acc_first": 0.8, "acc_second": 0.7, "correlation": 0.3}
+    exact, mc = coverage("paired.wald", **kw), coverage("paired.wald", reps=20_000, seed=3, **kw)
+    assert abs(mc.coverage - exact.coverage) < 4 * mc.mcse

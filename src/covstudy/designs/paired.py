@@ -21,8 +21,10 @@ both = n - only_first - only_second and neither = 0 (such methods read only the 
 those sizes, only the support (support.nested: the tables carrying all but 1e-15 of the
 probability, at most support.RECTANGLE_LIMIT of them), written as m = only_first + only_second
 ~ Binomial(n, p_only_first + p_only_second), only_first | m ~ Binomial(m, ·) and
-both | m ~ Binomial(n - m, ·). Every point of one n shares the interval tables. Monte Carlo draws the tables from the stream keyed
-by (n, cell probabilities) and keeps the distinct outcomes with their counts.
+both | m ~ Binomial(n - m, ·). Every point of one n shares the interval tables. Monte Carlo
+draws the tables from the stream keyed by (n, cell probabilities) and keeps the distinct
+outcomes with their counts; when reps is at least the number of tables (n <= 47 at reps =
+20,000), it draws the counts of all tables as one multinomial instead.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from .support import BOUND, RECTANGLE_LIMIT, nested, nested_size
 
 FULL_EXACT_LIMIT = 250  # up to here every table is enumerated, (n + 1)(n + 2)(n + 3)/6 ≈ 2.7 million; beyond, the support
 DISCORDANT_EXACT_LIMIT = 2000  # likewise the (n + 1)(n + 2)/2 ≈ 2 million (only_first, only_second) outcomes
+HISTOGRAM_LIMIT = 1_000_000  # Monte Carlo draws the counts of all tables at once up to this many tables
 MC_LIMIT = 1_000_000  # Monte Carlo tables are keyed (both·(n + 1) + only_first)·(n + 1) + only_second in int64
 CELLS = ("p_both", "p_only_first", "p_only_second", "p_neither")
 _TOLERANCE = 1e-12  # cell probabilities this far below 0 (rounding) count as 0
@@ -167,6 +170,8 @@ class Paired(Design):
         n = pt["n"]
         rng = stream(seed, **self.stream_identity(pt))
         p = _cells(pt)
+        if _tetrahedral(n + 1) <= min(reps, HISTOGRAM_LIMIT):
+            return _histogram(n, p, reps, rng)
         base = n + 1
         parts = []
         for start in range(0, reps, BLOCK):
@@ -184,6 +189,22 @@ def _cells(point: dict) -> np.ndarray:
     """The four cell probabilities, rounding below 0 removed, summing to 1."""
     p = np.maximum(np.array([point[c] for c in CELLS], dtype=float), 0.0)
     return p / p.sum()
+
+
+def _histogram(n: int, p: np.ndarray, reps: int, rng: np.random.Generator) -> Outcomes:
+    """The tables drawn at least once among ``reps`` and their counts, drawn at once: the counts of
+    all (n + 1)(n + 2)(n + 3)/6 tables ~ Multinomial(reps, table_pmf), the same distribution as
+    drawing the test sets one by one, at a cost that does not grow with reps (used when reps is
+    at least the number of tables). The tables are visited in increasing probability (ties in
+    table order), so numpy's running "mass not yet visited" ends on the largest ones and keeps
+    full relative precision."""
+    tables = all_tables(n)
+    pmf = table_pmf(tables, p)
+    order = np.argsort(pmf, kind="stable")
+    count = np.zeros(pmf.size, dtype=np.int64)
+    count[order] = rng.multinomial(reps, pmf[order] / pmf.sum())
+    drawn = np.flatnonzero(count)
+    return Outcomes({c: v[drawn] for c, v in tables.items()}, count[drawn][None, :])
 
 
 def _levels(p: np.ndarray, merge) -> tuple:
