@@ -1,4 +1,4 @@
-"""Rewrite report.html of every committed study, and results/index.html, from the committed tables.
+"""Rewrite report.html of every committed study (band studies too), and results/index.html, from the committed tables.
 
 What ``covstudy study=<name> plot=true`` writes into results/<name>/report.html depends on the
 table, study.yaml, figures/index.csv and the run's overrides only, so after a change to the
@@ -13,7 +13,10 @@ import json
 import shlex
 from pathlib import Path
 
-from covstudy.explorer import write_html, write_index
+import yaml
+
+from covstudy.bands import BandStudy
+from covstudy.explorer import write_band_html, write_html, write_index
 
 RESULTS = Path("results")
 
@@ -28,5 +31,9 @@ for folder in sorted(p.parent for p in RESULTS.glob("*/study.yaml")):
     finally:
         if made:
             provenance.unlink()
+    print(page, page.stat().st_size)
+for folder in sorted(p.parent for p in RESULTS.glob("*/bands.parquet")):  # band studies: their config
+    cfg = yaml.safe_load(Path("conf/study", f"{folder.name}.yaml").read_text())
+    page = write_band_html(BandStudy.from_config({**cfg, "out": str(folder)}))
     print(page, page.stat().st_size)
 print(write_index(RESULTS))

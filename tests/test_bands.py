@@ -155,10 +155,72 @@ def test_binormal_fit_covariance_matches_simulation():
 
 # --------------------------------------------------------------------------- other bands
 
+def test_grouped_binormal_fit_is_the_dorfman_alf_maximum_likelihood():
+    # Fisher scoring against Nelder-Mead on the same rating-data likelihood
+    from scipy import optimize
+
+    from covstudy.designs.binormal import binormal_scores
+    pos, neg = binormal_scores(50, 50, 0.8, 1.5, 5, 1, 3, ranks=False)
+    a, b, cov = B.binormal_fit_grouped(pos[0], neg[0])
+    values, codes = np.unique(np.r_[pos[0], neg[0]], return_inverse=True)
+    cp, cn = np.bincount(codes[:50], minlength=values.size), np.bincount(codes[50:], minlength=values.size)
+
+    def nll(t):
+        z = np.sort(t[2:])
+        pn, pp = np.diff(np.r_[0, special.ndtr(z), 1]), np.diff(np.r_[0, special.ndtr(t[1] * z - t[0]), 1])
+        return -(cn @ np.log(np.maximum(pn, 1e-300)) + cp @ np.log(np.maximum(pp, 1e-300)))
+
+    r = optimize.minimize(nll, np.r_[1, 0.7, np.linspace(-1, 1, values.size - 1)], method="Nelder-Mead",
+                          options=dict(xatol=1e-10, fatol=1e-12, maxiter=20000, maxfev=40000))
+    assert abs(a - r.x[0]) < 1e-5 and abs(b - r.x[1]) < 1e-5
+    assert cov[0, 0] > 0 and cov[1, 1] > 0 and abs(cov[0, 1]) < np.sqrt(cov[0, 0] * cov[1, 1])
+    assert np.isnan(B.binormal_fit_grouped([1, 1, 2], [0, 0, 1])[0])  # two categories: no fit
+
+
+def test_working_hotelling_on_ratings_holds_the_latent_curve():
+    r = band_coverage("working_hotelling", n_pos=100, n_neg=100, auc=0.7, sd_ratio=1.5, levels=5, reps=100, seed=4)
+    assert np.allclose(r["truth"], true_roc(r["grid"], 0.7, 1.5))  # scored against the latent curve
+    assert r["containment"] >= 0.85
+
+
 def test_ks_band_uses_the_exact_kolmogorov_smirnov_quantile():
     # sqrt(1 - delta) per class: both empirical survival functions hold with probability 1 - delta
     d = B.ks_critical(0.05, 50)
     assert abs(stats.kstwo.cdf(d, 50) - np.sqrt(0.95)) < 1e-9
+
+
+@pytest.mark.parametrize("m, n, ties", [(15, 25, False), (30, 12, True)])
+def test_fixed_width_band_is_macskassy_provost_by_bisection(m, n, ties):
+    # d = the 1 - delta quantile of each bootstrap curve's smallest sliding distance, found here by
+    # bisection on the band's own edges; the band slides along slope -sqrt(n/m)
+    rng = np.random.default_rng(12)
+    pos, neg = rng.normal(1, 1.3, m), rng.normal(0, 1, n)
+    if ties:
+        pos, neg = np.round(pos), np.round(neg)
+    grid = B.FPR_GRID
+    _, curves = B.bootstrap_curves(pos, neg, grid, np.random.default_rng(3), 80)
+    p, q, _, _ = B._vertex_tpr(pos, neg)
+    x, y = q / n, p / m
+    cos, sin = 1 / np.sqrt(1 + n / m), np.sqrt(n / m) / np.sqrt(1 + n / m)
+
+    def edges(d):
+        return B.polyline(x, y, grid - d * cos, low=True) - d * sin, B.polyline(x, y, grid + d * cos) + d * sin
+
+    def smallest(curve):
+        lo, hi = 0.0, 2.0
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            low, up = edges(mid)
+            lo, hi = (lo, mid) if np.all((low <= curve + 1e-12) & (curve <= up + 1e-12)) else (mid, hi)
+        return hi
+
+    fast = np.max(B.slide_distance(x, y, grid, curves, cos, sin), axis=1)
+    assert np.allclose(fast, [smallest(c) for c in curves], atol=1e-9)
+    lower, upper = B.roc_band_fixed_width(pos, neg, 0.05, rng=np.random.default_rng(3), grid=grid, draws=80)
+    low, up = edges(np.quantile(fast, 0.95))
+    assert np.allclose(lower, np.clip(low, 0, 1), atol=1e-12) and np.allclose(upper, np.clip(up, 0, 1), atol=1e-12)
+    inside = np.mean([np.all((lower <= c + 1e-9) & (c <= upper + 1e-9)) for c in curves])
+    assert inside >= 0.95
 
 
 def test_pointwise_binomial_band_is_the_interval_at_the_empirical_tpr():
@@ -304,8 +366,16 @@ def test_a_band_study_points_numbers_do_not_depend_on_the_other_points(tmp_path)
 @pytest.mark.parametrize("change, message", [
     ({"bands": ["det"]}, "bands: must list curves among roc, pr"),
     ({"band_methods": {"roc": ["nonsense"]}}, "band_methods.roc: method: unknown ROC band method"),
-    ({"grid": {"n_pos": [1], "auc": [0.8]}}, "grid.n_pos: out of range"),
+    ({"grid": {"n_pos": [1], "auc": [0.8]}}, "grid.n_pos: must be a whole number in [2, 100000], got 1"),
+    ({"grid": {"n_pos": ["ten"], "auc": [0.8]}}, "grid.n_pos: must be a whole number"),
+    ({"grid": {"n_pos": [10], "auc": [0.8], "levels": [1]}}, "grid.levels: must be 0 or"),
     ({"grid": {"n_pos": [10], "auc": [0.8], "delta": [0.7]}}, "grid.delta:"),
+    ({"reps": "many"}, "reps: must be a whole number >= 1, got 'many'"),
+    ({"seed": -1}, "seed: must be a whole number >= 0"),
+    ({"n_jobs": 1.5}, "n_jobs: must be a whole number"),
+    ({"plot": "yes"}, "plot: must be true or false"),
+    ({"example": {"n_pos": 10}}, "example: must be a mapping with n_pos, n_neg, auc"),
+    ({"example": {"n_pos": 10, "n_neg": 10, "auc": 2}}, "example.auc: must be in (0, 1)"),
 ])
 def test_a_bad_band_study_is_a_one_line_config_error(change, message):
     from covstudy import ConfigError
@@ -364,3 +434,23 @@ def test_the_committed_band_study_regenerates_at_one_point():
     committed = committed[(committed.n_pos == 20) & (committed.auc == 0.7) & (committed.sd_ratio == 1.0)
                           & (committed.levels == 0)].reset_index(drop=True)
     pd.testing.assert_frame_equal(table, committed)
+
+
+def test_a_band_study_run_fails_in_one_line_and_ends_naming_its_report(tmp_path, capsys):
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from covstudy import cli
+
+    with initialize_config_dir(config_dir=cli._conf_dir(), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=["study=roc_bands"])
+    raw = OmegaConf.to_container(cfg, resolve=True)
+    (tmp_path / "x").mkdir()  # as Hydra makes out before the run: an empty one is removed on failure
+    with pytest.raises(SystemExit) as stop:
+        cli._run_bands({**raw, "reps": "many", "out": str(tmp_path / "x")})
+    assert stop.value.code == 2 and not (tmp_path / "x").exists()
+    assert capsys.readouterr().err == "covstudy: error: reps: must be a whole number >= 1, got 'many'\n"
+    tiny = {**raw, "reps": 2, "bands": ["roc"], "band_methods": {"roc": ["ks"]}, "out": str(tmp_path / "y"),
+            "grid": {"n_pos": [10], "auc": [0.8]}, "plot": False}
+    cli._run_bands(tiny)
+    assert capsys.readouterr().out.strip().splitlines()[-1] == f"figures and report: rerun with plot=true (out={tmp_path / 'y'})"

@@ -308,3 +308,99 @@ def test_committed_page_is_what_its_table_writes(name, tmp_path):
     pytest.importorskip("pyarrow")
     assert write_html(folder).read_bytes() == (committed / "report.html").read_bytes(), \
         f"results/{name}/report.html is stale: python experiments/explorer_pages.py (or rerun the study)"
+
+
+# --------------------------------------------------------------------------- a band study's page
+
+BANDS = ROOT / "results" / "roc_bands"
+
+
+def band_study(out):
+    import yaml
+
+    from covstudy.bands import BandStudy
+
+    cfg = yaml.safe_load((ROOT / "conf" / "study" / "roc_bands.yaml").read_text())
+    return BandStudy.from_config({**cfg, "out": str(out)})
+
+
+def test_committed_band_page_is_what_its_tables_write(tmp_path):
+    """results/roc_bands/report.html is the page of its committed tables, byte for byte (what
+    ``covstudy study=roc_bands`` writes there), and the page holds both tables."""
+    pytest.importorskip("pyarrow")
+    if not (BANDS / "report.html").is_file():
+        pytest.skip("no committed band page")
+    folder = tmp_path / "results" / "roc_bands"
+    (folder / "figures").mkdir(parents=True)
+    for f in ("bands.parquet", "bands_pointwise.parquet", "report.md"):
+        shutil.copy(BANDS / f, folder / f)
+    for png in (BANDS / "figures").glob("*.png"):  # the page links the figures there are
+        (folder / "figures" / png.name).touch()
+    from covstudy.explorer import write_band_html
+
+    page = write_band_html(band_study(folder))
+    assert page.read_bytes() == (BANDS / "report.html").read_bytes(), \
+        "results/roc_bands/report.html is stale: python experiments/explorer_pages.py (or rerun the study)"
+    shown = decode(page_data(page))
+    for key, table in (("pointwise", "bands_pointwise.parquet"), ("whole", "bands.parquet")):
+        df = pd.read_parquet(folder / table)
+        assert list(shown[key]["label"]) == list(df["method"]) and list(shown[key]["n_pos"]) == list(df["n_pos"])
+    assert np.array_equal(shown["whole"]["containment"], df["containment"].to_numpy().astype(np.float32).astype(float))
+
+
+def test_band_page_draws_and_its_selectors_work(browser):
+    """The band page in Chromium: pointwise coverage against FPR as in the table; another AUC
+    redraws it; the whole-curve table draws containment against n with ±2·MCSE and the nominal line."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    if not (BANDS / "report.html").is_file():
+        pytest.skip("no committed band page")
+    pointwise = pd.read_parquet(BANDS / "bands_pointwise.parquet").rename(columns={"method": "label"})
+    whole = pd.read_parquet(BANDS / "bands.parquet").rename(columns={"method": "label"})
+    at = {"curve": "roc", "n_pos": 20, "sd_ratio": 1.0, "levels": 0}
+    open_page(browser, BANDS / "report.html")
+    state = drawn(browser)
+    assert (state["table"], state["x"], state["measure"]) == ("pointwise", "at", "coverage")
+    assert {s["label"]: s["y"] for s in state["series"]} == expected(pointwise, "coverage", "at", auc=0.7, **at)
+    assert len(state["series"]) == 9 and browser.find_elements(By.CSS_SELECTOR, "#chart polygon.band")
+    assert browser.find_element(By.CSS_SELECTOR, "#chart text.title").text == "FPR"
+
+    Select(browser.find_element(By.ID, "sel-auc")).select_by_visible_text("0.95")
+    got = {s["label"]: s["y"] for s in drawn(browser)["series"]}
+    assert got == expected(pointwise, "coverage", "at", auc=0.95, **at)
+
+    Select(browser.find_element(By.ID, "sel-table")).select_by_value("1")
+    state = drawn(browser)
+    assert (state["table"], state["x"], state["measure"], state["fixed"]["auc"]) == ("whole", "n_pos", "containment", 0.95)
+    at.pop("n_pos")
+    assert {s["label"]: s["y"] for s in state["series"]} == expected(whole, "containment", "n_pos", auc=0.95, **at)
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart polygon.band")  # ±2·MCSE
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart line.nominal")
+    Select(browser.find_element(By.ID, "sel-measure")).select_by_value("mean_area")
+    assert {s["label"]: s["y"] for s in drawn(browser)["series"]} == expected(whole, "mean_area", "n_pos", auc=0.95, **at)
+
+    ActionChains(browser).move_to_element(browser.find_element(By.ID, "chart")).perform()
+    assert "n per class = " in browser.find_element(By.ID, "tip").text
+
+    assert not browser.find_elements(By.CSS_SELECTOR, "#controls label.absent")
+    Select(browser.find_element(By.ID, "sel-curve")).select_by_visible_text("pr")  # PR bands: four methods
+    assert sorted(s["label"] for s in drawn(browser)["series"]) == sorted(whole[whole.curve == "pr"]["label"].unique())
+    absent = browser.find_elements(By.CSS_SELECTOR, "#controls label.absent")
+    assert sorted(a.text for a in absent) == ["fixed_width draws=200", "jeffreys", "ks", "sup_t draws=200",
+                                              "working_hotelling"]
+
+
+def test_a_band_study_run_with_plot_writes_its_page(tmp_path, monkeypatch):
+    """bands.run_band_study with plot on writes report.html (figures skipped here: they are plots/bands.py's)."""
+    import covstudy.plots.bands
+    from covstudy.bands import BandStudy, run_band_study
+
+    monkeypatch.setattr(covstudy.plots.bands, "band_figures", lambda *args: [])
+    cfg = {"name": "tiny_bands", "bands": ["roc"], "band_methods": {"roc": ["wilson", "ks"]}, "reps": 20,
+           "grid": {"n_pos": [20, 40], "auc": [0.8]}, "plot": True, "out": str(tmp_path / "tiny_bands")}
+    table = run_band_study(BandStudy.from_config(cfg))
+    shown = decode(page_data(tmp_path / "tiny_bands" / "report.html"))
+    assert list(shown["whole"]["label"]) == list(table["method"]) == ["wilson", "ks", "wilson", "ks"]
+    assert shown["whole"]["n_pos"].tolist() == [20, 20, 40, 40] and len(shown["pointwise"]) == 4 * 19

@@ -12,6 +12,8 @@ from scipy import stats
 
 from covstudy import coverage, interval, plan, size_performance
 from covstudy.cli import plan_main
+from covstudy.core import clear_cache
+from covstudy.designs import paired
 from covstudy.sizing import plan_design
 
 REF = json.loads((Path(__file__).parent / "data" / "presize_plan_reference.json").read_text())
@@ -92,6 +94,24 @@ def test_exact_assurance_equals_enumeration():
     assert r.n == _first_lasting([assurance(m) >= 0.8 - 1e-12 for m in n1], n1, 3)
 
 
+def test_exact_paired_plan_on_the_support_equals_the_whole_table(monkeypatch):
+    # Tango reads (b, c, n) only: beyond paired.TRIM_FROM outcomes (here: at every size) the search
+    # evaluates its sizes on the discordant support; the answer and its table equal the whole tables'
+    axes = dict(design="paired", acc_first=0.85, acc_second=0.8, correlation=0.4, width=0.15, assurance=0.9,
+                horizon=3)
+    monkeypatch.setattr(paired, "TRIM_FROM", 0)
+    clear_cache()
+    support = plan("tango", **axes)
+    monkeypatch.setattr(paired, "TRIM_FROM", 10**12)
+    clear_cache()
+    whole = plan("tango", **axes)
+    clear_cache()
+    assert support.n == whole.n == 153 and max(row["n"] for row in support.table) == 255
+    for ours, full in zip(support.table, whole.table):
+        assert ours["n"] == full["n"]
+        assert all(abs(ours[k] - full[k]) <= 5e-15 for k in ("prob_width", "mean_width", "coverage"))
+
+
 def test_generic_exact_search_on_the_binomial_design_equals_the_binomial_planner():
     args = dict(metric=None, delta=0.05, side="two-sided", reps=None, seed=None, n_max=10**6, horizon=20,
                 plugin=False)
@@ -160,6 +180,15 @@ def test_cli_any_design(tmp_path, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "unrecognized argument '--q'" in err and err.count("\n") == 1
+    # a proportion method on a design whose default metric is another: the metrics it applies to
+    argv = ["--design", "stratified", "--method", "wilson", "--width", "0.1", "--prevalence", "0.2", "--tpr", "0.9",
+            "--tnr", "0.8"]
+    assert plan_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("covstudy-plan: error: method: 'wilson' is not a method for balanced_accuracy; it applies "
+                          "to the metrics accuracy, precision, recall, specificity, npv, jaccard, f1: pass one with "
+                          "--metric")
+    assert err.count("\n") == 1
 
 
 PROC = json.loads((Path(__file__).parent / "data" / "proc_power_reference.json").read_text())

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from covstudy import coverage
+from covstudy import core, coverage
 from covstudy.core import clear_cache
 from covstudy.designs import binomial, iid, paired, stratified, support, unpaired
 
@@ -168,7 +168,7 @@ PAIRED = [{"n": n, "acc_first": a1, "acc_second": a2, "correlation": rho}
 
 @pytest.mark.parametrize("method", ["paired.wald", "paired.tango", "paired.newcombe"])
 def test_paired_support_equals_full_enumeration(monkeypatch, method):
-    names = ("FULL_EXACT_LIMIT", "DISCORDANT_EXACT_LIMIT")
+    names = ("FULL_EXACT_LIMIT", "DISCORDANT_EXACT_LIMIT", "TRIM_FROM")
     full = _nested(monkeypatch, 10**6, paired, names, method, PAIRED)
     trimmed = _nested(monkeypatch, 0, paired, names, method, PAIRED)
     # the full tables' pmf (gammaln, table_pmf) is itself within ~5e-14 (relative) of the product of binomials
@@ -229,3 +229,36 @@ def test_paired_histogram_sampler_draws_the_table_pmf():
     kw = {"design": "paired", "n": 12, "acc_first": 0.8, "acc_second": 0.7, "correlation": 0.3}
     exact, mc = coverage("paired.wald", **kw), coverage("paired.wald", reps=20_000, seed=3, **kw)
     assert abs(mc.coverage - exact.coverage) < 4 * mc.mcse
+
+
+# (p_both, p_only_first, p_only_second, p_neither): b + c never, always, in between; p_only_first tiny
+PAIRED_CELLS = [(0.7, 0.0, 0.0, 0.3), (0.0, 0.6, 0.4, 0.0), (0.5, 1e-9, 0.2, 0.3 - 1e-9),
+                (0.7371, 0.1129, 0.0629, 0.0871), (0.2, 0.35, 0.3, 0.15)]
+
+
+def _paired(monkeypatch, trim_from, method, n, cells, clear=True):
+    monkeypatch.setattr(paired, "TRIM_FROM", trim_from)
+    if clear:
+        clear_cache()
+    core._EXACT.clear()  # the outcome distributions (not the interval tables) are made again
+    rows = []
+    for p in cells:
+        r = coverage(method, design="paired", n=n, **dict(zip(paired.CELLS, p)))
+        rows.append([float(np.atleast_1d(getattr(r, m))[0]) for m in MEASURES + ("excludes_zero",)])
+    return np.array(rows).T
+
+
+@pytest.mark.parametrize("method", ["wald", "tango"])
+@pytest.mark.parametrize("n", [1, 9, 150])
+def test_paired_discordant_support_equals_full_enumeration(monkeypatch, method, n):
+    trimmed = _paired(monkeypatch, 0, method, n, PAIRED_CELLS)
+    full = _paired(monkeypatch, 10**12, method, n, PAIRED_CELLS)
+    # and the support's cells looked up in the whole table just cached: its index is the table's order
+    looked_up = _paired(monkeypatch, 0, method, n, PAIRED_CELLS, clear=False)
+    clear_cache()
+    for ours in (trimmed, looked_up):
+        assert_within_bound(ours[:5], full[:5], scale=2.0)
+        assert np.all(np.abs(ours[5] - full[5]) <= BOUND + 5e-15)
+    if n == 150:  # where the support is worth it: b + c stays below n/2
+        [lo], [hi] = support.window(n, 0.1758, BOUND)
+        assert hi < n / 2

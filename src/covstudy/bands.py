@@ -28,7 +28,7 @@ import pandas as pd
 from . import validate
 from .designs.binormal import binormal_scores, true_pr, true_roc
 from .methods import get
-from .methods.bands import FPR_GRID, RECALL_GRID
+from .methods.bands import FPR_GRID, LATENT_TARGET, RECALL_GRID
 from .methods.auc import _scores
 from .seeds import stream
 
@@ -161,9 +161,10 @@ class BandPoint:
     sd_ratio: float = 1.0
     levels: int = 0
 
-    def truth(self, curve: str, grid) -> np.ndarray:
+    def truth(self, curve: str, grid, latent: bool = False) -> np.ndarray:
+        """The true curve on ``grid``; with ``latent`` the latent binormal ROC curve even for ratings."""
         if curve == "roc":
-            return true_roc(grid, self.auc, self.sd_ratio, self.levels)
+            return true_roc(grid, self.auc, self.sd_ratio, 0 if latent else self.levels)
         return true_pr(grid, self.auc, self.n_pos / (self.n_pos + self.n_neg), self.sd_ratio, self.levels)
 
     def test_sets(self, reps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -237,7 +238,8 @@ def band_coverage(method: str, n_pos: int, n_neg: int, auc: float, sd_ratio: flo
     g = _grid(CURVES[curve][1], grid, CURVES[curve][2], closed_high=curve == "pr")
     pos, neg = point.test_sets(int(reps), seed)
     lower, upper = method_bands(curve, method, point, pos, neg, float(delta), g, seed, params)
-    return {"grid": g, "truth": point.truth(curve, g), **band_measures(lower, upper, point.truth(curve, g), g)}
+    truth = point.truth(curve, g, latent=get(method, CURVES[curve][0]).name in LATENT_TARGET)
+    return {"grid": g, "truth": truth, **band_measures(lower, upper, truth, g)}
 
 
 # --------------------------------------------------------------------------- the study
@@ -268,7 +270,21 @@ class BandStudy:
                 raise ConfigError(f"{key}: missing")
             return value
 
+        def number(key, value, kind, ok, valid):
+            """``value`` as ``kind`` if ``ok``, else a ConfigError naming ``key`` and the ``valid`` range."""
+            try:
+                if isinstance(value, bool) or (kind is int and isinstance(value, float) and not value.is_integer()):
+                    raise ValueError
+                v = kind(value)
+            except (TypeError, ValueError):
+                v = None
+            if v is None or not ok(v):
+                raise ConfigError(f"{key}: must be {valid}, got {value!r}")
+            return v
+
         grid = cfg.get("grid") or {}
+        if not isinstance(grid, dict):
+            raise ConfigError(f"grid: must be a mapping of the design's axes, got {grid!r}")
         curves = listed("bands", cfg.get("bands"))
         for c in curves:
             if c not in CURVES:
@@ -286,29 +302,46 @@ class BandStudy:
                     raise ConfigError(f"band_methods.{c}: {err}") from None
                 specs.append((m.short, tuple(sorted(params.items()))))
             methods[c] = tuple(specs)
-        n_pos = [int(v) for v in listed("grid.n_pos", grid.get("n_pos"))]
+        size = (int, lambda v: 2 <= v <= 100_000, "a whole number in [2, 100000]")
+        n_pos = [number("grid.n_pos", v, *size) for v in listed("grid.n_pos", grid.get("n_pos"))]
         n_neg = grid.get("n_neg")
-        aucs = [float(v) for v in listed("grid.auc", grid.get("auc"))]
-        sds = [float(v) for v in (grid.get("sd_ratio") or [1.0])]
-        levels = [int(v) for v in (grid.get("levels") or [0])]
-        for key, values, ok in (("grid.n_pos", n_pos, lambda v: 2 <= v <= 100_000), ("grid.auc", aucs, lambda v: 0 < v < 1),
-                                ("grid.sd_ratio", sds, lambda v: v > 0),
-                                ("grid.levels", levels, lambda v: v == 0 or 2 <= v <= 255)):
-            bad = [v for v in values if not ok(v)]
-            if bad:
-                raise ConfigError(f"{key}: out of range, got {bad[0]}")
-        sizes = [(n, n) for n in n_pos] if n_neg is None else list(itertools.product(n_pos, [int(v) for v in listed("grid.n_neg", n_neg)]))
+        aucs = [number("grid.auc", v, float, lambda v: 0 < v < 1, "in (0, 1)") for v in listed("grid.auc", grid.get("auc"))]
+        sds = [number("grid.sd_ratio", v, float, lambda v: 0 < v < np.inf, "a positive number")
+               for v in listed("grid.sd_ratio", grid.get("sd_ratio", [1.0]))]
+        levels = [number("grid.levels", v, int, lambda v: v == 0 or 2 <= v <= 255, "0 or a whole number in [2, 255]")
+                  for v in listed("grid.levels", grid.get("levels", [0]))]
+        sizes = [(n, n) for n in n_pos] if n_neg is None else \
+            list(itertools.product(n_pos, [number("grid.n_neg", v, *size) for v in listed("grid.n_neg", n_neg)]))
         points = tuple(BandPoint(a, b, auc, s, lv) for (a, b), auc, s, lv in itertools.product(sizes, aucs, sds, levels))
         delta = grid.get("delta", [0.05])
         delta = delta[0] if isinstance(delta, list) and len(delta) == 1 else delta
         if not isinstance(delta, (int, float)) or validate.delta_problem(delta):
             raise ConfigError(f"grid.delta: one miss rate in [{validate.DELTA_MIN}, {validate.DELTA_MAX}], got {delta!r}")
         ex = cfg.get("example")
-        example = BandPoint(**ex) if isinstance(ex, dict) else None
-        return cls(name=str(cfg["name"]), question=str(cfg.get("question", "")), methods=methods, points=points,
-                   delta=float(delta), reps=int(cfg.get("reps", 200)), seed=int(cfg.get("seed", 2026)),
-                   out=Path(cfg.get("out") or f"results/{cfg['name']}"), plot=bool(cfg.get("plot", False)),
-                   example=example, n_jobs=int(cfg.get("n_jobs", 1)))
+        example = None
+        if ex is not None:
+            keys = ("n_pos", "n_neg", "auc", "sd_ratio", "levels")
+            if not isinstance(ex, dict) or set(ex) - set(keys) or not {"n_pos", "n_neg", "auc"} <= set(ex):
+                raise ConfigError(f"example: must be a mapping with n_pos, n_neg, auc (and sd_ratio, levels), got {ex!r}")
+            example = BandPoint(number("example.n_pos", ex["n_pos"], *size), number("example.n_neg", ex["n_neg"], *size),
+                                number("example.auc", ex["auc"], float, lambda v: 0 < v < 1, "in (0, 1)"),
+                                number("example.sd_ratio", ex.get("sd_ratio", 1.0), float, lambda v: 0 < v < np.inf,
+                                       "a positive number"),
+                                number("example.levels", ex.get("levels", 0), int, lambda v: v == 0 or 2 <= v <= 255,
+                                       "0 or a whole number in [2, 255]"))
+        name = cfg.get("name")
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"name: must be a non-empty string, got {name!r}")
+        plot = cfg.get("plot", False)
+        if not isinstance(plot, bool):
+            raise ConfigError(f"plot: must be true or false, got {plot!r}")
+        return cls(name=name, question=str(cfg.get("question") or ""), methods=methods, points=points,
+                   delta=float(delta),
+                   reps=number("reps", cfg.get("reps", 200), int, lambda v: 1 <= v <= 10_000_000, "a whole number >= 1"),
+                   seed=number("seed", cfg.get("seed", 2026), int, lambda v: 0 <= v < 2**63, "a whole number >= 0"),
+                   out=Path(cfg.get("out") or f"results/{name}"), plot=plot, example=example,
+                   n_jobs=number("n_jobs", cfg.get("n_jobs", 1), int, lambda v: v != 0, "a whole number other than 0 "
+                                 "(-1: every core)"))
 
 
 def _label(name: str, params: tuple) -> str:
@@ -324,7 +357,20 @@ def band_study_tables(study: BandStudy) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     workers = min(n_workers(study.n_jobs), len(study.points))
     rows = functools.partial(_point_rows, study)
-    parts = list(worker_pool(workers).map(rows, study.points) if workers > 1 else map(rows, study.points))
+    if workers > 1:  # as the interval runner: workers ignore Ctrl-C, the driver stops them
+        from .runner import _shutdown_workers, _workers_leave_signals_to_us
+
+        executor = worker_pool(workers)
+        with _workers_leave_signals_to_us():
+            futures = [executor.submit(rows, study.points[0])]
+        futures += [executor.submit(rows, p) for p in study.points[1:]]
+        try:
+            parts = [f.result() for f in futures]
+        finally:
+            if not all(f.done() for f in futures):
+                _shutdown_workers()
+    else:
+        parts = list(map(rows, study.points))
     return (pd.DataFrame([r for rows, _ in parts for r in rows]),
             pd.DataFrame([r for _, points in parts for r in points]))
 
@@ -334,12 +380,14 @@ def _point_rows(study: BandStudy, point: BandPoint) -> tuple[list, list]:
     pos, neg = point.test_sets(study.reps, study.seed)
     for curve, specs in study.methods.items():
         g = np.array(CURVES[curve][2], float)
-        truth = point.truth(curve, g)
         for (name, params), (lower, upper) in zip(specs, point_bands(curve, specs, point, pos, neg, study.delta,
                                                                        g, study.seed)):
+            m = get(name, CURVES[curve][0])
+            latent = m.name in LATENT_TARGET and point.levels > 0
+            truth = point.truth(curve, g, latent=latent)
             r = band_measures(lower, upper, truth, g)
-            ident = {"curve": curve, "method": _label(name, params),
-                     "display": get(name, CURVES[curve][0]).display, **point.__dict__, "delta": study.delta,
+            ident = {"curve": curve, "method": _label(name, params), "display": m.display, **point.__dict__,
+                     "target": "latent binormal curve" if latent else "true curve", "delta": study.delta,
                      "reps": study.reps}
             rows.append({**ident, "containment": r["containment"], "containment_mcse": r["containment_mcse"],
                          "mean_pointwise": float(r["pointwise"].mean()),
@@ -362,6 +410,9 @@ def run_band_study(study: BandStudy) -> pd.DataFrame:
 
         band_figures(study, table, pointwise)
         write_band_report(study, table)
+        from .explorer import write_band_html  # report.html, the interactive page
+
+        write_band_html(study, table, pointwise)
     return table
 
 
@@ -370,6 +421,11 @@ def write_band_report(study: BandStudy, table: pd.DataFrame) -> Path:
     lines = [f"# {study.name}", "", study.question, "",
              f"{study.reps} test sets per point, delta = {study.delta:g}; FPR and recall grids 0.05, 0.10, ..., 0.95. "
              "Containment: share of test sets whose band holds the true curve at every grid value.", ""]
+    latent = sorted(set(table.loc[table["target"] != "true curve", "method"])) if "target" in table else []
+    if latent:
+        lines += [f"On rating data (levels > 0) {', '.join(latent)} is scored against the latent binormal curve it "
+                  "estimates (column target), the others against the polyline through the true operating points; "
+                  "both pass through those points.", ""]
     for curve, part in table.groupby("curve", sort=False):
         agg = part.groupby("method", sort=False).agg(
             containment_mean=("containment", "mean"), containment_min=("containment", "min"),

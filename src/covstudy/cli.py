@@ -265,13 +265,23 @@ def _run_bands(raw: dict) -> None:
     try:
         study = BandStudy.from_config(raw)
     except (ConfigError, ValueError, TypeError) as err:
-        _fail(str(err))
-    table = run_band_study(study)
+        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
+    try:
+        with _sigterm_as_interrupt():
+            table = run_band_study(study)
+    except KeyboardInterrupt:  # a band study writes its tables at the end: nothing is half-written
+        print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
+              file=sys.stderr)
+        sys.exit(130)
     print(f"{study.name}: {len(table)} rows -> {study.out / 'bands.parquet'}")
     summary = table.groupby(["curve", "method"], sort=False)[["containment", "mean_pointwise", "mean_area"]].mean()
     print(summary.round(3).to_string())
-    report = study.out / "report.md"  # a band study's report is Markdown only (no report.html yet)
-    print(f"report: {report}" if study.plot else f"figures and report: rerun with plot=true (out={study.out})")
+    if study.plot:
+        figures = sorted((study.out / "figures").glob("*.png"))
+        print(f"{len(figures)} figure files in {study.out / 'figures'}")
+        print(how_to_open(study.out))
+    else:
+        print(f"figures and report: rerun with plot=true (out={study.out})")
 
 
 # --------------------------------------------------------------------------- covstudy-plot

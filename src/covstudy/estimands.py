@@ -42,8 +42,29 @@ class Estimand:
         raise NotImplementedError
 
     def method(self, name) -> Method:
-        """The registered method ``name`` if it applies; otherwise ValueError naming those that do."""
-        return get(name, self.takes)
+        """The registered method ``name`` if it applies; otherwise ValueError naming those that do,
+        and the other metrics of these outcomes it applies to (``wilson`` on the stratified design,
+        whose default metric is the balanced accuracy: recall, specificity, ...)."""
+        try:
+            return get(name, self.takes)
+        except ValueError as err:
+            there = [e.name for e in estimands_for(self.data) if e is not self and _applies(name, e.takes)]
+            if not there or _applies(name, self.takes):  # or ambiguous here: the error says so
+                raise
+            listed = str(err)[str(err).find("; "):] if "; " in str(err) else ""
+            raise ValueError(f"method: {name!r} is not a method for {self.name}; it applies to the metrics "
+                             f"{', '.join(there)}: pass one with --metric (metric= in Python){listed}") from None
+
+
+def _applies(name, takes: tuple[str, ...]) -> bool:
+    """Whether a method answers to ``name`` among one of the kinds ``takes``."""
+    for kind in takes:
+        try:
+            get(name, kind)
+            return True
+        except ValueError:
+            continue
+    return False
 
 
 ESTIMANDS: dict[tuple[str, str], Estimand] = {}  # (data, name) -> estimand, in registration order

@@ -45,7 +45,7 @@ def _read(path: str):
         try:
             return pd.read_parquet(f)
         except ImportError:
-            raise ValueError(f"{path}: reading Parquet needs pyarrow (pip install covstudy[parquet])") from None
+            raise ValueError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow)") from None
     try:
         return pd.read_csv(f)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:

@@ -4,7 +4,7 @@
 var covstudyExplorer = (function () {
   "use strict";
   var W = 800, H = 440, M = {l: 62, r: 16, t: 16, b: 46}, SVG = "http://www.w3.org/2000/svg";
-  var D, N, method, axes = {}, order = [], meas = {}, st = {}, api = {drawn: null};
+  var T, D, N, method, axes = {}, order = [], meas = {}, st = {}, api = {drawn: null};
 
   function bytes(s) {
     var b = atob(s), a = new Uint8Array(b.length);
@@ -69,12 +69,25 @@ var covstudyExplorer = (function () {
   }
 
   // ------------------------------------------------------------------ controls
-  function label(a) { return a === "delta" ? "δ" : a; }
+  function label(a) {  // a table may name an axis, or name it by the value of another (FPR or recall by curve)
+    var l = D.labels && D.labels[a];
+    if (l && typeof l === "object") l = l[axes[l.by].values[st.fixed[l.by]]];
+    return l || (a === "delta" ? "δ" : a);
+  }
+  function level(m) { return (D.level || ["coverage"]).indexOf(m) >= 0; }  // nominal 1 − δ
   function controls() {
     var box = document.getElementById("controls"), opts = cascade();
     box.textContent = "";
-    var row = el("div", {"class": "row"}, box);
-    var l = el("label", {}, row, "view "), s = el("select", {id: "sel-view"}, l);
+    var row = el("div", {"class": "row"}, box), l, s;
+    if (T.length > 1) {  // a band study: which table
+      l = el("label", {}, row, "show ");
+      s = el("select", {id: "sel-table"}, l);
+      T.forEach(function (t, k) { el("option", {value: k}, s, t.title); });
+      s.value = String(T.indexOf(D));
+      s.onchange = function () { load(Number(this.value)); controls(); };
+    }
+    l = el("label", {}, row, "view ");
+    s = el("select", {id: "sel-view"}, l);
     el("option", {value: "curves"}, s, "a measure against an axis");
     if ("mean_width" in D.names) el("option", {value: "tradeoff"}, s, "trade-off: coverage against width");
     if (gridAxes().length > 1) el("option", {value: "heatmap"}, s, "heatmap: a measure over two axes");
@@ -130,8 +143,10 @@ var covstudyExplorer = (function () {
     if (fixed.length) el("span", {"class": "fixed"}, row, "fixed: " + fixed.join(", "));
     row = el("div", {"class": "row methods"}, box);
     if (heat) row.hidden = true;
+    var present = {};  // methods with rows at these values (a band study's PR curve has fewer)
+    for (var i = 0; i < N; i++) if (matches(i, order.length)) present[method[i]] = true;
     D.methods.forEach(function (m, k) {
-      l = el("label", {}, row);
+      l = el("label", k in present ? {} : {"class": "absent", title: "no rows at these values"}, row);
       c = el("input", {type: "checkbox", id: "chk-method-" + k, "data-label": m.label}, l);
       c.checked = st.shown[k];
       c.onchange = function () { st.shown[k] = this.checked; draw(); };
@@ -171,7 +186,7 @@ var covstudyExplorer = (function () {
   function nominal(m) {
     var d = delta(), side = "side" in axes ? axes.side.values[st.fixed.side] : "two-sided";
     if (d === null) return null;
-    if (m === "coverage") return 1 - d;
+    if (level(m)) return 1 - d;
     if (m === "miss_low" || m === "miss_high") return side === "two-sided" ? d / 2 : null;
     return null;
   }
@@ -287,7 +302,7 @@ var covstudyExplorer = (function () {
       });
     });
     var status = document.getElementById("status");
-    api.drawn = {view: st.view, measure: m, x: tr ? "mean_width" : st.x, fixed: {}, series: data.map(function (s) {
+    api.drawn = {view: st.view, table: D.key, measure: m, x: tr ? "mean_width" : st.x, fixed: {}, series: data.map(function (s) {
       return {label: s.label, x: s.pts.map(function (p) { return p.x; }), y: s.pts.map(function (p) { return p.y; }),
               mcse: s.pts.map(function (p) { return p.se; })};
     })};
@@ -295,13 +310,13 @@ var covstudyExplorer = (function () {
     if (!data.length) { status.textContent = "No method selected, or no rows at this selection."; return; }
     if (nom !== null) { lo = Math.min(lo, nom); hi = Math.max(hi, nom); }
     var note = "";
-    if (m === "coverage" && st.zoom && d !== null) {
+    if (level(m) && st.zoom && d !== null) {
       var floor = Math.min(Math.max(lo, 1 - 4 * d), 1 - 1.5 * d);
       if (lo < floor) note = "Some values lie below the axis (lowest " + num(lo) + "); untick 'zoom near nominal' to see them.";
       lo = floor;
       hi = Math.max(hi, 1);
     }
-    if (m === "coverage" || m.indexOf("miss") === 0 || m === "excludes_zero") { lo = Math.max(lo, 0); hi = Math.min(hi, 1); }
+    if (level(m) || m.indexOf("miss") === 0 || m === "excludes_zero") { lo = Math.max(lo, 0); hi = Math.min(hi, 1); }
     if (hi - lo < 1e-9) { lo -= 0.01; hi += 0.01; }
     var pad = 0.03 * (hi - lo); lo -= pad; hi += pad;
     var xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs), log = st.log && !tr && xmin > 0;
@@ -412,10 +427,16 @@ var covstudyExplorer = (function () {
   }
 
   // ------------------------------------------------------------------ start
-  function start() {
-    D = JSON.parse(document.getElementById("covstudy-data").textContent);
+  function load(k) {  // show table k; a band page switching tables keeps the chosen values and methods
+    var was = {fixed: {}, shown: {}};
+    if (D) {
+      order.forEach(function (a) { was.fixed[a] = axes[a].values[st.fixed[a]]; });
+      D.methods.forEach(function (m, i) { was.shown[m.label] = st.shown[i]; });
+    }
+    D = T[k];
     N = D.rows;
     method = codes(D.method);
+    axes = {}; order = []; meas = {};
     D.axes.forEach(function (a) { axes[a.name] = {values: a.values.concat(a.numeric ? [null] : []), k: a.values.length, numeric: a.numeric, codes: codes(a)}; order.push(a.name); });
     Object.keys(D.measures).forEach(function (k) { meas[k] = floats(D.measures[k]); });
     st = {view: "curves", measure: "coverage" in D.names ? "coverage" : Object.keys(D.names)[0], fixed: {}, method: 0,
@@ -434,8 +455,14 @@ var covstudyExplorer = (function () {
     });
     st.x = best;
     pickY();
-    order.forEach(function (a) { st.fixed[a] = 0; });
+    order.forEach(function (a) { var c = axes[a].values.indexOf(was.fixed[a]); st.fixed[a] = c >= 0 && a in was.fixed ? c : 0; });
+    D.methods.forEach(function (m, i) { if (m.label in was.shown) st.shown[i] = was.shown[m.label]; });
     st.log = defaultLog();
+  }
+  function start() {
+    var J = JSON.parse(document.getElementById("covstudy-data").textContent);
+    T = J.tables || [J];
+    load(0);
     sortables();
     controls();
     document.getElementById("download-summary").onclick = function () { download("summary.csv", tableCsv(document.getElementById("summary"))); };
@@ -446,7 +473,7 @@ var covstudyExplorer = (function () {
           var v = c in axes ? axes[c].values[axes[c].codes[i]] : +meas[c][i].toPrecision(7);
           return v === null || (typeof v === "number" && isNaN(v)) ? "" : csvCell(v);
         })).join(","));
-      download("results.csv", lines);
+      download((D.key || "results") + ".csv", lines);
     };
     document.getElementById("download-shown").onclick = function () {
       if (api.drawn.view === "heatmap") {

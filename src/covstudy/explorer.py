@@ -6,9 +6,10 @@ interactive figure of any measure (coverage, the miss tails, width, the rate of 
 against any grid axis, with a selector for every other axis and a check box per method,
 ±2·MCSE bands for Monte Carlo rows, the nominal line and values on hover, and links to the
 static figures (PNG, PDF), the report and the table. ``write_index(results)`` lists every study
-folder under ``results`` (name, question, design, cells, date, links).
+folder under ``results`` (name, question, design, cells, date, links). ``write_band_html(study)``
+writes a band study's page (bands.py) from its two tables with the same script.
 
-The drawing is 31 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
+The drawing is 33 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
 plotting library: plotly's offline page embeds 4.8 MB of script, Vega-Lite's about 1 MB, and
 this page needs lines, bands, points, cells and a tooltip only
 (docs/explorer.md). The data go in as little-endian float32
@@ -75,16 +76,19 @@ def axes_of(df: pd.DataFrame) -> list[str]:
     return axes + [c for c in CATEGORIES if c in df and df[c].notna().any()]
 
 
-def encode(df: pd.DataFrame) -> dict:
+def encode(df: pd.DataFrame, measures: dict = MEASURES, extra=EXTRA, axes=None, colors=None) -> dict:
     """The table as the page reads it: per axis its sorted values and each row's code; per
-    measure a float32 column (a constant when every row has one value, absent when none has any)."""
+    measure a float32 column (a constant when every row has one value, absent when none has any).
+    ``measures``: column -> (name in the selector, its MCSE column or "binomial"); ``extra``: further
+    columns the page reads; ``axes``: the grid columns (default ``axes_of``); ``colors``: label -> colour
+    (default the figures' method colours)."""
     from .plots import method_colors, method_order
 
     order = method_order(df)
-    colors = method_colors(df)
+    colors = colors or method_colors(df)
     data = {"rows": len(df), "methods": [{"label": lab, "color": colors[lab]} for lab in order],
             "method": _codes(df["label"], order), "axes": [], "measures": {}}
-    for col in axes_of(df):
+    for col in axes_of(df) if axes is None else axes:
         values = df[col]
         if pd.api.types.is_numeric_dtype(values):
             levels = sorted(float(v) for v in values.dropna().unique())
@@ -95,7 +99,7 @@ def encode(df: pd.DataFrame) -> dict:
             levels = list(dict.fromkeys(values.fillna("").astype(str)))
             data["axes"].append({"name": col, "numeric": False, "values": levels,
                                  **_codes(values.fillna("").astype(str), levels)})
-    for col in [*MEASURES, *EXTRA]:
+    for col in [*measures, *extra]:
         if col not in df or df[col].isna().all():
             continue
         column = df[col].astype(float).to_numpy()
@@ -104,13 +108,16 @@ def encode(df: pd.DataFrame) -> dict:
             data["measures"][col] = {"const": _number(finite[0])}
         else:
             data["measures"][col] = {"f32": _b64(column.astype("<f4"))}
-    data["names"] = {m: MEASURES[m][0] for m in MEASURES if m in data["measures"]}
-    data["mcse"] = {m: MEASURES[m][1] for m in MEASURES if m in data["measures"] and MEASURES[m][1]}
+    data["names"] = {m: measures[m][0] for m in measures if m in data["measures"]}
+    data["mcse"] = {m: measures[m][1] for m in measures if m in data["measures"] and measures[m][1]}
     return data
 
 
-def decode(data: dict) -> pd.DataFrame:
-    """The table ``encode`` wrote (float32 measures), as the page reads it: for tests."""
+def decode(data: dict):
+    """The table ``encode`` wrote (float32 measures), as the page reads it (a band page: key -> table): for tests."""
+    if "tables" in data:  # a band study's page: one table per view
+        return {t["key"]: decode(t) for t in data["tables"]}
+
     def codes(entry):
         if not entry["bytes"]:
             return np.zeros(data["rows"], dtype=int)
@@ -160,6 +167,18 @@ def _figure_links(folder: Path) -> str:
         items.append(f'<li><a href="{_e(rel)}">{_e(caption)}</a> (<a href="{_e(rel)}">PNG</a>{pdf_link})</li>')
     if not items:
         return "<p>No figures yet: run <code>covstudy-plot</code>.</p>"
+    return "<ol class=\"figures\">\n" + "\n".join(items) + "\n</ol>"
+
+
+def _png_links(folder: Path) -> str:
+    """Every PNG in <folder>/figures, with its PDF where there is one."""
+    items = []
+    for png in sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []:
+        rel = f"figures/{png.name}"
+        pdf = f' · <a href="{_e(rel[:-4])}.pdf">PDF</a>' if png.with_suffix(".pdf").is_file() else ""
+        items.append(f'<li><a href="{_e(rel)}">{_e(png.stem.replace("_", " "))}</a> (PNG{pdf})</li>')
+    if not items:
+        return "<p>No figures: run the study with <code>plot=true</code>.</p>"
     return "<ol class=\"figures\">\n" + "\n".join(items) + "\n</ol>"
 
 
@@ -224,6 +243,100 @@ covstudy-plot {_e(replot)}   # figures, report.md, report.html</pre>
     return path
 
 
+# --------------------------------------------------------------------------- band studies
+
+# A band study (bands.py) has two tables: pointwise coverage at each grid value of the curve, and
+# one row per method and point (whole-curve containment, band area). The page draws either.
+BAND_POINTWISE = {"coverage": ("pointwise coverage", "mcse"),
+                  "miss_low": ("miss below: P(true curve < lower)", "binomial"),
+                  "miss_high": ("miss above: P(true curve > upper)", "binomial"),
+                  "truth": ("the true curve", None)}
+BAND_WHOLE = {"containment": ("whole-curve containment", "containment_mcse"),
+              "mean_area": ("mean band area", None),
+              "mean_pointwise": ("mean pointwise coverage", None),
+              "min_pointwise": ("least pointwise coverage", None)}
+BAND_AXES = ("curve", "n_pos", "n_neg", "auc", "sd_ratio", "levels", "delta")
+BAND_SUMMARY = {"mean containment": ("containment", "mean"), "worst containment": ("containment", "min"),
+                "mean pointwise coverage": ("mean_pointwise", "mean"),
+                "worst pointwise coverage": ("min_pointwise", "min"), "mean band area": ("mean_area", "mean")}
+
+
+def band_data(table: pd.DataFrame, pointwise: pd.DataFrame) -> dict:
+    """The band page's data: the pointwise table (against FPR or recall) and the per-point table
+    (against n and the other axes), the methods coloured as in the band figures."""
+    from matplotlib.colors import to_hex
+
+    from .plots.bands import _colours
+
+    names = list(dict.fromkeys([*table.loc[table.curve == "roc", "method"], *table["method"]]))  # as the figures
+    colors = {k: to_hex(v) for k, v in _colours(names).items()}
+    axes = [a for a in BAND_AXES if a in table]
+    labels = {"at": {"by": "curve", "roc": "FPR", "pr": "recall"}}
+    if (table["n_neg"] == table["n_pos"]).all():  # n per class: one axis
+        axes.remove("n_neg")
+        labels["n_pos"] = "n per class"
+    return {"tables": [
+        {"key": "pointwise", "title": "pointwise coverage along the curve", "labels": labels,
+         **encode(pointwise.assign(label=pointwise["method"]), BAND_POINTWISE, ("mcse", "reps"), [*axes, "at"], colors)},
+        {"key": "whole", "title": "whole curve: containment, band area", "labels": labels,
+         "level": ["containment", "mean_pointwise", "min_pointwise"],
+         **encode(table.assign(label=table["method"]), BAND_WHOLE, ("containment_mcse", "reps"), axes, colors)}]}
+
+
+def band_page(study, table: pd.DataFrame, pointwise: pd.DataFrame) -> str:
+    """The report.html of a band study (``bands.BandStudy``): the figure of either table with a
+    selector per axis and a check box per method, ±2·MCSE bands and the nominal 1 − δ, values on
+    hover; the sortable summary per curve and method (as report.md); links to the figures."""
+    folder = Path(study.out)
+    data = json.dumps(band_data(table, pointwise), separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    summary = table.groupby(["curve", "method"], sort=False).agg(
+        display=("display", "first"), **BAND_SUMMARY).reset_index()
+    links = _links(folder, [("report.md", "report (Markdown)")])
+    links += (' · the tables: <a href="bands.parquet">bands.parquet</a>, <a href="bands_pointwise.parquet">'
+              'bands_pointwise.parquet</a> or <button type="button" id="download-all">download the drawn table '
+              '(CSV)</button>')
+    if folder.parent.name == "results":
+        links += ' · <a href="../index.html">all studies</a>'
+    question = f'<p class="question">{_e(study.question.strip())}</p>' if study.question.strip() else ""
+    body = f"""<header><h1>Band study: {_e(study.name)}</h1>
+{question}
+<p class="links">{links}</p></header>
+<section id="explore"><h2>Explore</h2>
+<noscript><p>The interactive figure needs JavaScript; the static figures are linked below.</p></noscript>
+<div id="controls"></div>
+<div id="chart-box"><svg id="chart" role="img" aria-label="interactive figure"></svg><div id="tip" hidden></div></div>
+<p id="status"></p>
+<p><button type="button" id="download-shown">Download the drawn values (CSV)</button></p>
+<p class="note">{_e(study.reps)} test sets per point. Pointwise coverage: the share of test sets whose band
+holds the true curve at that FPR (ROC) or recall (PR); containment: at every grid value at once;
+band area: ∫(upper − lower) over the grid. Nominal: 1 − δ = {_e(f"{1 - study.delta:g}")}.</p>
+</section>
+<section><h2>Summary per curve and method</h2>
+<p>Over the study's {_e(len(table) // max(1, table.groupby(["curve", "method"]).ngroups))} points. Click a
+column header to sort. <button type="button" id="download-summary">Download this table (CSV)</button></p>
+{_table_html(summary, list(summary.columns), "summary")}
+</section>
+<section><h2>Figures</h2>
+{_png_links(folder)}
+</section>
+<section><h2>How to rerun</h2>
+<pre>covstudy study={_e(study.name)}   # tables, figures, report.md, report.html</pre>
+</section>"""
+    script = (f'<script type="application/json" id="covstudy-data">{data}</script>\n'
+              "<script>covstudyExplorer.start();</script>\n")
+    return page(f"covstudy: {study.name}", body, script)
+
+
+def write_band_html(study, table: pd.DataFrame | None = None, pointwise: pd.DataFrame | None = None) -> Path:
+    """Write <out>/report.html of a band study from its tables (default: read from <out>); return its path."""
+    out = Path(study.out)
+    table = pd.read_parquet(out / "bands.parquet") if table is None else table
+    pointwise = pd.read_parquet(out / "bands_pointwise.parquet") if pointwise is None else pointwise
+    path = out / "report.html"
+    path.write_text(band_page(study, table, pointwise), encoding="utf-8")
+    return path
+
+
 # --------------------------------------------------------------------------- the index
 
 def _study_row(folder: Path) -> dict | None:
@@ -235,7 +348,7 @@ def _study_row(folder: Path) -> dict | None:
         if not cells and (folder / table).is_file():
             try:
                 cells = len(read_results(folder))
-            except (OSError, ValueError):
+            except (OSError, ValueError, ImportError):  # an unreadable table leaves the count blank
                 cells = ""
     date = ""
     try:

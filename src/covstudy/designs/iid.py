@@ -163,13 +163,16 @@ def iid_counts(n: int, prevalence: float, tpr: float, tnr: float, reps: int, see
     return ClassOutcomes(n_pos, k_pos, n - n_pos, k_neg, count)
 
 
-def ratio_pmf(n: int, p_k: float, p_l: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def ratio_pmf(n: int, p_k: float, p_l: float, lo: int = 0, hi: int | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (k, l) with k + l <= n and its Multinomial(n; p_k, p_l, 1 - p_k - p_l) probability.
 
     Written as m = k + l ~ Binomial(n, p_k + p_l) and k | m ~ Binomial(m, p_k/(p_k + p_l));
-    (n + 1)(n + 2)/2 outcomes, ordered by m, then k.
+    (n + 1)(n + 2)/2 outcomes, ordered by m, then k; only those with lo <= m <= hi if given
+    (the rows lo(lo + 1)/2 .. (hi + 1)(hi + 2)/2 - 1 of the whole list, the same numbers).
     """
-    m, k = np.tril_indices(n + 1)
+    m, k = np.tril_indices((n if hi is None else hi) + 1)
+    m, k = m[lo * (lo + 1) // 2:], k[lo * (lo + 1) // 2:]
     p_m = p_k + p_l
     theta = p_k / p_m if p_m > 0 else 0.0
     weight = stats.binom.pmf(m, n, min(p_m, 1.0)) * stats.binom.pmf(k, m, theta)

@@ -18,7 +18,7 @@ Exact coverage enumerates all (n + 1)(n + 2)(n + 3)/6 tables (n <= FULL_EXACT_LI
 method that reads only the discordant pairs (``merge``), the (n + 1)(n + 2)/2 trinomial
 outcomes of (only_first, only_second) (n <= DISCORDANT_EXACT_LIMIT), written as tables with
 both = n - only_first - only_second and neither = 0 (such methods read only the sum). Beyond
-those sizes, only the support (support.nested: the tables carrying all but 1e-15 of the
+those sizes (discordant: beyond TRIM_FROM outcomes, n >= 244), only the support (support.nested: the tables carrying all but 1e-15 of the
 probability, at most support.RECTANGLE_LIMIT of them), written as m = only_first + only_second
 ~ Binomial(n, p_only_first + p_only_second), only_first | m ~ Binomial(m, ·) and
 both | m ~ Binomial(n - m, ·). Every point of one n shares the interval tables. Monte Carlo
@@ -48,6 +48,8 @@ from .support import BOUND, RECTANGLE_LIMIT, nested, nested_size
 FULL_EXACT_LIMIT = 250  # up to here every table is enumerated, (n + 1)(n + 2)(n + 3)/6 ≈ 2.7 million; beyond, the support
 DISCORDANT_EXACT_LIMIT = 2000  # likewise the (n + 1)(n + 2)/2 ≈ 2 million (only_first, only_second) outcomes
 HISTOGRAM_LIMIT = 1_000_000  # Monte Carlo draws the counts of all tables at once up to this many tables
+TRIM_FROM = 30_000  # discordant tables of more outcomes (n >= 244) work on the support only (support.py); below,
+# the whole table as before, so committed results keep every bit (evaluate_example: n = 228, 26,335 outcomes)
 MC_LIMIT = 1_000_000  # Monte Carlo tables are keyed (both·(n + 1) + only_first)·(n + 1) + only_second in int64
 CELLS = ("p_both", "p_only_first", "p_only_second", "p_neither")
 _TOLERANCE = 1e-12  # cell probabilities this far below 0 (rounding) count as 0
@@ -148,7 +150,7 @@ class Paired(Design):
         n = pt["n"]
         p = _cells(pt)
         key = (n,) if merge is None else ("discordant", n)
-        if n > (FULL_EXACT_LIMIT if merge is None else DISCORDANT_EXACT_LIMIT):
+        if (n > FULL_EXACT_LIMIT) if merge is None else ((n + 1) * (n + 2) // 2 > TRIM_FROM):
             # The support only (support.nested), placed in the table by index.
             m, only_first, both, weight = nested(n, *_levels(p, merge))
             index = m * (m + 1) // 2 + only_first  # position in the (m, only_first) block (table_columns)

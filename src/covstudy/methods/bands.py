@@ -42,6 +42,9 @@ register_kind("pr_band", ("scores_pos", "scores_neg"), "PR band", per_test_set=T
               prefix="pr_band_", why_mc_only="takes a test set's scores, which cannot be enumerated",
               route=_no_door, interval=False)
 
+# Bands for the latent binormal curve: on rating data (levels) they are scored against it, not against
+# the polyline through the operating points the other bands estimate (both agree at those points).
+LATENT_TARGET = frozenset({"roc_band_working_hotelling"})
 FPR_GRID = np.round(np.arange(1, 20) / 20, 2)  # 0.05, 0.10, ..., 0.95: the default ROC grid
 RECALL_GRID = np.round(np.arange(1, 20) / 20, 2)  # the default PR grid
 _EPS = 1e-9  # count comparisons t·n against whole numbers
@@ -276,20 +279,112 @@ def binormal_fit(scores_pos, scores_neg) -> tuple[float, float, np.ndarray]:
     return float(a), float(b), np.array([[va, cov], [cov, vb]])
 
 
+_ROOT_2PI = np.sqrt(2 * np.pi)
+RATING_CATEGORIES_MAX = 20  # at most this many distinct scores: rating data, fitted as grouped (Dorfman–Alf)
+
+
+def binormal_fit_grouped(scores_pos, scores_neg, iterations: int = 50) -> tuple[float, float, np.ndarray]:
+    """(a, b, covariance of (a, b)): Dorfman & Alf's (1969) maximum-likelihood binormal fit to rating data.
+
+    The K distinct scores are ordered categories; a latent negative is N(0, 1), a latent positive
+    N(a/b, 1/b²), cut at z_1 < ... < z_{K-1}: P⁻(k) = Φ(z_k) - Φ(z_{k-1}), P⁺(k) = Φ(b·z_k - a) -
+    Φ(b·z_{k-1} - a), so probit(TPR) = a + b·probit(FPR) through the operating points. Fisher scoring
+    from the least-squares line through the probit-probit points (step halving on the likelihood);
+    the covariance is the inverse expected information. NaN where fewer than 3 categories or no
+    finite maximum (e.g. the classes separated)."""
+    x, y = np.asarray(scores_pos, float), np.asarray(scores_neg, float)
+    values, codes = np.unique(np.concatenate([x, y]), return_inverse=True)
+    k = values.size
+    fail = (np.nan, np.nan, np.full((2, 2), np.nan))
+    if k < 3:
+        return fail
+    pos = np.bincount(codes[:x.size], minlength=k).astype(float)
+    neg = np.bincount(codes[x.size:], minlength=k).astype(float)
+    # start: the empirical operating points (shrunk off 0 and 1), least squares in probit space
+    fpr = (np.cumsum(neg[::-1])[:-1] + 0.5) / (y.size + 1)
+    tpr = (np.cumsum(pos[::-1])[:-1] + 0.5) / (x.size + 1)
+    u, v = special.ndtri(fpr), special.ndtri(tpr)
+    spread = np.sum((u - u.mean()) ** 2)
+    b = max(float(np.sum((u - u.mean()) * (v - v.mean())) / spread), 0.1) if spread > 0 else 1.0
+    a = float(np.mean(v) - b * np.mean(u))
+    theta = np.r_[a, b, -u[::-1]]  # z_j = -probit(FPR at the j-th cut from the bottom)
+
+    def parts(t):
+        a, b, z = t[0], t[1], t[2:]
+        pn = np.diff(np.r_[0.0, special.ndtr(z), 1.0])
+        pp = np.diff(np.r_[0.0, special.ndtr(b * z - a), 1.0])
+        return pn, pp
+
+    def loglik(t):
+        if t[1] <= 0 or np.any(np.diff(t[2:]) <= 0):
+            return -np.inf
+        pn, pp = parts(t)
+        if np.any(pn <= 0) or np.any(pp <= 0):
+            return -np.inf
+        return float(neg @ np.log(pn) + pos @ np.log(pp))
+
+    def information(t):
+        a, b, z = t[0], t[1], t[2:]
+        pn, pp = parts(t)
+        dn = np.zeros((k + 1, k + 1))  # d(cumulative)/d(theta) at the k + 1 edges (first and last fixed)
+        dp = np.zeros((k + 1, k + 1))
+        phi_n, phi_p = np.exp(-z * z / 2) / _ROOT_2PI, np.exp(-(b * z - a) ** 2 / 2) / _ROOT_2PI
+        idx = np.arange(1, k)
+        dn[idx, idx + 1] = phi_n
+        dp[idx, 0], dp[idx, 1], dp[idx, idx + 1] = -phi_p, z * phi_p, b * phi_p
+        jn, jp = np.diff(dn, axis=0), np.diff(dp, axis=0)  # d(category probability)/d(theta), (k, k + 1)
+        score = jn.T @ (neg / pn) + jp.T @ (pos / pp)
+        info = y.size * (jn.T / pn) @ jn + x.size * (jp.T / pp) @ jp
+        return score, info
+
+    ll = loglik(theta)
+    if not np.isfinite(ll):
+        return fail
+    for _ in range(iterations):
+        score, info = information(theta)
+        try:
+            step = np.linalg.solve(info, score)
+        except np.linalg.LinAlgError:
+            return fail
+        for _ in range(30):  # step halving: stay in the parameter space, never lose likelihood
+            new = loglik(theta + step)
+            if new >= ll - 1e-12:
+                break
+            step = step / 2
+        else:
+            return fail
+        theta, ll = theta + step, new
+        if np.max(np.abs(step)) < 1e-9:
+            break
+    else:
+        return fail
+    _, info = information(theta)
+    try:
+        cov = np.linalg.inv(info)[:2, :2]
+    except np.linalg.LinAlgError:
+        return fail
+    if not np.all(np.isfinite(cov)) or abs(theta[0]) > 20:
+        return fail
+    return float(theta[0]), float(theta[1]), cov
+
+
 @register("roc_band_working_hotelling", display="Working–Hotelling (binormal)", takes="roc_band",
           family="approximate", guaranteed=False,
           reference="Ma & Hall (1993), Med Decis Making 13, 191-197; Working & Hotelling (1929), JASA 24, 73-85")
 def roc_band_working_hotelling(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
     """Working–Hotelling band of the binormal ROC: Φ(a + b·z ± k·sqrt(V(z))), z = Φ⁻¹(t), k² = χ²₂(1 - delta).
 
-    (a, b) and their covariance from ``binormal_fit`` (normal moments of the scores: meant for
-    continuous scores; Ma & Hall fit rating data by maximum likelihood, not done here);
+    (a, b) and their covariance from ``binormal_fit`` (normal moments: continuous scores) or, for
+    rating data (at most ``RATING_CATEGORIES_MAX`` distinct scores), ``binormal_fit_grouped``
+    (Dorfman–Alf maximum likelihood, as Ma & Hall fit ratings; the band is then for the latent curve);
     V(z) = Var a + z²·Var b + 2z·Cov(a, b). The band is the envelope of
     the binormal curves whose (a, b) lie in the asymptotic 1 - delta confidence ellipse, so it
     holds the whole curve (every t) with probability about 1 - delta if the scores are binormal.
     Where a class's scores are all tied no binormal curve fits, and the band is [0, 1].
     """
-    a, b, cov = binormal_fit(scores_pos, scores_neg)
+    pooled = np.concatenate([np.asarray(scores_pos), np.asarray(scores_neg)])
+    fit = binormal_fit_grouped if np.unique(pooled).size <= RATING_CATEGORIES_MAX else binormal_fit
+    a, b, cov = fit(scores_pos, scores_neg)
     z = special.ndtri(np.asarray(grid, float))
     k = np.sqrt(stats.chi2.ppf(1 - delta, 2))
     half = k * np.sqrt(np.maximum(cov[0, 0] + z * z * cov[1, 1] + 2 * z * cov[0, 1], 0.0))
@@ -326,19 +421,52 @@ def roc_band_ks(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID):
     return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
-@register("roc_band_fixed_width", display="fixed-width bootstrap", takes="roc_band", family="approximate",
+def _slide(n_pos: int, n_neg: int) -> tuple[float, float]:
+    """(cos θ, sin θ) of the fixed-width band's sliding direction: up-left along the line of slope
+    -sqrt(n_neg/n_pos), each rate moved in proportion to its standard error (slope -1 for equal classes)."""
+    theta = np.arctan(np.sqrt(n_neg / n_pos))
+    return float(np.cos(theta)), float(np.sin(theta))
+
+
+def slide_distance(x, y, t, value, cos, sin) -> np.ndarray:
+    """Distance along the sliding line from (t, value) to the polyline through the vertices (x, y):
+    the smallest d for which the polyline slid by d (up-left for the upper edge, down-right for the
+    lower) passes on the right side of (t, value); ``t`` shape (G,), ``value`` (rows, G).
+
+    The line through (t, value) of slope -r (r = sin/cos) meets the non-decreasing polyline once,
+    where w = y + r·x (non-decreasing along it) equals value + r·t: interpolate there."""
+    r = sin / cos
+    w = y + r * x
+    target = value + r * np.asarray(t)
+    k = np.clip(np.searchsorted(w, target, side="left") - 1, 0, w.size - 2)
+    w0, w1 = w[k], w[k + 1]
+    share = np.clip(np.where(w1 > w0, (target - w0) / np.where(w1 > w0, w1 - w0, 1.0), 0.0), 0.0, 1.0)
+    crossing = x[k] + share * (x[k + 1] - x[k])
+    return np.abs(crossing - t) / cos
+
+
+@register("roc_band_fixed_width", display="fixed-width (Macskassy–Provost)", takes="roc_band", family="approximate",
           guaranteed=False, params=(DRAWS,),
           reference="Macskassy, Provost & Rosset (2005), ICML, 'ROC confidence bands: an empirical evaluation' "
-                    "(fixed-width bands; here of constant vertical width)")
+                    "(fixed-width bands, FWB); Campbell (1994), Stat Med 13, 499-508")
 def roc_band_fixed_width(scores_pos, scores_neg, delta, rng=None, grid=FPR_GRID, draws=1000):
-    """R̂(t) ± d, d the 1 - delta quantile over stratified bootstrap curves of max_t |R̂*(t) - R̂(t)|.
+    """The empirical ROC curve slid a distance d up-left and down-right along the line of slope
+    -sqrt(n/m) (n negatives, m positives): upper(t) = R̂(t + d·cos θ) + d·sin θ, lower(t) =
+    R̂(t - d·cos θ) - d·sin θ, tan θ = sqrt(n/m), clipped to [0, 1].
 
-    The band of constant vertical width that holds a 1 - delta share of the bootstrap curves
-    whole, on the grid.
+    d is the 1 - delta quantile over stratified bootstrap curves R̂* of the smallest distance that
+    puts R̂* inside the band at every t of the grid (Macskassy et al.'s bootstrap width). The band's
+    width is fixed along the sliding direction, not vertically; with equal classes it slides at 45°.
     """
-    centre, curves = bootstrap_curves(scores_pos, scores_neg, np.asarray(grid, float), rng, draws)
-    d = np.quantile(np.max(np.abs(curves - centre), axis=1), 1 - delta)
-    return np.clip(centre - d, 0.0, 1.0), np.clip(centre + d, 0.0, 1.0)
+    grid = np.asarray(grid, float)
+    _, curves = bootstrap_curves(scores_pos, scores_neg, grid, rng, draws)
+    p, q, m, n = _vertex_tpr(scores_pos, scores_neg)
+    cos, sin = _slide(m, n)
+    x, y = q / n, p / m
+    d = np.quantile(np.max(slide_distance(x, y, grid, curves, cos, sin), axis=1), 1 - delta)
+    upper = polyline(x, y, grid + d * cos) + d * sin
+    lower = polyline(x, y, grid - d * cos, low=True) - d * sin
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
 @register("roc_band_sup_t", display="sup-t bootstrap", takes="roc_band", family="approximate", guaranteed=False,
