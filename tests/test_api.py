@@ -84,7 +84,8 @@ def test_cli_design_group_as_typed(tmp_path):
       "grid.tpr=[0.5]", "grid.tnr=[0.5]", "methods=[ba_wald]", "engine=exact"],
      "grid.n: exact coverage needs at most 10,000,000 outcomes (tp, tn) carrying all but 1e-15 of the probability, "
      "got 71,927,361 at n_pos = 1,000,000, n_neg = 1,000,000, tpr = 0.5, tnr = 0.5; use engine mc"),
-    (["design=iid", "grid.n=[5000]", "engine=exact"], "grid.n: exact iid coverage needs n <= 200"),
+    (["design=iid", "grid.n=[5000]", "engine=exact"], "grid.n: exact iid coverage needs at most 10,000,000 outcomes (n_pos, tp, tn) carrying all but 1e-15 "
+     "of the probability, got 19,465,593 at n = 5,000, prevalence = 0.1, tpr = 0.8, tnr = 0.9; use engine mc"),
     (["grid.n=[10000000000]", "engine=exact"], "grid.n: exact binomial coverage needs n <= 1,000,000,000"),
     (["design=iid", "grid.n=[2000000]", "engine=mc"], "grid.n: iid Monte Carlo needs n <= 1,000,000"),
     (["design=stratified", "grid.n_pos=[30]", "grid.n_neg=[70]"],

@@ -52,7 +52,7 @@ def test_config_errors(tmp_path):
         Study.from_config(config(tmp_path, grid={**GRID, "metric": ["precision"]}))
     with pytest.raises(ConfigError, match="engine: F1 method f1_bootstrap has Monte Carlo coverage only"):
         Study.from_config(config(tmp_path, engine="exact", methods=["wilson", "f1_bootstrap"]))
-    with pytest.raises(ConfigError, match="grid.n: exact iid coverage of the ratio metrics needs n <= 2000"):
-        Study.from_config(config(tmp_path, grid={**GRID, "n": [3000]}))
+    with pytest.raises(ConfigError, match=r"grid.n: exact iid coverage needs at most 10,000,000 outcomes \(k, l\)"):
+        Study.from_config(config(tmp_path, grid={**GRID, "n": [10**6]}))
     with pytest.raises(ConfigError, match="draws must be a whole number"):
         Study.from_config(config(tmp_path, methods=[{"name": "f1_bootstrap", "draws": 2.5}]))

@@ -127,7 +127,7 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
     bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
-    assert len(everything) - len(bands) == 95 and len(bands) == 13 and all("." in q for q in everything)
+    assert len(everything) - len(bands) == 96 and len(bands) == 13 and all("." in q for q in everything)
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")

@@ -162,9 +162,9 @@ def test_bad_input():
         plan("newcombe", design="unpaired", p1=0.8, p2=0.7, n2=50, width=0.2)
     with pytest.raises(ValueError, match="p: not an axis the planner takes for design stratified; give prevalence"):
         plan("wilson", design="stratified", metric="recall", p=0.9, prevalence=0.2, tpr=0.9, tnr=0.8, width=0.1)
-    # beyond the exact engine's outcome limit (iid: stratified now reaches 10⁷ outcomes on the support)
+    # beyond the exact engine's outcome limit (10⁷ outcomes on the support)
     with pytest.raises(ValueError, match="plan by Monte Carlo"):
-        plan("wilson", design="iid", prevalence=0.5, tpr=0.9, tnr=0.9, width=0.01, metric="recall")
+        plan("wilson", design="iid", prevalence=0.5, tpr=0.9, tnr=0.9, width=0.002, metric="recall")
 
 
 def test_cli_any_design(tmp_path, capsys):

@@ -7,7 +7,7 @@ from scipy import stats
 
 from covstudy import core, coverage
 from covstudy.core import clear_cache
-from covstudy.designs import binomial, paired, stratified, support, unpaired
+from covstudy.designs import binomial, iid, paired, stratified, support, unpaired
 
 BOUND = support.BOUND
 MEASURES = ("coverage", "miss_low", "miss_high", "mean_width", "sd_width")
@@ -148,6 +148,87 @@ def test_unpaired_histogram_sampler_draws_the_outer_pmf():
         keep = expected > 5
         chi2 = np.sum((observed[keep] - expected[keep]) ** 2 / expected[keep])
         assert (stats.chi2.sf(chi2, keep.sum() - 1) > 1e-4) == fits
+
+
+def _nested(monkeypatch, limit, module, names, method, points, **kw):
+    for name in names:
+        monkeypatch.setattr(module, name, limit)
+    clear_cache()
+    rows = []
+    for pt in points:
+        r = coverage(method, design=module.__name__.rsplit(".", 1)[1], **pt, **kw)
+        rows.append([getattr(r, m) for m in MEASURES])
+    clear_cache()
+    return np.array(rows).T
+
+
+PAIRED = [{"n": n, "acc_first": a1, "acc_second": a2, "correlation": rho}
+          for n in (1, 4, 23) for a1, a2, rho in ((0.8, 0.7, 0.3), (0.5, 0.5, 0.0), (1.0, 0.6, 0.0), (0.9, 0.9, 1.0))]
+
+
+@pytest.mark.parametrize("method", ["paired.wald", "paired.tango", "paired.newcombe"])
+def test_paired_support_equals_full_enumeration(monkeypatch, method):
+    names = ("FULL_EXACT_LIMIT", "DISCORDANT_EXACT_LIMIT", "TRIM_FROM")
+    full = _nested(monkeypatch, 10**6, paired, names, method, PAIRED)
+    trimmed = _nested(monkeypatch, 0, paired, names, method, PAIRED)
+    # the full tables' pmf (gammaln, table_pmf) is itself within ~5e-14 (relative) of the product of binomials
+    slack = 1e-13 if method == "paired.newcombe" else 0.0
+    assert np.all(np.abs(trimmed[:4] - full[:4]) <= 2 * BOUND + 5e-15 + slack)
+    assert np.all(np.abs(trimmed[4] ** 2 - full[4] ** 2) <= 8 * BOUND + 5e-15 + slack)
+
+
+IID = [{"n": n, "prevalence": q, "tpr": t1, "tnr": t0}
+       for n in (1, 6, 31) for q, t1, t0 in ((0.3, 0.8, 0.6), (0.5, 1.0, 0.05), (0.01, 0.5, 0.999))]
+
+
+@pytest.mark.parametrize("method, metric", [("ba_wald", "balanced_accuracy"), ("wilson", "precision"),
+                                            ("wald", "accuracy")])
+def test_iid_support_equals_full_enumeration(monkeypatch, method, metric):
+    names = ("FULL_EXACT_LIMIT", "MERGED_EXACT_LIMIT")
+    full = _nested(monkeypatch, 10**6, iid, names, method, IID, metric=metric)
+    trimmed = _nested(monkeypatch, 0, iid, names, method, IID, metric=metric)
+    assert_within_bound(trimmed, full)
+
+
+def test_paired_and_iid_limits_are_the_support():
+    r = coverage("paired.wald", design="paired", n=20_000, acc_first=0.8, acc_second=0.7, correlation=0.3)
+    assert abs(r.coverage - 0.95) < 3e-3  # was refused beyond n = 2000
+    with pytest.raises(ValueError, match=r"^n: exact paired coverage needs at most 10,000,000 outcomes of all four cells"):
+        coverage("paired.newcombe", design="paired", n=5000, acc_first=0.8, acc_second=0.7, correlation=0.3)
+    r = coverage("wilson", design="iid", metric="precision", n=50_000, prevalence=0.3, tpr=0.8, tnr=0.6)
+    assert abs(r.coverage - 0.95) < 3e-3  # was refused beyond n = 2000
+    with pytest.raises(ValueError, match=r"^n: exact iid coverage needs at most 10,000,000 outcomes \(n_pos, tp, tn\)"):
+        coverage("ba_wald", design="iid", metric="balanced_accuracy", n=10_000, prevalence=0.3, tpr=0.8, tnr=0.6)
+
+
+def test_paired_histogram_sampler_draws_the_table_pmf():
+    # reps >= (n + 1)(n + 2)(n + 3)/6: the counts of all tables come as one multinomial; chi-square
+    # against the exact pmf, and a negative control at correlation 0.35 that it rejects
+    design = paired.Paired()
+    point = design.derive({"n": 6, "acc_first": 0.8, "acc_second": 0.7, "correlation": 0.3})
+    tables = paired.all_tables(6)
+    position = {t: i for i, t in enumerate(zip(*(tables[c] for c in paired.PAIRED_CELLS)))}
+
+    def observed(reps):
+        o = design.simulate([point], reps, seed=7)
+        out = np.zeros(len(position))
+        for t, c in zip(zip(*(o.columns[c] for c in paired.PAIRED_CELLS)), o.weight[0]):
+            out[position[t]] += c
+        assert out.sum() == reps
+        return out
+
+    seen = observed(400_000)
+    assert observed(83).sum() == 83  # fewer reps than tables: drawn one by one
+    for rho, fits in ((0.3, True), (0.35, False)):
+        cells = paired._cells(design.derive({"n": 6, "acc_first": 0.8, "acc_second": 0.7, "correlation": rho}))
+        expected = 400_000 * paired.table_pmf(tables, cells)
+        keep = expected > 5
+        chi2 = np.sum((seen[keep] - expected[keep]) ** 2 / expected[keep])
+        assert (stats.chi2.sf(chi2, keep.sum() - 1) > 1e-4) == fits
+    # Monte Carlo coverage by the histogram sampler within a few MCSE of the exact coverage
+    kw = {"design": "paired", "n": 12, "acc_first": 0.8, "acc_second": 0.7, "correlation": 0.3}
+    exact, mc = coverage("paired.wald", **kw), coverage("paired.wald", reps=20_000, seed=3, **kw)
+    assert abs(mc.coverage - exact.coverage) < 4 * mc.mcse
 
 
 # (p_both, p_only_first, p_only_second, p_neither): b + c never, always, in between; p_only_first tiny

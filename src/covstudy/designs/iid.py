@@ -5,7 +5,8 @@ tn ~ Binomial(n_neg, tnr): the confusion matrix is Multinomial(n; π_TP, π_FN, 
 (confusion.py). Exact coverage enumerates all ~n³/6 outcomes (n <= FULL_EXACT_LIMIT), or,
 for a method that needs only the sums k, l of two groups of cells (a ratio metric with a
 proportion method, ``merge``), the (n + 1)(n + 2)/2 trinomial outcomes of (k, l)
-(n <= MERGED_EXACT_LIMIT). Monte Carlo draws each test set from the stream keyed by
+(n <= MERGED_EXACT_LIMIT). Beyond those sizes, only the support (support.nested: the outcomes
+carrying all but 1e-15 of the probability, at most support.RECTANGLE_LIMIT of them). Monte Carlo draws each test set from the stream keyed by
 (n, prevalence, tpr, tnr) and keeps the distinct outcomes with their counts.
 """
 
@@ -23,9 +24,10 @@ from .confusion import PREVALENCE, RATES, ConfusionDesign, cell_probabilities, c
 from .registry import register
 from .sampling import BLOCK, merge as merge_counts
 from .stratified import _spread
+from .support import BOUND, RECTANGLE_LIMIT, nested, nested_size
 
-FULL_EXACT_LIMIT = 200  # ~n³/6 = 1.4 million outcomes
-MERGED_EXACT_LIMIT = 2000  # (n + 1)(n + 2)/2 ≈ 2 million outcomes
+FULL_EXACT_LIMIT = 200  # up to here every outcome is enumerated, ~n³/6 = 1.4 million; beyond, the support
+MERGED_EXACT_LIMIT = 2000  # likewise the (n + 1)(n + 2)/2 ≈ 2 million (k, l)
 MC_LIMIT = 1_000_000  # Monte Carlo outcomes are keyed (n_pos·(n + 1) + tp)·(n + 1) + tn in int64
 IID_SKIP = 1e-17  # exact enumeration leaves out class sizes n_pos with P(n_pos) below IID_SKIP/(n + 1)
 
@@ -54,11 +56,13 @@ class IID(ConfusionDesign):
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
         n = point["n"]
-        if exact and merge is not None and n > MERGED_EXACT_LIMIT:
-            return f"n: exact iid coverage of the ratio metrics needs n <= {MERGED_EXACT_LIMIT} " \
-                   f"((n + 1)(n + 2)/2 outcomes), got {n}"
-        if exact and merge is None and n > FULL_EXACT_LIMIT:
-            return f"n: exact iid coverage needs n <= {FULL_EXACT_LIMIT} (~n³/6 outcomes), got {n}"
+        if exact and n > (FULL_EXACT_LIMIT if merge is None else MERGED_EXACT_LIMIT):
+            size = nested_size(n, *_levels(point, merge))
+            if size > RECTANGLE_LIMIT:
+                what = "(n_pos, tp, tn)" if merge is None else "(k, l)"
+                return (f"n: exact iid coverage needs at most {RECTANGLE_LIMIT:,} outcomes {what} carrying all but "
+                        f"{BOUND:g} of the probability, got {size:,} at n = {n:,}, prevalence = {point['prevalence']:g}, "
+                        f"tpr = {point['tpr']:g}, tnr = {point['tnr']:g}")
         if not exact and n > MC_LIMIT:
             return f"n: iid Monte Carlo needs n <= {MC_LIMIT:,} (outcomes are int64 keys), got {n:,}"
         return None
@@ -79,6 +83,18 @@ class IID(ConfusionDesign):
 
     def exact(self, points: list[dict], merge=None) -> Outcomes:
         [pt] = points
+        n = pt["n"]
+        if n > (FULL_EXACT_LIMIT if merge is None else MERGED_EXACT_LIMIT):
+            # The support only (support.nested); (n_pos, tp, tn) sit in the stratified tables by index.
+            first, a, b, weight = nested(n, *_levels(pt, merge))
+            if merge is not None:  # first = k + l, a = k
+                return Outcomes({"k": a, "l": first - a}, weight[None, :])
+            n_neg = n - first
+            ends = np.flatnonzero(np.diff(first)) + 1
+            starts, stops = np.r_[0, ends], np.r_[ends, first.size]
+            tables = tuple(Segment((int(first[i]), int(n_neg[i])), slice(i, j), a[i:j] * (n_neg[i] + 1) + b[i:j])
+                           for i, j in zip(starts.tolist(), stops.tolist()))
+            return Outcomes(cells(first, a, n_neg, b), weight[None, :], tables)
         if merge is not None:
             pi = cell_probabilities(pt["prevalence"], pt["tpr"], pt["tnr"])
             p_k, p_l = (sum(np.asarray(pi[c]) for c in group) for group in merge)
@@ -95,6 +111,17 @@ class IID(ConfusionDesign):
         [pt] = points
         out = iid_counts(pt["n"], pt["prevalence"], pt["tpr"], pt["tnr"], reps, seed)
         return Outcomes(cells(out.n_pos, out.k_pos, out.n_neg, out.k_neg), out.weight[None, :])
+
+
+def _levels(point: dict, merge) -> tuple:
+    """(p_first, p_a, p_b) of support.nested: n_pos, tp | n_pos, tn | n_neg; or, for a merged
+    (k, l), m = k + l and k | m."""
+    if merge is None:
+        return point["prevalence"], point["tpr"], point["tnr"]
+    pi = cell_probabilities(point["prevalence"], point["tpr"], point["tnr"])
+    p_k, p_l = (float(sum(np.asarray(pi[c]) for c in group)) for group in merge)
+    p_m = p_k + p_l
+    return min(p_m, 1.0), (min(p_k / p_m, 1.0) if p_m > 0 else 0.0), None
 
 
 def iid_pmf(n: int, prevalence: float, tpr: float, tnr: float) -> ClassOutcomes:

@@ -17,12 +17,14 @@ max(0, a1 + a2 - 1) and min(a1, a2)); ``check`` refuses the others with one line
 Exact coverage enumerates all (n + 1)(n + 2)(n + 3)/6 tables (n <= FULL_EXACT_LIMIT) or, for a
 method that reads only the discordant pairs (``merge``), the (n + 1)(n + 2)/2 trinomial
 outcomes of (only_first, only_second) (n <= DISCORDANT_EXACT_LIMIT), written as tables with
-both = n - only_first - only_second and neither = 0 (such methods read only the sum); beyond
-TRIM_FROM outcomes only those with b + c on the support of Binomial(n, p_only_first +
-p_only_second) (support.window: all but BOUND of the probability; 7,353 of 50,721 outcomes at
-n = 317, p_b + p_c = 0.18). Every point of one n shares the interval tables. Monte Carlo draws
-the tables from the stream keyed by (n, cell probabilities) and keeps the distinct outcomes
-with their counts.
+both = n - only_first - only_second and neither = 0 (such methods read only the sum). Beyond
+those sizes (discordant: beyond TRIM_FROM outcomes, n >= 244), only the support (support.nested: the tables carrying all but 1e-15 of the
+probability, at most support.RECTANGLE_LIMIT of them), written as m = only_first + only_second
+~ Binomial(n, p_only_first + p_only_second), only_first | m ~ Binomial(m, ·) and
+both | m ~ Binomial(n - m, ·). Every point of one n shares the interval tables. Monte Carlo
+draws the tables from the stream keyed by (n, cell probabilities) and keeps the distinct
+outcomes with their counts; when reps is at least the number of tables (n <= 47 at reps =
+20,000), it draws the counts of all tables as one multinomial instead.
 """
 
 from __future__ import annotations
@@ -41,10 +43,11 @@ from .iid import ratio_pmf
 from .registry import register
 from .sampling import BLOCK
 from .sampling import merge as merge_counts
-from .support import BOUND, window
+from .support import BOUND, RECTANGLE_LIMIT, nested, nested_size
 
-FULL_EXACT_LIMIT = 250  # (n + 1)(n + 2)(n + 3)/6 ≈ 2.7 million tables
-DISCORDANT_EXACT_LIMIT = 2000  # (n + 1)(n + 2)/2 ≈ 2 million (only_first, only_second) outcomes
+FULL_EXACT_LIMIT = 250  # up to here every table is enumerated, (n + 1)(n + 2)(n + 3)/6 ≈ 2.7 million; beyond, the support
+DISCORDANT_EXACT_LIMIT = 2000  # likewise the (n + 1)(n + 2)/2 ≈ 2 million (only_first, only_second) outcomes
+HISTOGRAM_LIMIT = 1_000_000  # Monte Carlo draws the counts of all tables at once up to this many tables
 TRIM_FROM = 30_000  # discordant tables of more outcomes (n >= 244) work on the support only (support.py); below,
 # the whole table as before, so committed results keep every bit (evaluate_example: n = 228, 26,335 outcomes)
 MC_LIMIT = 1_000_000  # Monte Carlo tables are keyed (both·(n + 1) + only_first)·(n + 1) + only_second in int64
@@ -113,12 +116,13 @@ class Paired(Design):
                 return (f"correlation: with acc_first={a1:g} and acc_second={a2:g} the correlation must lie in "
                         f"[{lo:.4g}, {hi:.4g}], got {point['correlation']:g}")
             return f"{', '.join(CELLS)}: cell probabilities must sum to 1, got {sum(cells):.12g}"
-        if exact and n > DISCORDANT_EXACT_LIMIT:
-            return (f"n: exact paired coverage needs n <= {DISCORDANT_EXACT_LIMIT} (and n <= {FULL_EXACT_LIMIT} for "
-                    f"the methods that read all four cells), got {n}")
-        if exact and merge is None and n > FULL_EXACT_LIMIT:
-            return (f"n: exact paired coverage of a method that reads all four cells needs n <= {FULL_EXACT_LIMIT} "
-                    f"(~n³/6 tables), got {n}")
+        if exact and n > (FULL_EXACT_LIMIT if merge is None else DISCORDANT_EXACT_LIMIT):
+            size = nested_size(n, *_levels(_cells(point), merge))
+            if size > RECTANGLE_LIMIT:
+                cells = "all four cells" if merge is None else "(only_first, only_second)"
+                return (f"n: exact paired coverage needs at most {RECTANGLE_LIMIT:,} outcomes of {cells} carrying all "
+                        f"but {BOUND:g} of the probability, got {size:,} at n = {n:,}, "
+                        + ", ".join(f"{c} = {point[c]:g}" for c in CELLS))
         if n > MC_LIMIT:
             return f"n: paired Monte Carlo needs n <= {MC_LIMIT:,} (tables are int64 keys), got {n:,}"
         return None
@@ -145,20 +149,21 @@ class Paired(Design):
         [pt] = points
         n = pt["n"]
         p = _cells(pt)
+        key = (n,) if merge is None else ("discordant", n)
+        if (n > FULL_EXACT_LIMIT) if merge is None else ((n + 1) * (n + 2) // 2 > TRIM_FROM):
+            # The support only (support.nested), placed in the table by index.
+            m, only_first, both, weight = nested(n, *_levels(p, merge))
+            index = m * (m + 1) // 2 + only_first  # position in the (m, only_first) block (table_columns)
+            if merge is None:  # blocks of both = 0, 1, ... hold (n - both + 1)(n - both + 2)/2 tables each
+                index = index + _tetrahedral(n + 1) - _tetrahedral(n - both + 1)
+            else:
+                both = n - m
+            columns = {"both": both, "only_first": only_first, "only_second": m - only_first,
+                       "neither": n - both - m}
+            return Outcomes(columns, weight[None, :], (Segment(key, slice(None), index),))
         if merge is not None:
-            key = ("discordant", n)
-            if (n + 1) * (n + 2) // 2 <= TRIM_FROM:
-                _, _, weight = ratio_pmf(n, p[1], p[2])
-            else:  # the support only (support.py): b + c within the range carrying all but BOUND
-                [lo], [hi] = window(n, min(p[1] + p[2], 1.0), BOUND)
-                only_first, only_second, weight = ratio_pmf(n, p[1], p[2], int(lo), int(hi))
-                m = only_first + only_second
-                columns = {"both": n - m, "only_first": only_first, "only_second": only_second,
-                           "neither": np.zeros_like(m)}
-                index = m * (m + 1) // 2 + only_first  # the cell in table_columns(key)'s order
-                return Outcomes(columns, weight[None, :], (Segment(key, slice(None), index),))
+            _, _, weight = ratio_pmf(n, p[1], p[2])
         else:
-            key = (n,)
             weight = table_pmf(all_tables(n), p)
         return Outcomes(self.table_columns(key), weight[None, :], (Segment(key, slice(None)),))
 
@@ -167,6 +172,8 @@ class Paired(Design):
         n = pt["n"]
         rng = stream(seed, **self.stream_identity(pt))
         p = _cells(pt)
+        if _tetrahedral(n + 1) <= min(reps, HISTOGRAM_LIMIT):
+            return _histogram(n, p, reps, rng)
         base = n + 1
         parts = []
         for start in range(0, reps, BLOCK):
@@ -184,6 +191,38 @@ def _cells(point: dict) -> np.ndarray:
     """The four cell probabilities, rounding below 0 removed, summing to 1."""
     p = np.maximum(np.array([point[c] for c in CELLS], dtype=float), 0.0)
     return p / p.sum()
+
+
+def _histogram(n: int, p: np.ndarray, reps: int, rng: np.random.Generator) -> Outcomes:
+    """The tables drawn at least once among ``reps`` and their counts, drawn at once: the counts of
+    all (n + 1)(n + 2)(n + 3)/6 tables ~ Multinomial(reps, table_pmf), the same distribution as
+    drawing the test sets one by one, at a cost that does not grow with reps (used when reps is
+    at least the number of tables). The tables are visited in increasing probability (ties in
+    table order), so numpy's running "mass not yet visited" ends on the largest ones and keeps
+    full relative precision."""
+    tables = all_tables(n)
+    pmf = table_pmf(tables, p)
+    order = np.argsort(pmf, kind="stable")
+    count = np.zeros(pmf.size, dtype=np.int64)
+    count[order] = rng.multinomial(reps, pmf[order] / pmf.sum())
+    drawn = np.flatnonzero(count)
+    return Outcomes({c: v[drawn] for c, v in tables.items()}, count[drawn][None, :])
+
+
+def _levels(p: np.ndarray, merge) -> tuple:
+    """(p_first, p_a, p_b) of support.nested: m = only_first + only_second, only_first | m and,
+    for methods reading all four cells, both | m."""
+    p_m = p[1] + p[2]
+    p_a = p[1] / p_m if p_m > 0 else 0.0
+    if merge is not None:
+        return min(p_m, 1.0), p_a, None
+    rest = p[0] + p[3]
+    return min(p_m, 1.0), p_a, (p[0] / rest if rest > 0 else 0.0)
+
+
+def _tetrahedral(k):
+    """k(k + 1)(k + 2)/6 = Σ_{i <= k} i(i + 1)/2: the tables before a block of all_tables."""
+    return k * (k + 1) * (k + 2) // 6
 
 
 def all_tables(n: int) -> dict:

@@ -31,18 +31,19 @@ def _n_kl(x: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
     return a + b
 
 
-def window(n: int, p, bound: float = BOUND) -> tuple[np.ndarray, np.ndarray]:
-    """``(lo, hi)``, int64 arrays over ``p``: P(K < lo) + P(K > hi) < ``bound`` for K ~ Binomial(n, p).
+def window(n, p, bound: float = BOUND) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, hi)``, int64 arrays over ``n`` and ``p`` (broadcast): P(K < lo) + P(K > hi) < ``bound``
+    for K ~ Binomial(n, p).
 
     Each end is found by bisection of n·KL(x/n ‖ p) = log(2/bound) on its side of np and
     rounded outward (which only adds counts). p = 0 and 1 are point masses at 0 and n."""
-    p = np.atleast_1d(np.asarray(p, dtype=float))
+    n, p = np.broadcast_arrays(np.asarray(n, dtype=float), np.atleast_1d(np.asarray(p, dtype=float)))
     t = np.log(2.0 / bound)
-    inner = (p > 0) & (p < 1)
+    inner = (p > 0) & (p < 1) & (n > 0)
     q = np.where(inner, p, 0.5)
     mean = n * q
     ends = []
-    for far in (np.zeros_like(q), np.full_like(q, float(n))):  # lower end, then upper end
+    for far in (np.zeros_like(q), n.copy()):  # lower end, then upper end
         near = mean.copy()  # n·KL(near) = 0 < t; n·KL(far) may be below t: then far is the end
         reach = _n_kl(far, n, q) < t
         for _ in range(_BISECTIONS):
@@ -115,3 +116,47 @@ def bucket(n: int, p: float) -> int:
     """Points of one n whose supports overlap share a bucket: p on the variance-stabilised scale
     2·sqrt(n)·asin(sqrt(p)) (sd ~1), in steps of 16 (about one support width)."""
     return int(2 * np.sqrt(n) * np.arcsin(np.sqrt(p)) // 16.0)
+
+
+def _ratio(num: float, den: float) -> float:
+    """num/den as a probability; 0 where den is 0 (the conditional binomial then has no trials)."""
+    return min(max(num / den, 0.0), 1.0) if den > 0 else 0.0
+
+
+def _nested_ranges(n: int, p_first: float, p_a: float, p_b: float | None):
+    share = BOUND / (2 if p_b is None else 3)
+    lo, hi = window(n, p_first, share)
+    first = np.arange(int(lo[0]), int(hi[0]) + 1)
+    a = window(first, p_a, share)
+    b = window(n - first, p_b, share) if p_b is not None else (np.zeros_like(first), np.zeros_like(first))
+    return share, first, a, b
+
+
+def nested_size(n: int, p_first: float, p_a: float, p_b: float | None = None) -> int:
+    """How many outcomes ``nested`` holds."""
+    _, _, (alo, ahi), (blo, bhi) = _nested_ranges(n, p_first, p_a, p_b)
+    return int(np.sum((ahi - alo + 1) * (bhi - blo + 1)))
+
+
+def nested(n: int, p_first: float, p_a: float, p_b: float | None = None):
+    """The support of first ~ Binomial(n, p_first), a | first ~ Binomial(first, p_a) and (if
+    ``p_b`` is given) b | first ~ Binomial(n - first, p_b), a and b independent given first:
+    ``(first, a, b, weight)``, ordered by first, then a, then b (b is 0 without ``p_b``).
+
+    The iid design's (n_pos, tp, tn) and the paired design's (discordant, only_first, both) are
+    of this form; a trinomial (k, l) is (k + l, k) with p_a = p_k/(p_k + p_l). Each of the two or
+    three levels leaves out less than BOUND/2 or BOUND/3 (``window``; given first, of its
+    conditional law), so the outcomes outside carry less than BOUND in all (union bound)."""
+    _, first, (alo, ahi), (blo, bhi) = _nested_ranges(n, p_first, p_a, p_b)
+    width_b = bhi - blo + 1
+    size = (ahi - alo + 1) * width_b
+    at = np.repeat(np.arange(first.size), size)
+    offset = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    f = first[at]
+    a = alo[at] + offset // width_b[at]
+    b = blo[at] + offset % width_b[at]
+    w_first = window_pmf(n, np.array([p_first]), int(first[0]), int(first[-1]))[0]
+    weight = w_first[at] * stats.binom.pmf(a, f, p_a)
+    if p_b is not None:
+        weight = weight * stats.binom.pmf(b, n - f, p_b)
+    return f, a, b, weight
