@@ -215,3 +215,104 @@ def test_the_interval_door_takes_cross_validation_counts():
     assert interval("holdout_cp", k_test=5, n_test=40) == interval("clopper_pearson", k=5, n=40)
     with pytest.raises(ValueError, match="fold_errors <= fold_sizes"):
         interval("nested", fold_errors=5 * e, fold_sizes=m, inner_errors=ie, inner_sizes=im)
+
+
+def _correlated(rng, n, d, sep, prevalence, rho):
+    """Independent of the design's sampler: numpy's multivariate normal with Σ_ij = ρ^|i-j|, the
+    class means ±Δ/2·Σ e_1/sqrt(Σ_11) (Mahalanobis distance Δ)."""
+    cov = rho ** np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
+    mu = sep / 2 * cov[:, 0]
+    y = (rng.random(n) < prevalence).astype(np.int64)
+    x = rng.multivariate_normal(np.zeros(d), cov, size=n, method="eigh") + np.where(y[:, None] == 1, mu, -mu)
+    return x, y, cov
+
+
+def test_exact_error_under_a_given_covariance_matches_a_large_simulated_test_set():
+    from covstudy.learner import ar1_chol
+
+    rng = np.random.default_rng(12)
+    d, prevalence, rho = 4, 0.4, 0.7
+    sep = separation(0.15, prevalence)
+    chol = ar1_chol(d, rho)
+    x, y, cov = _correlated(rng, 30, d, sep, prevalence, rho)
+    np.testing.assert_allclose(chol @ chol.T, cov, atol=1e-14)
+    w, b = fit_sums(*_sums(x, y), ridge=0.5)
+    exact = error(w, b, sep, prevalence, chol)
+    x, y, _ = _correlated(rng, 400_000, d, sep, prevalence, rho)
+    wrong = np.mean((x @ w + b > 0) != (y == 1))
+    assert abs(wrong - exact) < 4 * np.sqrt(exact * (1 - exact) / 400_000), (wrong, exact)
+    assert abs(error(w, b, sep, prevalence) - exact) > 0.01  # Σ matters to this rule
+    # the Bayes rule w = Σ⁻¹(μ_1 - μ_0), b = log(π/(1 - π)) still errs at the Bayes error
+    w = np.linalg.solve(cov, sep * cov[:, 0])
+    assert error(w, np.log(prevalence / (1 - prevalence)), sep, prevalence, chol) == pytest.approx(0.15, abs=1e-12)
+
+
+def test_err_under_a_given_covariance_is_the_mean_err_xy_of_simulated_data_sets():
+    design = get_design("crossval")
+    given = {"n": 16, "d": 4, "bayes_error": 0.2, "folds": 3, "repeats": 1, "ridge": 1.0, "correlation": 0.8}
+    pt = design.derive(given)
+    without = {k: v for k, v in given.items() if k != "correlation"}
+    assert pt["correlation"] == 0.8 and "correlation" not in design.derive(without)  # absent: identity
+    columns = design.simulate([pt], 3000, 8).columns
+    err, mcse = expected_error(16, 4, 0.2, 0.5, 1.0, 0.8)
+    mean, se = columns["err_xy"].mean(), columns["err_xy"].std(ddof=1) / np.sqrt(3000)
+    assert abs(mean - err) < 4 * np.hypot(se, mcse), (mean, err)
+    identity = expected_error(16, 4, 0.2, 0.5, 1.0)
+    assert abs(identity[0] - err) > 8 * np.hypot(mcse, identity[1]), (identity, err)  # the ridge sees Σ
+
+
+def _logistic_data(rng, shape, d, sep):
+    y = (rng.random(shape) < 0.4).astype(np.int64)
+    x = rng.standard_normal((*shape, d))
+    x[..., 0] += np.where(y == 1, sep / 2, -sep / 2)
+    return x, y
+
+
+def test_logistic_regression_minimises_its_objective_as_scipy_does():
+    from scipy import optimize
+    from numpy import logaddexp
+    from scipy.special import expit
+
+    from covstudy.learner import fit_logistic
+
+    rng = np.random.default_rng(13)
+    x, y = _logistic_data(rng, (6, 30), 3, 2.0)
+    x[5, :, 0] = np.where(y[5] == 1, 4.0, -4.0) + 0.1 * x[5, :, 0]  # separable: only the ridge stops it
+    weight = (rng.random((6, 30)) < 0.8).astype(float)  # examples left out, as a fold is
+    for ridge in (0.01, 1.0):
+        w, b = fit_logistic(x, y, ridge, weight)
+        for i in range(6):
+            xi = np.c_[x[i], np.ones(30)]
+
+            def f(beta, xi=xi, i=i):
+                eta = xi @ beta
+                value = weight[i] @ (logaddexp(0, eta) - y[i] * eta) + ridge / 2 * beta[:-1] @ beta[:-1]
+                grad = xi.T @ (weight[i] * (expit(eta) - y[i])) + ridge * np.r_[beta[:-1], 0]
+                return value, grad
+
+            ref = optimize.minimize(f, np.zeros(4), jac=True, method="BFGS", options={"gtol": 1e-11}).x
+            np.testing.assert_allclose(np.r_[w[i], b[i]], ref, atol=1e-6 * max(1, np.abs(ref).max()))
+            assert np.abs(f(np.r_[w[i], b[i]])[1]).max() < 1e-8  # stationary
+
+
+def test_logistic_regression_equals_scikit_learn():
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    from covstudy.learner import fit_logistic
+
+    rng = np.random.default_rng(14)
+    x, y = _logistic_data(rng, (4, 50), 5, 1.5)
+    weight = (rng.random((4, 50)) < 0.7).astype(float)
+    w, b = fit_logistic(x, y, 0.05, weight)
+    for i in range(4):  # sklearn: C·Σ loss + |w|²/2, the same minimiser at C = 1/λ; intercept unpenalised
+        ref = sklearn.LogisticRegression(C=1 / 0.05, tol=1e-12, max_iter=10_000).fit(x[i], y[i], sample_weight=weight[i])
+        np.testing.assert_allclose(w[i], ref.coef_[0], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(b[i], ref.intercept_[0], rtol=1e-6, atol=1e-8)
+
+
+def test_the_stored_err_table_is_what_the_design_draws():
+    from covstudy.designs.crossval import draw_expected_error, stored_errors
+
+    table = stored_errors()
+    assert len(table) == 62
+    for key in [(40, 5, 0.05, 0.5, 0.01), (1000, 5, 0.3, 0.5, 0.01), (80, 10, 0.15, 0.5, 0.01)]:
+        assert table[key] == draw_expected_error(*key)  # bit for bit: the same stream

@@ -17,6 +17,11 @@ when w·x + b <= 0, with w·x + b ~ N(w·μ_1 + b, |w|²), so
     Err(w, b) = π·Φ(-(w·μ_1 + b)/|w|) + (1 - π)·Φ((w·μ_0 + b)/|w|).
 
 With μ_1 = +Δ/2·e_1 and μ_0 = -Δ/2·e_1 (Δ the Mahalanobis distance), w·μ_c = ±w_1·Δ/2.
+
+A given covariance Σ = L Lᵀ (L its Cholesky factor, ``chol``): the classes are L z ± Δ/2·L e_1
+with z ~ N(0, I) (the Mahalanobis distance, hence the Bayes error, unchanged), w·x + b ~
+N(w·μ_c + b, wᵀΣw), so |w| becomes |Lᵀw| and w·μ_c = ±(Lᵀw)_1·Δ/2. Unridged LDA is
+affine-equivariant (its error would not depend on Σ); the ridge is not.
 """
 
 from __future__ import annotations
@@ -60,8 +65,11 @@ def fit_sums(n1, n0, sum1, sum0, cross, ridge: float) -> tuple[np.ndarray, np.nd
     return _solve(n1, n0, mean1, mean0, cov, ridge)
 
 
-def error(w, b, separation: float, prevalence: float) -> np.ndarray:
-    """Exact error of the rule (w, b) on N(±Δ/2·e_1, I) classes of prevalence π (module docstring)."""
+def error(w, b, separation: float, prevalence: float, chol=None) -> np.ndarray:
+    """Exact error of the rule (w, b) on N(±Δ/2·e_1, I) classes of prevalence π (module docstring);
+    with ``chol`` L, on N(±Δ/2·L e_1, L Lᵀ): the error of the rule (Lᵀw, b) on the identity classes."""
+    if chol is not None:
+        w = w @ np.asarray(chol)
     norm = np.sqrt(np.sum(w * w, axis=-1))
     shift = w[..., 0] * (separation / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -96,14 +104,26 @@ def wishart_identity(dof: np.ndarray, d: int, rng: np.random.Generator) -> np.nd
     return out
 
 
+def ar1_chol(d: int, correlation: float) -> np.ndarray | None:
+    """Cholesky factor L of the AR(1) covariance Σ_ij = ρ^|i-j| (None for ρ = 0: the identity).
+
+    Row i of L is (ρ^i, ρ^(i-1)·s, ..., ρ·s, s, 0, ...) with s = sqrt(1 - ρ²): x_i = ρ x_(i-1) + s z_i."""
+    if correlation == 0:
+        return None
+    i, j = np.indices((d, d))
+    s = np.sqrt(1 - correlation ** 2)
+    return np.where(j > i, 0.0, correlation ** np.abs(i - j) * np.where(j == 0, 1.0, s))
+
+
 def expected_error(n: int, d: int, separation: float, prevalence: float, ridge: float, draws: int,
-                   rng: np.random.Generator, block: int = 4096) -> tuple[float, float]:
+                   rng: np.random.Generator, block: int = 4096, chol=None) -> tuple[float, float]:
     """Err = E[Err_XY] over training sets of size n, and its Monte Carlo standard error.
 
     Each draw is a training set's sufficient statistics, drawn directly: n_1 ~ Binomial(n, π),
     class means m_c ~ N(μ_c, I/n_c), pooled within-class scatter ~ Wishart(I, n - classes present),
     all independent for Gaussian classes; its rule's exact error (``error``). Cost O(d³) a draw,
-    whatever n."""
+    whatever n. With ``chol`` L (covariance L Lᵀ): the means and scatter of the identity case
+    mapped by L (m ↦ L m, S ↦ L S Lᵀ)."""
     total = total2 = 0.0
     mu = np.zeros(d)
     mu[0] = separation / 2
@@ -115,9 +135,62 @@ def expected_error(n: int, d: int, separation: float, prevalence: float, ridge: 
         mean1 = np.where((n1 > 0)[:, None], mu + noise[0] / np.sqrt(np.maximum(n1, 1))[:, None], 0.0)
         mean0 = np.where((n0 > 0)[:, None], -mu + noise[1] / np.sqrt(np.maximum(n0, 1))[:, None], 0.0)
         scatter = wishart_identity(n - (n1 > 0) - (n0 > 0), d, rng)
-        err = error(*fit(n1, n0, mean1, mean0, scatter, ridge), separation, prevalence)
+        if chol is not None:
+            mean1, mean0 = mean1 @ chol.T, mean0 @ chol.T
+            scatter = chol @ scatter @ chol.T
+        err = error(*fit(n1, n0, mean1, mean0, scatter, ridge), separation, prevalence, chol)
         total += float(np.sum(err))
         total2 += float(np.sum(err * err))
     mean = total / draws
     var = max(total2 / draws - mean * mean, 0.0) * draws / (draws - 1)
     return mean, float(np.sqrt(var / draws))
+
+
+def fit_logistic(x, y, ridge: float, weight=None, tol: float = 1e-10,
+                 max_iter: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """(w, b) of ridge logistic regression, many fits at once: x (..., m, d), y (..., m) in {0, 1},
+    ``weight`` (..., m) (default 1; 0 leaves an example out, e.g. a fold).
+
+    Minimises Σ_i weight_i·[log(1 + e^η_i) - y_i·η_i] + (λ/2)|w|², η = x·w + b (the intercept
+    unpenalised; scikit-learn's LogisticRegression with C = 1/λ). Newton's method (IRLS) from
+    w = b = 0, every fit in one batched ``np.linalg.solve`` a step: gradient Xᵀ(weight·(p - y)) +
+    λw, Hessian Xᵀ diag(weight·p(1 - p)) X + λI (X = [x, 1], no ridge on b: λ > 0 keeps the
+    minimum finite only if both classes are present). A step is halved while it does not lower
+    the objective (Newton can overshoot on nearly separable data); stops when every step is
+    below ``tol``. Predict class 1 iff x·w + b > 0, as ``fit``."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    weight = np.ones(y.shape) if weight is None else np.asarray(weight, dtype=float)
+    lead, d = x.shape[:-2], x.shape[-1]
+    design = np.concatenate([x, np.ones((*x.shape[:-1], 1))], axis=-1)  # (..., m, d + 1)
+    penalty = np.full(d + 1, float(ridge))
+    penalty[-1] = 0.0
+    beta = np.zeros((*lead, d + 1))
+
+    def objective(beta):
+        eta = (design @ beta[..., None])[..., 0]
+        return np.sum(weight * (np.logaddexp(0.0, eta) - y * eta), axis=-1) + 0.5 * np.sum(penalty * beta * beta, -1)
+
+    current = objective(beta)
+    for _ in range(max_iter):
+        eta = (design @ beta[..., None])[..., 0]
+        p = special.expit(eta)
+        grad = np.swapaxes(design, -1, -2) @ (weight * (p - y))[..., None]
+        grad = grad[..., 0] + penalty * beta
+        hess = np.swapaxes(design, -1, -2) @ (design * (weight * p * (1 - p))[..., None])
+        hess[..., np.arange(d + 1), np.arange(d + 1)] += penalty
+        step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        scale = np.ones(lead)
+        trial = beta - step
+        value = objective(trial)
+        for _ in range(30):  # halve where the objective went up
+            worse = value > current + 1e-12 * np.abs(current)
+            if not worse.any():
+                break
+            scale = np.where(worse, scale / 2, scale)
+            trial = beta - scale[..., None] * step
+            value = objective(trial)
+        done = np.max(np.abs(scale[..., None] * step), initial=0.0) < tol
+        beta, current = trial, value
+        if done:
+            break
+    return beta[..., :d], beta[..., d]

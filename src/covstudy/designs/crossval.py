@@ -2,7 +2,9 @@
 
 A data set is n examples of two Gaussian classes in d dimensions: class 1 with probability
 ``prevalence`` π, x ~ N(+Δ/2·e_1, I) in class 1 and N(-Δ/2·e_1, I) in class 0, the separation Δ
-set by the Bayes error (``learner.bayes_error``). The learner is ridge LDA (``learner.fit``).
+set by the Bayes error (``learner.bayes_error``). With the optional axis ``correlation`` ρ
+(absent: 0) the features have the AR(1) covariance Σ_ij = ρ^|i-j| instead of I (x ↦ L x, Σ = L Lᵀ,
+the Mahalanobis distance and so the Bayes error kept). The learner is ridge LDA (``learner.fit``).
 On each simulated data set the design runs what a user would:
 
 * K-fold cross-validation (``folds`` K, folds as equal as the n allows), ``repeats`` R times
@@ -30,6 +32,7 @@ widths are unchanged. Monte Carlo only: a data set is n·d real numbers.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -45,6 +48,7 @@ ERR_DRAWS = 20_000  # training sets behind each Err (MCSE 2e-5 to 3e-4 over the 
 ERR_SEED = 20230  # Err's own stream: a point's truth does not depend on the study seed
 SIZE_LIMIT = 2_000_000  # n·d of one data set
 _BLOCK = 1 << 18  # numbers (data sets × n × d) generated and cross-validated at once
+CELLS_PER_SIMULATION = 10  # cells (methods × metrics) a point's simulation serves, typically (cost only)
 MC_ONLY = ("reps: the crossval design has Monte Carlo coverage only (a data set is n·d real numbers); "
            "give reps (e.g. reps=500)")
 
@@ -55,12 +59,35 @@ def separation(bayes_error: float, prevalence: float) -> float:
                                  xtol=1e-14, rtol=1e-14))
 
 
+@functools.lru_cache(maxsize=1)
+def stored_errors() -> dict[tuple, tuple[float, float]]:
+    """The committed Err table (crossval_err.csv, written by experiments/crossval/err_table.py):
+    (n, d, bayes_error, prevalence, ridge) -> (Err, MCSE), the values ``draw_expected_error`` draws."""
+    import csv
+
+    with (Path(__file__).parent / "crossval_err.csv").open() as f:
+        return {(int(r["n"]), int(r["d"]), float(r["bayes_error"]), float(r["prevalence"]), float(r["ridge"])):
+                (float(r["err"]), float(r["mcse"])) for r in csv.DictReader(f)}
+
+
 @functools.lru_cache(maxsize=4096)
-def expected_error(n: int, d: int, bayes_error: float, prevalence: float, ridge: float) -> tuple[float, float]:
-    """(Err, MCSE) at training size n: ``learner.expected_error`` over ERR_DRAWS training sets, cached."""
+def expected_error(n: int, d: int, bayes_error: float, prevalence: float, ridge: float,
+                   correlation: float = 0.0) -> tuple[float, float]:
+    """(Err, MCSE) at training size n: from the committed table where it has the point (identity
+    covariance), else ``draw_expected_error``; cached."""
+    if not correlation and (n, d, bayes_error, prevalence, ridge) in stored_errors():
+        return stored_errors()[n, d, bayes_error, prevalence, ridge]
+    return draw_expected_error(n, d, bayes_error, prevalence, ridge, correlation)
+
+
+def draw_expected_error(n: int, d: int, bayes_error: float, prevalence: float, ridge: float,
+                        correlation: float = 0.0) -> tuple[float, float]:
+    """(Err, MCSE) at training size n: ``learner.expected_error`` over ERR_DRAWS training sets."""
+    extra = {"correlation": correlation} if correlation else {}  # the identity keeps its stream
     rng = stream(ERR_SEED, design="crossval", purpose="Err", n=n, d=d, bayes_error=bayes_error,
-                 prevalence=prevalence, ridge=ridge)
-    return learner.expected_error(n, d, separation(bayes_error, prevalence), prevalence, ridge, ERR_DRAWS, rng)
+                 prevalence=prevalence, ridge=ridge, **extra)
+    return learner.expected_error(n, d, separation(bayes_error, prevalence), prevalence, ridge, ERR_DRAWS, rng,
+                                  chol=learner.ar1_chol(d, correlation))
 
 
 def test_size(n: int, holdout: float) -> int:
@@ -129,14 +156,17 @@ def cross_validate(x, y, order, folds: int, ridge: float) -> tuple[np.ndarray, .
 
 
 def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: int, repeats: int,
-                  holdout: float, ridge: float, reps: int, rng: np.random.Generator) -> dict:
+                  holdout: float, ridge: float, reps: int, rng: np.random.Generator,
+                  correlation: float = 0.0) -> dict:
     """Cross-validation, nested cross-validation, the holdout and the exact Err_XY of ``reps`` data sets.
 
     Returns columns, one row per data set: ``fold_errors``, ``fold_sizes``, ``inner_errors``,
     ``inner_sizes`` (reps, repeats, folds); ``k_test``, ``n_test``, ``err_xy``, ``err_xy_holdout`` (reps,).
     Drawn in blocks of a size fixed by the point: per block the labels, the features, then each
-    repeat's fold permutation."""
+    repeat's fold permutation. ``correlation`` ρ: features of covariance Σ_ij = ρ^|i-j| (x ↦ L x,
+    ``learner.ar1_chol``; same draws as the identity)."""
     sep, K, R = separation(bayes_error, prevalence), folds, repeats
+    chol = learner.ar1_chol(d, correlation)
     n_test = test_size(n, holdout)
     out = {"fold_errors": np.empty((reps, R, K), np.int64), "fold_sizes": np.empty((reps, R, K), np.int64),
            "inner_errors": np.empty((reps, R, K), np.int64), "inner_sizes": np.empty((reps, R, K), np.int64),
@@ -149,11 +179,13 @@ def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: 
         y = (rng.random((B, n)) < prevalence).astype(np.int64)
         x = rng.standard_normal((B, n, d))
         x[..., 0] += np.where(y == 1, sep / 2, -sep / 2)
+        if chol is not None:
+            x = x @ chol.T
         everything = _class_sums(x, y)
-        out["err_xy"][rows] = learner.error(*learner.fit_sums(*everything, ridge), sep, prevalence)
+        out["err_xy"][rows] = learner.error(*learner.fit_sums(*everything, ridge), sep, prevalence, chol)
         test = _class_sums(x[:, :n_test], y[:, :n_test])
         w, b = learner.fit_sums(*_minus(everything, test), ridge)
-        out["err_xy_holdout"][rows] = learner.error(w, b, sep, prevalence)
+        out["err_xy_holdout"][rows] = learner.error(w, b, sep, prevalence, chol)
         out["k_test"][rows] = _errors(x[:, :n_test], y[:, :n_test], w, b)
         for r in range(R):
             order = np.argsort(rng.random((B, n)), axis=1)
@@ -174,7 +206,8 @@ class Crossval(Design):
             Axis("prevalence", False, 0.0, 1.0, low_open=True, high_open=True),
             Axis("folds", True, 3), Axis("repeats", True, 1),
             Axis("holdout", False, 0.0, 1.0, low_open=True, high_open=True),
-            Axis("ridge", False, 0.0, low_open=True))
+            Axis("ridge", False, 0.0, low_open=True),
+            Axis("correlation", False, -1.0, 1.0, low_open=True, high_open=True))
     parametrisations = (("n", "d", "bayes_error", "folds"),)
     optional: ClassVar[dict] = {"prevalence": 0.5, "repeats": 10, "holdout": 0.2, "ridge": 0.01}
     summary = ("k-fold CV of ridge LDA on two Gaussian classes in d dims; exact error of every fitted "
@@ -215,15 +248,34 @@ class Crossval(Design):
     def test_set_numbers(self, point: dict) -> int:
         return 4 * point["repeats"] * point["folds"] + 4
 
+    def cost(self, point: dict, reps: int | None) -> float:
+        """The cell's share of its point's simulation, in intervals (estimate.SECONDS_PER_INTERVAL):
+        a data set's R repeats cost R·(1.3e-8·K²d²/2 + 8e-10·n·K·d + 1.5e-5) CPU-s (the K(K+1)/2
+        model fits, the nested scoring, overhead) and, unless stored, the point's two Err
+        2·ERR_DRAWS·(8e-7 + 3.3e-8·d²) (fitted on the development machine over n = 50..1000,
+        d = 5, 20, K = 5, 10), shared by the ``CELLS_PER_SIMULATION`` cells of a point."""
+        from ..estimate import SECONDS_PER_INTERVAL  # estimate imports the designs
+
+        n, d, K, R = point["n"], point["d"], point["folds"], point["repeats"]
+        seconds = R * (1.3e-8 * K * K * d * d / 2 + 8e-10 * n * K * d + 1.5e-5)
+        key = (d, point["bayes_error"], point["prevalence"], point["ridge"])
+        stored = not point.get("correlation") and all(
+            (size, *key) in stored_errors() for size in (n, n - test_size(n, point["holdout"])))
+        truth = 0.0 if stored else 2 * ERR_DRAWS * (8e-7 + 3.3e-8 * d * d)
+        share = CELLS_PER_SIMULATION * SECONDS_PER_INTERVAL
+        return float(reps or 0) * (1 + seconds / share) + truth / share
+
     def table_key(self, point: dict) -> tuple:
-        return tuple(point[a.name] for a in self.axes)
+        return tuple(point.get(a.name, 0.0) for a in self.axes)
 
     def stream_identity(self, point: dict) -> dict:
-        return {"design": "crossval", **{a.name: point[a.name] for a in self.axes}}
+        # correlation only when given and not 0: the identity's streams predate the axis
+        return {"design": "crossval", **{a.name: point[a.name] for a in self.axes
+                                         if a.name != "correlation" or point.get(a.name)}}
 
     def truth_inputs(self, point: dict) -> dict:
         n, n_test = point["n"], test_size(point["n"], point["holdout"])
-        rest = (point["d"], point["bayes_error"], point["prevalence"], point["ridge"])
+        rest = (point["d"], point["bayes_error"], point["prevalence"], point["ridge"], point.get("correlation", 0.0))
         return {"err": expected_error(n, *rest)[0], "err_holdout": expected_error(n - n_test, *rest)[0]}
 
     def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
@@ -231,7 +283,8 @@ class Crossval(Design):
         out-of-fold errors ``k`` of ``n`` (the first repeat) and the Err columns ``err``, ``err_holdout``."""
         [pt] = points
         columns = simulate_sets(pt["n"], pt["d"], pt["bayes_error"], pt["prevalence"], pt["folds"], pt["repeats"],
-                                pt["holdout"], pt["ridge"], reps, stream(seed, **self.stream_identity(pt)))
+                                pt["holdout"], pt["ridge"], reps, stream(seed, **self.stream_identity(pt)),
+                                pt.get("correlation", 0.0))
         truth = self.truth_inputs(pt)
         columns["k"] = columns["fold_errors"][:, 0].sum(axis=1)
         columns["n"] = np.full(reps, pt["n"], np.int64)
