@@ -41,19 +41,9 @@ EXACT_NUMBERS = 4_000_000  # test sets × questions held at once
 QUESTION_LIMIT = 1_000_000  # questions of a Monte Carlo point
 
 
-@register
-class Eval(Design):
-    name = "eval"
-    data = "eval"
-    axes = (Axis("questions", True, 2), Axis("groups", True, 2), Axis("answers", True, 1),
-            Axis("p", False, 0.0, 1.0), Axis("icc_group", False, 0.0, 1.0, high_open=True),
-            Axis("icc_question", False, 0.0, 1.0, high_open=True))
-    parametrisations = (("questions", "groups", "answers", "p", "icc_group", "icc_question"),)
-    estimand = "accuracy"
-    summary = ("m questions in g groups, K answers each; group accuracy ~ Beta(p, icc_group), "
-               "question accuracy ~ Beta(group's, icc_question)")
-    example = {"questions": 8, "groups": 4, "answers": 2, "p": 0.7, "icc_group": 0.2, "icc_question": 0.3}
-    keeps_test_sets = True
+class QuestionsInGroups:
+    """What the eval designs share: m questions in g equal groups; the planner sizes them in whole groups."""
+
     sized_by = "questions"
     size_axis = "questions"  # the planner's size, in whole groups of the given number
 
@@ -66,10 +56,32 @@ class Eval(Design):
         names = [a.name for a in self.axes]
         return [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
 
-    def check(self, point: dict, exact: bool, merge=None) -> str | None:
+    @staticmethod
+    def groups_problem(point: dict) -> str | None:
+        """One line when the groups do not split the questions equally, else None."""
         m, g = point["questions"], point["groups"]
         if g > m or m % g:
             return f"groups: must divide questions (equal groups of questions), got groups = {g:,}, questions = {m:,}"
+        return None
+
+
+@register
+class Eval(QuestionsInGroups, Design):
+    name = "eval"
+    data = "eval"
+    axes = (Axis("questions", True, 2), Axis("groups", True, 2), Axis("answers", True, 1),
+            Axis("p", False, 0.0, 1.0), Axis("icc_group", False, 0.0, 1.0, high_open=True),
+            Axis("icc_question", False, 0.0, 1.0, high_open=True))
+    parametrisations = (("questions", "groups", "answers", "p", "icc_group", "icc_question"),)
+    estimand = "accuracy"
+    summary = ("m questions in g groups, K answers each; group accuracy ~ Beta(p, icc_group), "
+               "question accuracy ~ Beta(group's, icc_question)")
+    example = {"questions": 8, "groups": 4, "answers": 2, "p": 0.7, "icc_group": 0.2, "icc_question": 0.3}
+    keeps_test_sets = True
+    def check(self, point: dict, exact: bool, merge=None) -> str | None:
+        m, g = point["questions"], point["groups"]
+        if problem := self.groups_problem(point):
+            return problem
         if exact:
             count = exact_test_sets(m, g, point["answers"])
             if count > EXACT_LIMIT or count * m > EXACT_NUMBERS:

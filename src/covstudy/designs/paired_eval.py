@@ -16,8 +16,6 @@ per-question counts of both models have no small enumeration with a copula.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 from scipy import special
 
@@ -25,13 +23,13 @@ from ..estimands import Estimand, register_estimand
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .clustered import beta_parameters
-from .eval import QUESTION_LIMIT
+from .eval import QUESTION_LIMIT, QuestionsInGroups
 from .registry import register
 from .sampling import BLOCK
 
 
 @register
-class PairedEval(Design):
+class PairedEval(QuestionsInGroups, Design):
     name = "paired_eval"
     data = "paired_eval"
     exact_engine = False
@@ -47,22 +45,10 @@ class PairedEval(Design):
     example = {"questions": 8, "groups": 4, "answers": 2, "acc_first": 0.7, "acc_second": 0.6,
                "correlation": 0.5, "icc_group": 0.2, "icc_question": 0.3}
     keeps_test_sets = True
-    sized_by = "questions"
-    size_axis = "questions"  # the planner's size, in whole groups of the given number
-
-    def sized(self, axes: dict, size: int) -> dict:
-        """The point of about ``size`` questions: rounded up to a multiple of ``groups`` (equal groups)."""
-        g = int(axes.get("groups", 1))
-        return {**axes, "questions": g * max(1, -(-int(size) // g))}
-
-    def points(self, grid: dict) -> list[dict]:
-        names = [a.name for a in self.axes]
-        return [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
-
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
-        m, g = point["questions"], point["groups"]
-        if g > m or m % g:
-            return f"groups: must divide questions (equal groups of questions), got groups = {g:,}, questions = {m:,}"
+        m = point["questions"]
+        if problem := self.groups_problem(point):
+            return problem
         if exact:
             return "reps: the paired eval design has Monte Carlo coverage only; give reps (e.g. reps=2000)"
         if m > QUESTION_LIMIT:
