@@ -180,3 +180,39 @@ def test_dask_backend_matches_loky_bit_for_bit(tmp_path):
                                                                                   "delta": [0.05]}))
     assert numbers(local).equals(reference[(reference["n"] == 10) & (reference["p"] == 0.2)
                                            & (reference["delta"] == 0.05)].reset_index(drop=True))
+
+
+def _loop_settings(dask_worker=None, dask_scheduler=None):
+    """What a dask server's event loop runs, read inside it (client.run / run_on_scheduler)."""
+    server = dask_worker or dask_scheduler
+    callbacks = server.periodic_callbacks
+    return {"profile": "profile" in callbacks, "tick_ms": callbacks["tick"].callback_time,
+            "monitor_ms": callbacks["monitor"].callback_time, "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_")}
+
+
+def test_own_local_cluster_samples_less_a_given_scheduler_keeps_its_settings(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    import dask
+
+    from covstudy import runner
+
+    # dask's nannies prefer a MALLOC_TRIM_THRESHOLD_ already in the environment (an earlier test's
+    # cluster leaves dask's 64 KiB there).
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    before = dask.config.get("distributed")
+    # covstudy's own LocalCluster: no stack sampling, 1 s ticks, 2 s system monitor, in every server.
+    with runner.backend(study(tmp_path, backend="dask", workers=1), 1):
+        client = distributed.default_client()
+        (worker,) = client.run(_loop_settings).values()
+        scheduler = client.run_on_scheduler(_loop_settings)
+    assert worker == {"profile": False, "tick_ms": 1000, "monitor_ms": 2000, "trim": str(128 << 20)}
+    assert scheduler["tick_ms"] == 1000 and scheduler["monitor_ms"] == 2000
+    # ... only while it runs, and nothing of it is left in this process's environment.
+    assert dask.config.get("distributed") == before and "MALLOC_TRIM_THRESHOLD_" not in os.environ
+    # A cluster of the user's, given by address: covstudy changes none of dask's settings.
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                                  processes=True) as cluster:
+        with runner.backend(study(tmp_path, backend="dask", scheduler=cluster.scheduler_address), 1):
+            assert dask.config.get("distributed") == before
+            (theirs,) = distributed.default_client().run(_loop_settings).values()
+    assert theirs == {"profile": True, "tick_ms": 20, "monitor_ms": 500, "trim": "65536"}

@@ -80,7 +80,26 @@ def check_backend(study: Study) -> None:
         raise BackendError(f"scheduler: cannot reach the dask scheduler at {study.scheduler} ({why})") from None
 
 
-_TRIM = 128 << 20  # bytes: glibc's MALLOC_TRIM_THRESHOLD_ for local dask workers (see backend)
+# dask's settings for the LocalCluster covstudy starts itself (a scheduler given by address keeps
+# its own). dask's defaults suit a long-lived cluster watched on its dashboard; this one has no
+# dashboard, nobody else connects to it, and it lives for one run. Measured in issue 34: an idle
+# 2-worker cluster ~4.4 → ~0.7 CPU-s a minute; see benchmarks/README.md, "dask against loky".
+LOCAL_CLUSTER = {
+    # The nannies start workers with glibc's MALLOC_TRIM_THRESHOLD_ at 64 KiB, so every freed block
+    # of a task's arrays goes back to the OS and is faulted in again by the next: ~25 times loky's
+    # page faults. 128 MiB keeps them.
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 128 << 20,
+    # Each worker samples its running task's stack every 10 ms for the dashboard's Profile page and
+    # Client.profile(): neither exists without a dashboard and an outside client.
+    "distributed.worker.profile.enabled": False,
+    # Every event loop's health check (scheduler, nannies, workers) wakes it every 20 ms; it only
+    # logs, at INFO (silenced here, see _quiet), a loop blocked longer than its 3 s limit, which a
+    # 1 s tick still detects.
+    "distributed.admin.tick.interval": "1s",
+    # CPU, memory and I/O samples for the dashboard's charts and the heartbeats' figures; the
+    # memory limits below are checked on their own fresh samples, not on these.
+    "distributed.admin.system-monitor.interval": "2s",
+}
 
 
 @contextlib.contextmanager
@@ -102,18 +121,33 @@ def backend(study: Study, workers: int):
             except (OSError, TimeoutError) as err:
                 raise BackendError(f"scheduler: cannot reach the dask scheduler at {study.scheduler} ({err})") from None
         else:
-            # dask's nannies start workers with glibc's MALLOC_TRIM_THRESHOLD_ at 64 KiB, so every
-            # freed block of a task's arrays goes back to the OS and is faulted in again by the next:
-            # ~25 times loky's page faults; 128 MiB keeps them (measured in issue 34).
             import dask
 
-            stack.enter_context(dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": _TRIM}))
+            stack.enter_context(dask.config.set(LOCAL_CLUSTER))
+            # The nannies put their pre-spawn variables into this process's environment (they
+            # run here), where a later cluster of the user's would find them: put it back.
+            stack.enter_context(_environ_kept({*dask.config.get("distributed.nanny.pre-spawn-environ"),
+                                               "PYTHONHASHSEED"}))
             cluster = stack.enter_context(LocalCluster(
                 n_workers=study.workers or workers, threads_per_worker=study.threads_per_worker,
                 host="127.0.0.1", dashboard_address=None, processes=True))
             client = stack.enter_context(Client(cluster))
         with joblib.parallel_config(backend="dask"):
             yield max(1, sum(client.nthreads().values()))
+
+
+@contextlib.contextmanager
+def _environ_kept(names):
+    """Environment variables ``names`` as they were before, afterwards."""
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 class Interrupted(RuntimeError):
