@@ -187,7 +187,8 @@ def _loop_settings(dask_worker=None, dask_scheduler=None):
     server = dask_worker or dask_scheduler
     callbacks = server.periodic_callbacks
     return {"profile": "profile" in callbacks, "tick_ms": callbacks["tick"].callback_time,
-            "monitor_ms": callbacks["monitor"].callback_time, "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_")}
+            "monitor_ms": callbacks["monitor"].callback_time, "memory_ms": getattr(callbacks.get("memory_monitor"), "callback_time", None),
+            "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_")}
 
 
 def test_own_local_cluster_samples_less_a_given_scheduler_keeps_its_settings(tmp_path, monkeypatch):
@@ -200,12 +201,13 @@ def test_own_local_cluster_samples_less_a_given_scheduler_keeps_its_settings(tmp
     # cluster leaves dask's 64 KiB there).
     monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
     before = dask.config.get("distributed")
-    # covstudy's own LocalCluster: no stack sampling, 1 s ticks, 2 s system monitor, in every server.
+    # covstudy's own LocalCluster: no stack sampling, 1 s ticks, 2 s system and 0.5 s memory monitors.
     with runner.backend(study(tmp_path, backend="dask", workers=1), 1):
         client = distributed.default_client()
         (worker,) = client.run(_loop_settings).values()
         scheduler = client.run_on_scheduler(_loop_settings)
-    assert worker == {"profile": False, "tick_ms": 1000, "monitor_ms": 2000, "trim": str(128 << 20)}
+    assert worker == {"profile": False, "tick_ms": 1000, "monitor_ms": 2000, "memory_ms": 500,
+                      "trim": str(128 << 20)}
     assert scheduler["tick_ms"] == 1000 and scheduler["monitor_ms"] == 2000
     # ... only while it runs, and nothing of it is left in this process's environment.
     assert dask.config.get("distributed") == before and "MALLOC_TRIM_THRESHOLD_" not in os.environ
@@ -215,4 +217,4 @@ def test_own_local_cluster_samples_less_a_given_scheduler_keeps_its_settings(tmp
         with runner.backend(study(tmp_path, backend="dask", scheduler=cluster.scheduler_address), 1):
             assert dask.config.get("distributed") == before
             (theirs,) = distributed.default_client().run(_loop_settings).values()
-    assert theirs == {"profile": True, "tick_ms": 20, "monitor_ms": 500, "trim": "65536"}
+    assert theirs == {"profile": True, "tick_ms": 20, "monitor_ms": 500, "memory_ms": 100, "trim": "65536"}

@@ -99,6 +99,10 @@ LOCAL_CLUSTER = {
     # CPU, memory and I/O samples for the dashboard's charts and the heartbeats' figures; the
     # memory limits below are checked on their own fresh samples, not on these.
     "distributed.admin.system-monitor.interval": "2s",
+    # Each worker and nanny checks its worker's memory against the pause (80%) and terminate (95%)
+    # limits every 100 ms: every 500 ms here, and before any work the run's memory forecast must
+    # fit in RAM (study.check_fits); loky's workers have no such watch at all.
+    "distributed.worker.memory.monitor-interval": "500ms",
 }
 
 
