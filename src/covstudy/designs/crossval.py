@@ -55,7 +55,9 @@ LEARNERS = ("lda", "logistic")  # the design's ``learner``: ridge LDA (default),
 SIZE_LIMIT = 2_000_000  # n·d of one data set
 _BLOCK = 1 << 18  # numbers (data sets × n × d) generated and cross-validated at once
 _BLOCK_LOGISTIC = 1 << 16  # the same for logistic regression (a block's fits hold K(K-1)/2 weight rows and (d+1)² per example)
-LOGISTIC_SECONDS = 1e-8  # CPU-s of one logistic fit per example and (d + 1)², all Newton steps (cost only)
+# logistic regression's CPU-s (cost only; benchmarks/crossval.py, n = 50..500, d = 10, 20, K = 5, 10, within 2×):
+LOGISTIC_FIT = (3e-5, 1e-9)  # a CV model in a batch: a fixed part and a part per example and (d + 1)²
+LOGISTIC_ERR_FIT = 6e-9  # one of Err's whole-training-set fits, per example and (d + 1)²
 CELLS_PER_SIMULATION = 10  # cells (methods × metrics) a point's simulation serves, typically (cost only)
 MC_ONLY = ("reps: the crossval design has Monte Carlo coverage only (a data set is n·d real numbers); "
            "give reps (e.g. reps=500)")
@@ -350,19 +352,21 @@ class Crossval(Design):
         a data set's R repeats cost R·(1.3e-8·K²d²/2 + 8e-10·n·K·d + 1.5e-5) CPU-s (the K(K+1)/2
         model fits, the nested scoring, overhead) and, unless stored, the point's two Err
         2·ERR_DRAWS·(8e-7 + 3.3e-8·d²) (fitted on the development machine over n = 50..1000,
-        d = 5, 20, K = 5, 10), shared by the ``CELLS_PER_SIMULATION`` cells of a point."""
+        d = 5, 20, K = 5, 10), shared by the ``CELLS_PER_SIMULATION`` cells of a point. Logistic
+        regression: R·K(K+1)/2·(3e-5 + 1e-9·n(d+1)²) a data set and, unless stored, Err's
+        2·ERR_DRAWS_LOGISTIC·6e-9·n(d+1)² (``LOGISTIC_FIT``, ``LOGISTIC_ERR_FIT``)."""
         from ..estimate import SECONDS_PER_INTERVAL  # estimate imports the designs
 
         n, d, K, R = point["n"], point["d"], point["folds"], point["repeats"]
         seconds = R * (1.3e-8 * K * K * d * d / 2 + 8e-10 * n * K * d + 1.5e-5)
         logistic = point.get("learner", "lda") == "logistic"
-        if logistic:  # measured: IRLS fits of all n examples, ~10-20 Newton steps each (benchmarks/crossval.py)
-            seconds = R * LOGISTIC_SECONDS * (K * (K + 1) / 2) * n * (d + 1) ** 2
+        if logistic:  # the K(K+1)/2 IRLS fits of a repeat, every one over all n examples
+            seconds = R * (K * (K + 1) / 2) * (LOGISTIC_FIT[0] + LOGISTIC_FIT[1] * n * (d + 1) ** 2)
         key = (d, point["bayes_error"], point["prevalence"], point["ridge"], point.get("learner", "lda"))
         stored = not point.get("correlation") and all(
             (size, *key[:-1], key[-1]) in stored_errors() for size in (n, n - test_size(n, point["holdout"])))
         if logistic:
-            truth = 0.0 if stored else 2 * ERR_DRAWS_LOGISTIC * LOGISTIC_SECONDS * n * (d + 1) ** 2
+            truth = 0.0 if stored else 2 * ERR_DRAWS_LOGISTIC * LOGISTIC_ERR_FIT * n * (d + 1) ** 2
         else:
             truth = 0.0 if stored else 2 * ERR_DRAWS * (8e-7 + 3.3e-8 * d * d)
         share = CELLS_PER_SIMULATION * SECONDS_PER_INTERVAL

@@ -109,7 +109,8 @@ class CrossvalWidthVsN(Plot):
     def draw(self, sub, combo, sel, colors, order):
         d = _at(sub, sel)
         errors = sorted(d["bayes_error"].unique())
-        fig, axes, ncols, spare = _new_figure(len(errors), sharey=False)
+        # fewer than three panels keep the three-panel width: room for the title and the legend
+        fig, axes, ncols, spare = _new_figure(len(errors), panel=(9.0 / min(3, len(errors)), 2.3), sharey=False)
         ns = sorted(d["n"].unique())
         labels = [label for label in order if label in set(d["label"])]
         for ax, e in zip(axes, errors):
