@@ -313,9 +313,11 @@ def test_the_stored_err_table_is_what_the_design_draws():
     from covstudy.designs.crossval import draw_expected_error, stored_errors
 
     table = stored_errors()
-    assert len(table) == 62
+    assert len(table) == 74  # 62 LDA (crossval), 12 logistic regression (crossval_logistic)
     for key in [(40, 5, 0.05, 0.5, 0.01), (1000, 5, 0.3, 0.5, 0.01), (80, 10, 0.15, 0.5, 0.01)]:
         assert table[(*key, "lda")] == draw_expected_error(*key)  # bit for bit: the same stream
+    key = (40, 10, 0.222, 0.5, 0.01)
+    assert table[(*key, "logistic")] == draw_expected_error(*key, 0.0, "logistic")
 
 
 def _logistic_ref(x, y, ridge):
