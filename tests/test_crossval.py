@@ -194,6 +194,7 @@ def test_holdout_clopper_pearson_covers_its_model():
     (dict(n=40, d=2, bayes_error=0.3, folds=4, prevalence=0.2), "bayes_error: must be below"),
     (dict(n=7, d=2, bayes_error=0.2, folds=4), "n, folds: nested cross-validation needs n >= 2·folds"),
     (dict(n=40, d=2, bayes_error=0.2, folds=2), "folds"),
+    (dict(n=20_000, d=40, bayes_error=0.2, folds=5, learner="logistic"), "n, d: logistic regression holds"),
 ])
 def test_bad_points_are_one_line_errors(axes, message):
     with pytest.raises(ValueError) as err:

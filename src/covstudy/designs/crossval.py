@@ -53,6 +53,7 @@ ERR_DRAWS_LOGISTIC = 20_000  # whole training sets behind a logistic Err (its MC
 ERR_SEED = 20230  # Err's own stream: a point's truth does not depend on the study seed
 LEARNERS = ("lda", "logistic")  # the design's ``learner``: ridge LDA (default), ridge logistic regression
 SIZE_LIMIT = 2_000_000  # n·d of one data set
+LOGISTIC_SIZE_LIMIT = 20_000_000  # n·(d+1)² of one data set with logistic regression (its x xᵀ per example: 160 MB)
 _BLOCK = 1 << 18  # numbers (data sets × n × d) generated and cross-validated at once
 _BLOCK_LOGISTIC = 1 << 16  # the same for logistic regression (a block's fits hold K(K-1)/2 weight rows and (d+1)² per example)
 # logistic regression's CPU-s (cost only; benchmarks/crossval.py, n = 50..500, d = 10, 20, K = 5, 10, within 2×):
@@ -337,6 +338,9 @@ class Crossval(Design):
                     f"{n_test} of n = {n}")
         if n * point["d"] > SIZE_LIMIT:
             return f"n, d: a crossval data set is n·d numbers; needs n·d <= {SIZE_LIMIT:,}, got {n * point['d']:,}"
+        if point.get("learner") == "logistic" and n * (point["d"] + 1) ** 2 > LOGISTIC_SIZE_LIMIT:
+            return (f"n, d: logistic regression holds each example's (d+1)² outer product; needs "
+                    f"n·(d+1)² <= {LOGISTIC_SIZE_LIMIT:,}, got {n * (point['d'] + 1) ** 2:,}")
         if exact:
             return MC_ONLY
         return None
