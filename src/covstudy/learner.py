@@ -159,42 +159,12 @@ def fit_logistic(x, y, ridge: float, weight=None, tol: float = 1e-10,
     the objective (Newton can overshoot on nearly separable data); stops when every step is
     below ``tol``. Predict class 1 iff x·w + b > 0, as ``fit``. A fit whose (weighted) examples
     are all of one class has no minimum (b → ±inf): it is w = 0, b = ±inf, always predicting that
-    class, as ``fit`` does (its intercept is penalised while iterating, only to keep Newton finite)."""
+    class, as ``fit`` does (its intercept is penalised while iterating, only to keep Newton finite).
+    ``fit_logistic_shared`` with one model per data set does the work."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     weight = np.ones(y.shape) if weight is None else np.asarray(weight, dtype=float)
-    lead, d = x.shape[:-2], x.shape[-1]
-    design = np.concatenate([x, np.ones((*x.shape[:-1], 1))], axis=-1)  # (..., m, d + 1)
-    penalty, one_class, sign = _penalty(weight, y, ridge, d)
-    beta = np.zeros((*lead, d + 1))
-
-    def objective(beta):
-        eta = (design @ beta[..., None])[..., 0]
-        return np.sum(weight * (np.logaddexp(0.0, eta) - y * eta), axis=-1) + 0.5 * np.sum(penalty * beta * beta, -1)
-
-    current = objective(beta)
-    for _ in range(max_iter):
-        eta = (design @ beta[..., None])[..., 0]
-        p = special.expit(eta)
-        grad = np.swapaxes(design, -1, -2) @ (weight * (p - y))[..., None]
-        grad = grad[..., 0] + penalty * beta
-        hess = np.swapaxes(design, -1, -2) @ (design * (weight * p * (1 - p))[..., None])
-        hess[..., np.arange(d + 1), np.arange(d + 1)] += penalty
-        step = np.linalg.solve(hess, grad[..., None])[..., 0]
-        scale = np.ones(lead)
-        trial = beta - step
-        value = objective(trial)
-        for _ in range(30):  # halve where the objective went up
-            worse = value > current + 1e-12 * np.abs(current)
-            if not worse.any():
-                break
-            scale = np.where(worse, scale / 2, scale)
-            trial = beta - scale[..., None] * step
-            value = objective(trial)
-        done = np.max(np.abs(scale[..., None] * step), initial=0.0) < tol
-        beta, current = trial, value
-        if done:
-            break
-    return _one_class_rule(beta, one_class, sign)
+    w, b = fit_logistic_shared(x, y, weight[..., None, :], ridge, tol=tol, max_iter=max_iter)
+    return w[..., 0, :], b[..., 0]
 
 
 def _penalty(weight, y, ridge, d):
