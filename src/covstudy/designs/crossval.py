@@ -58,7 +58,7 @@ _BLOCK = 1 << 18  # numbers (data sets × n × d) generated and cross-validated 
 _BLOCK_LOGISTIC = 1 << 16  # the same for logistic regression (a block's fits hold K(K-1)/2 weight rows and (d+1)² per example)
 # logistic regression's CPU-s (cost only; benchmarks/crossval.py, n = 50..500, d = 10, 20, K = 5, 10, within 2×):
 LOGISTIC_FIT = (3e-5, 1e-9)  # a CV model in a batch: a fixed part and a part per example and (d + 1)²
-LOGISTIC_ERR_FIT = 6e-9  # one of Err's whole-training-set fits, per example and (d + 1)²
+LOGISTIC_ERR_FIT = 8e-9  # one of Err's whole-training-set fits, per example and (d + 1)²
 CELLS_PER_SIMULATION = 10  # cells (methods × metrics) a point's simulation serves, typically (cost only)
 MC_ONLY = ("reps: the crossval design has Monte Carlo coverage only (a data set is n·d real numbers); "
            "give reps (e.g. reps=500)")
@@ -358,7 +358,7 @@ class Crossval(Design):
         2·ERR_DRAWS·(8e-7 + 3.3e-8·d²) (fitted on the development machine over n = 50..1000,
         d = 5, 20, K = 5, 10), shared by the ``CELLS_PER_SIMULATION`` cells of a point. Logistic
         regression: R·K(K+1)/2·(3e-5 + 1e-9·n(d+1)²) a data set and, unless stored, Err's
-        2·ERR_DRAWS_LOGISTIC·6e-9·n(d+1)² (``LOGISTIC_FIT``, ``LOGISTIC_ERR_FIT``)."""
+        2·ERR_DRAWS_LOGISTIC·8e-9·n(d+1)² (``LOGISTIC_FIT``, ``LOGISTIC_ERR_FIT``)."""
         from ..estimate import SECONDS_PER_INTERVAL  # estimate imports the designs
 
         n, d, K, R = point["n"], point["d"], point["folds"], point["repeats"]
