@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 from scipy import stats
+from threadpoolctl import ThreadpoolController
 
 from ..seeds import stream
 from ..estimands import Estimand, register_estimand
@@ -42,8 +43,8 @@ from .support import BOUND, window, window_pmf
 
 TRIM_FROM = 20_000  # up to this many examples m·s the whole table k = 0..m·s is convolved (the old limit)
 EXACT_LIMIT = 1_000_000_000  # examples m·s of an exact point (as the binomial design's EXACT_N_LIMIT)
-SUPPORT_LIMIT = 40_000  # totals k on an icc > 0 point's support: the convolutions cost a few times its square
-# (measured: ~1-2 CPU-s at 40,000)
+SUPPORT_LIMIT = 150_000  # totals k on an icc > 0 point's support: the convolutions cost ~its square products
+# (measured, one BLAS thread: 1.4 CPU-s at 116,000 kept, 5 CPU-s at 205,000)
 SIZE_LIMIT = 100_000  # cluster_size of an icc > 0 exact point beyond TRIM_FROM: one cluster's pmf is enumerated
 CLUSTER_LIMIT = 100_000  # clusters of a Monte Carlo point: each test set keeps its m counts
 
@@ -160,19 +161,30 @@ def cluster_pmf(cluster_size: int, p: float, icc: float) -> np.ndarray:
     return stats.betabinom.pmf(j, cluster_size, *beta_parameters(p, icc))
 
 
+@functools.cache
+def _controller() -> ThreadpoolController:
+    return ThreadpoolController()  # finds the BLAS libraries once (~8 ms); a limit then costs ~10 µs
+
+
+def _one_blas_thread():
+    return _controller().limit(limits=1, user_api="blas")
+
+
 def total_pmf(clusters: int, cluster_size: int, p: float, icc: float) -> np.ndarray:
     """P(k), k = 0..m·s, of the total of m independent clusters: the m-fold convolution of
-    ``cluster_pmf`` by repeated squaring (about log2(m) direct convolutions)."""
+    ``cluster_pmf`` by repeated squaring (about log2(m) direct convolutions), on one BLAS
+    thread (``support_pmf``: as in studies' workers, so the bits never depend on the threads)."""
     out = np.ones(1)
     power = cluster_pmf(cluster_size, p, icc)
     m = clusters
-    while True:
-        if m & 1:
-            out = np.convolve(out, power)
-        m >>= 1
-        if not m:
-            return out
-        power = np.convolve(power, power)
+    with _one_blas_thread():
+        while True:
+            if m & 1:
+                out = np.convolve(out, power)
+            m >>= 1
+            if not m:
+                return out
+            power = np.convolve(power, power)
 
 
 def _events(clusters: int) -> int:
@@ -217,11 +229,14 @@ def support_pmf(clusters: int, cluster_size: int, p: float, icc: float) -> tuple
     share = BOUND / (m * _events(m))  # per cluster
     one_lo, one = _cut(0, cluster_pmf(cluster_size, p, icc), share)
     lo, pmf, c = one_lo, one, 1
-    for bit in bin(m)[3:]:  # m's bits after the leading one
-        lo, pmf, c = 2 * lo, np.convolve(pmf, pmf), 2 * c
-        if bit == "1":
-            lo, pmf, c = lo + one_lo, np.convolve(pmf, one), c + 1
-        lo, pmf = _cut(lo, pmf, share * c)
+    # np.convolve sums with BLAS's dot: one thread, as its threads' busy waiting cost 10-40x
+    # the CPU on a loaded machine (measured), and the summation order then never depends on them.
+    with _one_blas_thread():
+        for bit in bin(m)[3:]:  # m's bits after the leading one
+            lo, pmf, c = 2 * lo, np.convolve(pmf, pmf), 2 * c
+            if bit == "1":
+                lo, pmf, c = lo + one_lo, np.convolve(pmf, one), c + 1
+            lo, pmf = _cut(lo, pmf, share * c)
     return lo, pmf
 
 
