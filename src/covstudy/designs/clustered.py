@@ -209,17 +209,19 @@ def support_pmf(clusters: int, cluster_size: int, p: float, icc: float) -> tuple
 
     The sum of m clusters is the square of the sum of ⌊m/2⌋, times one cluster if m is odd
     (m's bits from the top: about log2(m) direct convolutions, every term a sum of
-    non-negative products, the last costing ~(its support)²/2 products). After each step the
-    result is cut from both ends (``_cut``) to all but a share of its mass and rescaled to
-    sum 1. A cut distribution of c clusters enters the final total at most m/c times, so its
-    share is BOUND·c/(m·E), E the number of cuts (``_events``): each cut then moves the final
-    total's law by at most BOUND/E in total variation·½ per unit of share used, and every
-    weighted mean of numbers in [0, 1] (coverage, miss rates, mean width) by less than BOUND
-    in all (union bound). Rescaling keeps the mass at 1 to rounding: unscaled, the rounding
-    of the cluster pmf (scipy's betabinom sums to 1 within ~5e-15) grows m-fold (5e-8 at
-    m = 10⁷), as it does in ``total_pmf``. Kept values stay far above underflow (each end
-    holds more than ~1e-40). icc = 0 is Binomial(m·s, p) on its window (support.window_pmf);
-    p = 0 or 1 a point mass."""
+    non-negative products; the last costs ~(the support)²/2 products). Each result is cut
+    from both ends (``_cut``: at most a share d of its mass) and rescaled to sum 1.
+
+    The account, in total variation (TV: the most any weighted mean of numbers in [0, 1] can
+    move): cutting and rescaling a law moves it by d; a convolution's TV distance from the
+    exact one is at most the sum of its factors'. A law of c clusters enters the final total
+    at most m/c times (each time as c distinct clusters), and its cut's share is at most
+    BOUND·c/(m·E), E the number of cuts (``_events``): so the final total is within
+    E·BOUND/E = BOUND of the exact law (union bound), and so are coverage, the miss rates
+    and the mean width. Rescaling also keeps the mass at 1 to rounding; without it the
+    cluster pmf's rounding (scipy's betabinom sums to 1 within ~5e-15) would grow m-fold, as
+    it does in ``total_pmf`` (2e-12 at m = 1000). icc = 0 is Binomial(m·s, p) on its window
+    (support.window_pmf); p = 0 or 1 a point mass."""
     m, n = clusters, clusters * cluster_size
     if p in (0.0, 1.0):
         return round(n * p), np.ones(1)
@@ -253,13 +255,15 @@ def _tilted(log_f: np.ndarray, j: np.ndarray, theta: float) -> tuple[float, floa
 
 @functools.lru_cache(maxsize=64)
 def support_size(clusters: int, cluster_size: int, p: float, icc: float) -> int:
-    """At most how many totals ``support_pmf`` keeps (checked before any work).
+    """How many totals ``support_pmf`` keeps, at most (checked before any work; one cluster's pmf
+    and ~200 sums over it).
 
     The Cramér–Chernoff bound: P(K >= m·x) <= exp(-m·I(x)) for x above the mean, I(x) =
     sup_θ θx - log M(θ) (and the mirror below), M the moment generating function of one
-    cluster's count. The last cut leaves out at most BOUND/(2E) at each end of what the
-    exact pmf has there, so it keeps no total beyond the x with m·I(x) = log(2E/BOUND): found
-    by bisection of θ (the tilted mean x(θ) and I are monotone in θ), rounded outward."""
+    cluster's count. The last cut removes from each end up to BOUND/(2E) of the mass, so it
+    keeps no total beyond the x with m·I(x) = log(2E/BOUND) (up to the rounding of what it
+    cuts): x is found by bisection of θ (the tilted mean x(θ) and I are monotone in θ),
+    rounded outward. The bound is not tight, so the count is a few % above what is kept."""
     m = clusters
     if p in (0.0, 1.0):
         return 1
@@ -277,10 +281,11 @@ def support_size(clusters: int, cluster_size: int, p: float, icc: float) -> int:
             ends.append(m * far_end)
             continue
         near, far = 0.0, 1.0 / (cluster_size + 1)
-        while m * _tilted(log_f, j, sign * far)[1] < t:
+        while m * _tilted(log_f, j, sign * far)[1] < t and far < 1e6:
             near, far = far, 2 * far
-            if far > 1e6:  # e^(-θ) far below any pmf ratio: the tilted law sits on the far end
-                break
+        if m * _tilted(log_f, j, sign * far)[1] < t:  # the rate's limit is t to rounding: no cut
+            ends.append(m * far_end)
+            continue
         for _ in range(60):
             mid = 0.5 * (near + far)
             if m * _tilted(log_f, j, sign * mid)[1] < t:
