@@ -151,3 +151,13 @@ def test_limits_are_checked_in_one_line_before_any_work(monkeypatch, kwargs, mes
     monkeypatch.setattr(clustered, "cluster_counts", no_work)
     with pytest.raises(ValueError, match=message):
         coverage("wilson", design="clustered", **{"p": 0.85, "icc": 0.1, **kwargs})
+
+
+def test_monte_carlo_agrees_with_the_support_engine_beyond_the_old_limit():
+    point = {"design": "clustered", "clusters": 1100, "cluster_size": 20, "p": 0.9, "icc": 0.05}
+    reps = 3000
+    for name in ("wilson", "clopper_pearson_deff"):
+        exact = coverage(name, **point)
+        mc = coverage(name, **point, reps=reps, seed=5)
+        assert abs(mc.coverage - exact.coverage) <= 4 * np.sqrt(exact.coverage * (1 - exact.coverage) / reps)
+    assert exact.coverage == pytest.approx(0.95, abs=0.005)  # the oracle on the true design effect
