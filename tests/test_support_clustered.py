@@ -1,10 +1,9 @@
 """The clustered design's exact engine on the support (designs/clustered.support_pmf) against the
 full convolution (total_pmf): the same measures to within the stated bound (support.BOUND).
 
-The full convolution reads scipy's betabinom pmf (``cluster_pmf``, kept so that the committed
-numbers stay bit for bit), the support engine ``betabinomial_pmf`` (scipy's is off by up to
-5e-7 relative at small icc); the comparisons give both the same cluster pmf, so that they
-measure the cuts, and ``betabinomial_pmf`` is checked against exact rational arithmetic."""
+Both read the cluster pmf ``betabinomial_pmf`` (scipy's betabinom is off by up to 5e-7 relative
+at small icc), so the comparisons measure the cuts; ``betabinomial_pmf`` is checked against exact
+rational arithmetic."""
 
 import math
 from fractions import Fraction
@@ -15,7 +14,7 @@ import pytest
 from covstudy import coverage
 from covstudy.core import clear_cache
 from covstudy.designs import clustered
-from covstudy.designs.clustered import beta_parameters, betabinomial_pmf, cluster_pmf, support_pmf, support_size
+from covstudy.designs.clustered import beta_parameters, betabinomial_pmf, support_pmf, support_size, total_pmf
 
 BOUND = clustered.BOUND
 MEASURES = ("coverage", "miss_low", "miss_high", "mean_width", "sd_width")
@@ -24,20 +23,8 @@ ICCS = [0.0, 0.01, 0.3, 0.9]
 P, ICC = (a.ravel() for a in np.meshgrid(PS, ICCS, indexing="ij"))
 
 
-def _accurate(s, p, icc):
-    return betabinomial_pmf(s, p, icc) if icc > 0 and 0 < p < 1 else cluster_pmf(s, p, icc)
-
-
-def total_pmf(m, s, p, icc):
-    """The full convolution of the support engine's cluster pmf."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(clustered, "cluster_pmf", _accurate)
-        return clustered.total_pmf(m, s, p, icc)
-
-
 def _measures(monkeypatch, trim_from, method, m, s, **kw):
     monkeypatch.setattr(clustered, "TRIM_FROM", trim_from)
-    monkeypatch.setattr(clustered, "cluster_pmf", _accurate)
     clear_cache()
     r = coverage(method, design="clustered", clusters=m, cluster_size=s, p=P, icc=ICC, **kw)
     clear_cache()
