@@ -20,7 +20,7 @@ CASES = [
     ("multiclass", "wilson", "accuracy", 2, 60), ("multiclass", "clopper_pearson", "bea", 5, 300),
     ("multiclass_iid", "wald", "micro_f1", 3, 500), ("multiclass_iid", "wilson", "accuracy", 2, 40),
     ("multiclass", "mr_wald", "macro_recall", 2, 60), ("multiclass", "mr_union_cp", "macro_recall", 3, 30),
-    ("multiclass", "mr_posterior", "macro_recall", 4, 14),
+    ("multiclass", "mr_union_jeffreys", "macro_recall", 4, 14),
     ("multiclass_iid", "mr_wald", "macro_recall", 2, 30), ("multiclass_iid", "mr_union_wilson", "macro_recall", 3, 9),
     ("multiclass", "mf1_takahashi", "macro_f1", 2, 40), ("multiclass", "mf1_takahashi", "macro_f1", 3, 9),
     ("multiclass_iid", "mf1_takahashi", "macro_f1", 2, 16), ("multiclass_iid", "mf1_takahashi", "macro_f1", 3, 5),
