@@ -1,13 +1,16 @@
 """Exact binomial coverage at one point as n grows: covstudy against a plain floor.
 
     PYTHONPATH=src python benchmarks/exact_scale.py [method] [p]        # default clopper_pearson 0.3
+    PYTHONPATH=src python benchmarks/exact_scale.py multiclass          # the multiclass lines only
 
 covstudy: ``coverage(method, n=n, p=p)`` (the support of the pmf only, designs/support.py).
 Floor: what a careful user writes: intervals only for k within ±40 sd of n·p, the pmf as
 exp(scipy's binom.logpmf) there, one sum. Each (n, implementation) in its own child process
 (cold: no cached tables), imports excluded; CPU and wall seconds of the call and the child's
 peak resident memory (imports included). n = 10³ … 10⁹. Then exact unpaired coverage
-(Newcombe's square-and-add interval) at n1 = n2 = 10³ … 10⁶, covstudy only.
+(Newcombe's square-and-add interval) at n1 = n2 = 10³ … 10⁶, covstudy only. Then the multiclass
+designs (recall 0.8, imbalance 4): accuracy (the trace), macro recall (the diagonal) and macro-F1
+(the whole matrix), covstudy only, up to their limits (designs/multiclass.py).
 """
 
 from __future__ import annotations
@@ -41,7 +44,12 @@ def unpaired():  # n1 = n2 = n, p1 = p, p2 = p - 0.05 (or p + 0.05)
     q = p - 0.05 if p > 0.5 else p + 0.05
     return float(coverage(method, design="unpaired", n1=n, n2=n, p1=p, p2=q).coverage), None
 
-fn = {"floor": floor, "covstudy": ours, "unpaired": unpaired}[which]
+def multiclass():  # p is unused; design, metric and K follow
+    design, metric, K = sys.argv[5], sys.argv[6], int(sys.argv[7])
+    r = coverage(method, design=design, metric=metric, K=K, n=n, recall=0.8, imbalance=4.0)
+    return float(r.coverage), None
+
+fn = {"floor": floor, "covstudy": ours, "unpaired": unpaired, "multiclass": multiclass}[which]
 c, w = time.process_time(), time.perf_counter()
 cov, size = fn()
 cpu, wall = time.process_time() - c, time.perf_counter() - w
@@ -50,13 +58,38 @@ print(json.dumps({"coverage": cov, "cpu": cpu, "wall": wall, "k": size,
 """
 
 
-def run(which: str, method: str, n: int, p: float) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, which, method, str(n), str(p)],
+MULTICLASS = (  # (design, metric, method, K, sizes n)
+    ("multiclass", "accuracy", "wilson", 3, (10**4, 10**6, 10**9)),
+    ("multiclass_iid", "accuracy", "wilson", 3, (10**4, 10**6, 10**9)),
+    ("multiclass", "macro_recall", "mr_wald", 2, (10**3, 10**4, 10**5, 2 * 10**5)),
+    ("multiclass", "macro_recall", "mr_union_cp", 3, (300, 1000, 2000)),
+    ("multiclass_iid", "macro_recall", "mr_wald", 2, (300, 1000)),
+    ("multiclass", "macro_f1", "mf1_takahashi", 2, (10**3, 10**5, 2 * 10**5)),
+    ("multiclass_iid", "macro_f1", "mf1_takahashi", 2, (300, 1000)),
+)
+
+
+def run(which: str, method: str, n: int, p: float, *extra) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, which, method, str(n), str(p), *map(str, extra)],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
+def multiclass_lines() -> None:
+    print("\nexact multiclass: coverage(method, design, metric, K, n, recall=0.8, imbalance=4)")
+    print("| design | metric | method | K | n | CPU s | wall s | MB | coverage |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for design, metric, name, K, sizes in MULTICLASS:
+        for n in sizes:
+            a = run("multiclass", name, n, 0.0, design, metric, K)
+            print(f"| {design} | {metric} | {name} | {K} | {n:,} | {a['cpu']:.3f} | {a['wall']:.3f} | {a['mb']:.0f} | "
+                  f"{a['coverage']:.6f} |", flush=True)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["multiclass"]:
+        multiclass_lines()
+        sys.exit()
     method = sys.argv[1] if len(sys.argv) > 1 else "clopper_pearson"
     p = float(sys.argv[2]) if len(sys.argv) > 2 else 0.3
     print(f"coverage({method!r}, n, p={p}), delta = 0.05; CPU s / wall s of the call, peak MB of the process")
@@ -74,3 +107,4 @@ if __name__ == "__main__":
         a = run("unpaired", "diff_newcombe", n, q)
         print(f"| 10^{len(str(n)) - 1} | {q:g} | {a['cpu']:.3f} | {a['wall']:.3f} | {a['mb']:.0f} | {a['coverage']:.6f} |",
               flush=True)
+    multiclass_lines()

@@ -22,9 +22,17 @@ Exact coverage enumerates what the estimand's methods need (``merge``):
     "diagonal"  Π (n_i + 1)                C(n + 2K - 1, 2K - 1)   macro recall (k_i of n_i)
     None        Π C(n_i + K - 1, K - 1)    C(n + K² - 1, K² - 1)   macro-F1: the whole matrix
 
-up to EXACT_LIMIT outcomes (e.g. K = 3: macro recall to n ≈ 300 with fixed sizes, macro-F1 to
-n = 30 with fixed sizes and n = 18 i.i.d.). Monte Carlo draws C for each test set from the
-stream keyed by the point and keeps the distinct matrices with their counts.
+every outcome up to EXACT_LIMIT of them (the trace: up to TRACE_TRIM_FROM), as before. Beyond,
+only the support (``support_outcomes``; docs/support.md): the outcomes carrying all but
+support.BOUND = 1e-15 of the probability, at most SUPPORT_LIMIT of them, counted before any
+work. The trace is Binomial(n, Σ π_i R_ii) (i.i.d.) or a sum of one binomial per distinct
+recall (fixed sizes: classes of equal recall add up), each at its window, convolved; the rest
+are chains of conditional binomials (a multinomial cell given the cells before it; k_i given
+n_i), every level's window at BOUND/levels (union bound). So, at recall 0.8 and imbalance 4,
+accuracy reaches n = 10⁹; macro recall with fixed sizes K = 2 n ≈ 2.5·10⁵, K = 3 n ≈ 2000
+(was ≈ 300); macro-F1 with K = 2 n ≈ 2.5·10⁵ (fixed) and 1000 (i.i.d.); K = 3 macro-F1 stays
+near n = 50 (fixed) and 20 (i.i.d.): there the support is most of the table. Monte Carlo draws C for each test set from
+the stream keyed by the point and keeps the distinct matrices with their counts.
 """
 
 from __future__ import annotations
