@@ -3,6 +3,8 @@ enumeration: the same measures to within support.BOUND, for each need (trace, di
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from covstudy import core, coverage, multiclass_coverage
 from covstudy.core import clear_cache
@@ -132,3 +134,32 @@ def test_beyond_the_old_limits_and_the_new_ones():
                                          r"convolves its classes' distinct recalls in [\d,]+ multiply-adds, more than "
                                          r"300,000,000"):
         multiclass_coverage("accuracy", "wilson", 10**8, [0.5, 0.3, 0.2], rates)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(K=st.integers(2, 4), n=st.integers(4, 40), recall=st.sampled_from([0.3, 0.8, 0.97, 1.0]),
+       imbalance=st.sampled_from([1.0, 3.0, 20.0]), fixed=st.booleans(),
+       merge=st.sampled_from(["trace", "diagonal", None]))
+def test_support_is_a_part_of_the_table_leaving_out_less_than_the_bound(K, n, recall, imbalance, fixed, merge):
+    pi, R = mc.class_model(K, recall, imbalance)
+    if merge is None:  # the full matrices: C(n + K² - 1, K² - 1) outcomes i.i.d., Π C(n_i + K - 1, K - 1) fixed
+        n = min(n, {2: 40, 3: 15, 4: 8}[K] if fixed else {2: 40, 3: 9, 4: 4}[K])
+    if not fixed and merge == "diagonal":
+        n = min(n, {2: 40, 3: 25, 4: 12}[K])
+    sizes = mc.class_sizes(n, pi) if fixed and n >= K else None
+    full_columns, full_weight = mc.exact_outcomes(n, pi, R, sizes, merge)
+    columns, weight = mc.support_outcomes(n, pi, R, sizes, merge)
+    names = [c for c in full_columns if c != "K"]
+
+    def key(cols):  # one whole number per outcome, digits base n + 1 (< 2^63 on this grid)
+        return sum(np.asarray(cols[c], dtype=np.int64) * (n + 1) ** i for i, c in enumerate(names))
+
+    full_key, our_key = key(full_columns), key(columns)
+    order = np.argsort(full_key)
+    at = order[np.searchsorted(full_key, our_key, sorter=order)]
+    assert np.array_equal(full_key[at], our_key)  # every one is an outcome of the table
+    assert np.unique(at).size == at.size == mc.support_size(n, pi, R, sizes, merge)[0]
+    assert np.allclose(weight, full_weight[at], rtol=1e-12, atol=1e-300)  # with its probability
+    outside = np.ones(full_weight.size, dtype=bool)
+    outside[at] = False
+    assert full_weight[outside].sum() < BOUND  # by the full table's own pmf
