@@ -31,8 +31,9 @@ are chains of conditional binomials (a multinomial cell given the cells before i
 n_i), every level's window at BOUND/levels (union bound). So, at recall 0.8 and imbalance 4,
 accuracy reaches n = 10⁹; macro recall with fixed sizes K = 2 n ≈ 2.5·10⁵, K = 3 n ≈ 2000
 (was ≈ 440); macro-F1 with K = 2 n ≈ 2.5·10⁵ (fixed) and 1000 (i.i.d.); K = 3 macro-F1 stays
-near n = 50 (fixed) and 20 (i.i.d.): there the support is most of the table. Monte Carlo draws C for each test set from
-the stream keyed by the point and keeps the distinct matrices with their counts.
+near n = 50 (fixed) and 20 (i.i.d.): there the support is most of the table. Monte Carlo
+draws C for each test set from the stream keyed by the point and keeps the distinct matrices
+with their counts.
 """
 
 from __future__ import annotations
