@@ -53,7 +53,7 @@ from .sampling import BLOCK
 from .support import BOUND, window, window_pmf
 
 EXACT_LIMIT = 2_000_000  # up to here every outcome is enumerated (the limit before the support); beyond, the support
-TRACE_TRIM_FROM = 10_000  # the trace's n + 1 outcomes: beyond, its support (the full convolution took 21 s at n = 10⁵)
+TRACE_TRIM_FROM = 10_000  # the trace's n + 1 outcomes: beyond, its support (the full convolution: 21 s at n = 10⁵)
 EXACT_N_LIMIT = 10**9  # as the binomial design's (window_pmf checked to there)
 SUPPORT_LIMIT = 5_000_000  # most outcomes of a point's support (2K or K² numbers each; K = 3 at 8.2 million: 3.2 GB)
 CONVOLUTION_LIMIT = 300_000_000  # multiply-adds of the trace's convolution over distinct recalls (~2 CPU-s)
