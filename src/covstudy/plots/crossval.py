@@ -18,11 +18,14 @@ TARGET = {"err_xy": "Err_XY (the error of the model fit on this data set)",
           "err": "Err (the mean error of models fit on data sets of size n)"}
 
 
+LEARNERS = {"lda": "LDA", "logistic": "logistic regression"}  # as figures name them
+
+
 def _learner(sub) -> str:
-    """", learner logistic" when the table names its learner (LDA's tables predate the axis: nothing)."""
+    """", learner: LDA" (or logistic regression) when the table names its learner."""
     if "learner" not in sub:
         return ""
-    return ", learner " + "/".join(sorted(sub["learner"].dropna().unique()))
+    return ", learner: " + "/".join(LEARNERS.get(name, name) for name in sorted(sub["learner"].dropna().unique()))
 
 
 def _at(sub, sel):
