@@ -216,8 +216,8 @@ def test_monte_carlo_agrees_with_exact_on_the_totals_and_corrected_intervals_cov
     ({"icc": -0.1}, "icc must be in [0, 1)"),
     ({"clusters": 1}, "clusters must be >= 2, got 1"),
     ({"cluster_size": 0}, "cluster_size must be >= 1, got 0"),
-    ({"clusters": 200, "cluster_size": 200}, ("clusters, cluster_size: exact clustered coverage needs "
-                                              "clusters·cluster_size <= 20,000 examples, got 40,000; use Monte Carlo")),
+    ({"clusters": 100_000, "cluster_size": 1000}, ("clusters, cluster_size: exact clustered coverage needs at most "
+                                                 "150,000 totals k carrying all but 1e-15 of the probability, got ")),
     ({"method": "wilson_vif"}, "reps: wilson_vif reads per-cluster counts, which no design enumerates, so it has"),
     ({"method": "wilson_vif", "reps": 100, "side": "lower"}, "side: method 'clustered.wilson_vif' has two-sided intervals only"),
     ({"clusters": 200_000, "reps": 10}, "clusters: Monte Carlo keeps every cluster's count; needs clusters <= 100,000"),

@@ -194,6 +194,7 @@ def test_holdout_clopper_pearson_covers_its_model():
     (dict(n=40, d=2, bayes_error=0.3, folds=4, prevalence=0.2), "bayes_error: must be below"),
     (dict(n=7, d=2, bayes_error=0.2, folds=4), "n, folds: nested cross-validation needs n >= 2·folds"),
     (dict(n=40, d=2, bayes_error=0.2, folds=2), "folds"),
+    (dict(n=20_000, d=40, bayes_error=0.2, folds=5, learner="logistic"), "n, d: logistic regression holds"),
 ])
 def test_bad_points_are_one_line_errors(axes, message):
     with pytest.raises(ValueError) as err:
@@ -313,6 +314,137 @@ def test_the_stored_err_table_is_what_the_design_draws():
     from covstudy.designs.crossval import draw_expected_error, stored_errors
 
     table = stored_errors()
-    assert len(table) == 62
+    assert len(table) == 74  # 62 LDA (crossval), 12 logistic regression (crossval_logistic)
     for key in [(40, 5, 0.05, 0.5, 0.01), (1000, 5, 0.3, 0.5, 0.01), (80, 10, 0.15, 0.5, 0.01)]:
-        assert table[key] == draw_expected_error(*key)  # bit for bit: the same stream
+        assert table[(*key, "lda")] == draw_expected_error(*key)  # bit for bit: the same stream
+    key = (40, 10, 0.222, 0.5, 0.01)
+    assert table[(*key, "logistic")] == draw_expected_error(*key, 0.0, "logistic")
+
+
+def _logistic_ref(x, y, ridge):
+    """Independent ridge logistic regression: scipy's BFGS on Σ log(1 + e^η) - yη + λ|w|²/2."""
+    from scipy import optimize
+    from scipy.special import expit
+
+    xi = np.c_[x, np.ones(len(x))]
+
+    def f(beta):
+        eta = xi @ beta
+        return (np.sum(np.logaddexp(0, eta) - y * eta) + ridge / 2 * beta[:-1] @ beta[:-1],
+                xi.T @ (expit(eta) - y) + ridge * np.r_[beta[:-1], 0])
+
+    beta = optimize.minimize(f, np.zeros(xi.shape[1]), jac=True, method="BFGS", options={"gtol": 1e-10}).x
+    return beta[:-1], beta[-1]
+
+
+def test_logistic_cross_validation_equals_a_brute_force_loop_over_folds():
+    from covstudy.designs.crossval import draw_sets, simulate_sets
+
+    n, d, K, R, ridge, be = 21, 2, 4, 2, 0.1, 0.2
+    sep = separation(be, 0.5)
+    got = simulate_sets(n, d, be, 0.5, K, R, 0.2, ridge, 3, np.random.default_rng(6), learner_name="logistic")
+    rng = np.random.default_rng(6)  # the same draws: the block's data sets, then each repeat's permutations
+    x, y = draw_sets(3, n, d, sep, 0.5, rng)
+    orders = [np.argsort(rng.random((3, n)), axis=1) for _ in range(R)]
+    n_test = 4
+    for i in range(3):
+        w, b = _logistic_ref(x[i], y[i], ridge)
+        assert got["err_xy"][i] == pytest.approx(error(w, b, sep, 0.5), abs=1e-7)
+        w, b = _logistic_ref(x[i, n_test:], y[i, n_test:], ridge)
+        assert got["err_xy_holdout"][i] == pytest.approx(error(w, b, sep, 0.5), abs=1e-7)
+        assert got["k_test"][i] == np.sum((x[i, :n_test] @ w + b > 0) != (y[i, :n_test] == 1))
+        for r in range(R):
+            fold = np.empty(n, int)
+            fold[orders[r][i]] = np.arange(n) % K
+            errors, sizes, inner, inner_sizes = (np.zeros(K, int) for _ in range(4))
+            for k in range(K):
+                w, b = _logistic_ref(x[i][fold != k], y[i][fold != k], ridge)
+                test = fold == k
+                errors[k], sizes[k] = np.sum((x[i][test] @ w + b > 0) != (y[i][test] == 1)), test.sum()
+                for j in set(range(K)) - {k}:
+                    train = (fold != k) & (fold != j)
+                    w, b = _logistic_ref(x[i][train], y[i][train], ridge)
+                    inner[k] += np.sum((x[i][fold == j] @ w + b > 0) != (y[i][fold == j] == 1))
+                    inner_sizes[k] += np.sum(fold == j)
+            for name, want in zip(("fold_errors", "fold_sizes", "inner_errors", "inner_sizes"),
+                                  (errors, sizes, inner, inner_sizes)):
+                np.testing.assert_array_equal(got[name][i, r], want, err_msg=name)
+
+
+def test_shared_logistic_fits_equal_one_at_a_time():
+    from covstudy.learner import fit_logistic, fit_logistic_shared
+
+    rng = np.random.default_rng(15)
+    x, y = _logistic_data(rng, (3, 40), 4, 1.5)
+    weight = rng.random((3, 5, 40)) < 0.7  # five models of each data set
+    w, b = fit_logistic_shared(x, y, weight, 0.05)
+    w1, b1 = fit_logistic(np.broadcast_to(x[:, None], (3, 5, 40, 4)), np.broadcast_to(y[:, None], (3, 5, 40)), 0.05,
+                          weight)
+    np.testing.assert_allclose(w, w1, atol=1e-9)
+    np.testing.assert_allclose(b, b1, atol=1e-9)
+    start = (w + 0.3, b - 0.2)  # a warm start reaches the same minimum
+    np.testing.assert_allclose(fit_logistic_shared(x, y, weight, 0.05, start)[0], w, atol=1e-9)
+
+
+def test_logistic_err_xy_matches_a_large_simulated_test_set_of_a_scikit_learn_model():
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    from covstudy.designs.crossval import draw_sets, simulate_sets
+
+    n, d, be, pi, ridge = 40, 3, 0.15, 0.4, 0.01
+    sep = separation(be, pi)
+    got = simulate_sets(n, d, be, pi, 3, 1, 0.2, ridge, 2, np.random.default_rng(8), learner_name="logistic")
+    x, y = draw_sets(2, n, d, sep, pi, np.random.default_rng(8))
+    tx, ty = draw_sets(1, 400_000, d, sep, pi, np.random.default_rng(9))
+    for i in range(2):
+        model = sklearn.LogisticRegression(C=1 / ridge, tol=1e-12, max_iter=10_000).fit(x[i], y[i])
+        wrong = np.mean(model.predict(tx[0]) != ty[0])
+        exact = got["err_xy"][i]
+        assert abs(wrong - exact) < 4 * np.sqrt(exact * (1 - exact) / 400_000), (wrong, exact)
+
+
+def test_logistic_err_is_the_mean_err_xy_of_simulated_data_sets():
+    design = get_design("crossval")
+    pt = design.derive({"n": 24, "d": 3, "bayes_error": 0.2, "folds": 3, "repeats": 1, "prevalence": 0.4,
+                        "learner": "logistic"})
+    columns = design.simulate([pt], 2000, 7).columns
+    err, mcse = expected_error(24, 3, 0.2, 0.4, 0.01, 0.0, "logistic")
+    lda = expected_error(24, 3, 0.2, 0.4, 0.01)
+    mean, se = columns["err_xy"].mean(), columns["err_xy"].std(ddof=1) / np.sqrt(2000)
+    assert mcse < 5e-4 and abs(mean - err) < 4 * np.hypot(se, mcse), (mean, err)
+    assert abs(err - lda[0]) > 6 * np.hypot(mcse, lda[1])  # a different learner, a different Err
+    mean = columns["err_xy_holdout"].mean()
+    se = columns["err_xy_holdout"].std(ddof=1) / np.sqrt(2000)
+    assert abs(mean - design.truth_inputs(pt)["err_holdout"]) < 4 * np.hypot(se, mcse)
+
+
+def test_lda_points_are_unchanged_by_the_learner_axis():
+    from covstudy.designs.crossval import simulate_sets
+    from covstudy.seeds import stream
+
+    design = get_design("crossval")
+    given = {"n": 20, "d": 2, "bayes_error": 0.2, "folds": 4, "repeats": 2}
+    plain, named = design.derive(given), design.derive({**given, "learner": "lda"})
+    assert "learner" not in plain and design.stream_identity(plain) == design.stream_identity(named)
+    a, b = design.simulate([plain], 50, 3).columns, design.simulate([named], 50, 3).columns
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+    logistic = simulate_sets(20, 2, 0.2, 0.5, 4, 2, 0.2, 0.01, 50, stream(3, **design.stream_identity(plain)),
+                             learner_name="logistic")
+    assert not np.array_equal(a["err_xy"], logistic["err_xy"])  # same draws, another learner
+
+
+def test_a_bad_learner_is_a_one_line_error():
+    from covstudy.study import ConfigError, grid_axes
+
+    with pytest.raises(ValueError) as err:
+        coverage("nested", design="crossval", reps=10, n=40, d=2, bayes_error=0.2, folds=4, learner="svm")
+    assert str(err.value) == "learner must be one of lda, logistic, got 'svm'"
+    grid = {"design": "crossval", "n": [40], "d": [2], "bayes_error": [0.2], "folds": [4], "delta": [0.1]}
+    with pytest.raises(ConfigError) as err:
+        grid_axes({**grid, "learner": ["lda", "svm"]})
+    assert str(err.value) == "grid.learner: must be one of lda, logistic, got 'svm'"
+    assert grid_axes({**grid, "learner": ["logistic", "lda"]})[1]["learner"] == ("lda", "logistic")
+    design = get_design("crossval")
+    assert design.check({**design.derive({"n": 40, "d": 2, "bayes_error": 0.2, "folds": 4}), "learner": "svm"},
+                        False) == \
+        "learner: must be one of lda, logistic, got 'svm'"

@@ -282,7 +282,8 @@ def test_union_cp_keeps_its_guarantee_exactly():
 
 
 def test_bad_input_is_one_line_before_any_work():
-    refused = r"^n: exact multiclass_iid coverage at K = 3, n = 60 enumerates more than 2,000,000 outcomes; use Monte"
+    refused = (r"^n: exact multiclass_iid coverage at K = 3, n = 60 needs at most 5,000,000 outcomes \(whole matrices\) "
+               r"carrying all but 1e-15 of the probability, and has more; use Monte")
     with pytest.raises(ValueError, match=refused):
         coverage("mf1_takahashi", design="multiclass_iid", metric="macro_f1", K=3, n=60, recall=0.8, imbalance=1)
     with pytest.raises(ValueError, match=r"^n: design multiclass gives every class at least one example"):

@@ -224,3 +224,30 @@ def test_tradeoff_texts_stay_on_the_figure_and_apart():
     notes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text().startswith("min ")]
     assert len(notes) == 3
     assert not any(a.overlaps(b) for i, a in enumerate(notes) for b in notes[i + 1:])
+
+
+def test_save_figure_writes_small_palette_pngs_and_undated_pdfs_byte_for_byte(tmp_path):
+    from PIL import Image
+    from matplotlib.figure import Figure
+
+    from covstudy.plots.style import PNG_COLOURS, save_figure
+
+    fig = Figure(figsize=(4, 3))
+    ax = fig.subplots()
+    for i, colour in enumerate(OKABE_ITO.values()):
+        ax.plot(np.arange(10), np.arange(10) * (i + 1), color=colour, label=f"line {i}")
+    ax.legend()
+    first, second = save_figure(fig, tmp_path / "a.png", dpi=100), save_figure(fig, tmp_path / "b.png", dpi=100)
+    assert first.read_bytes() == second.read_bytes()
+    with Image.open(first) as image:
+        assert image.mode == "P" and image.size == png_size(first) == (400, 300)
+        assert len(image.getcolors()) <= PNG_COLOURS
+        # the palette keeps the lines' colours: every Okabe-Ito colour is in it
+        colours = {tuple(c) for _, c in image.convert("RGB").getcolors()}
+    for hex_colour in OKABE_ITO.values():
+        rgb = tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+        assert min(sum(abs(a - b) for a, b in zip(rgb, c)) for c in colours) <= 6, hex_colour
+    fig.savefig(tmp_path / "rgba.png", dpi=100)
+    assert first.stat().st_size < (tmp_path / "rgba.png").stat().st_size / 2
+    pdf = save_figure(fig, tmp_path / "a.pdf")
+    assert b"CreationDate" not in pdf.read_bytes() and pdf.read_bytes() == save_figure(fig, tmp_path / "b.pdf").read_bytes()

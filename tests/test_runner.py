@@ -86,6 +86,28 @@ def test_rerun_skips_done_cells_and_force_recomputes(tmp_path):
     assert numbers(forced).equals(numbers(first))
 
 
+def test_resuming_says_when_the_cells_found_come_from_other_code(tmp_path, monkeypatch):
+    from covstudy import runner
+
+    said = []
+    run_study(study(tmp_path / "s"), say=said.append)
+    ours = runner.code_fingerprint()
+    assert provenance(tmp_path / "s")["code"] == ours and len(ours) == 64
+    run_study(study(tmp_path / "s"), say=said.append)  # the same code: a plain resume
+    assert not any("warning" in line for line in said)
+    monkeypatch.setattr(runner, "code_fingerprint", lambda: "f" * 64)  # as after an upgrade
+    run_study(study(tmp_path / "s", methods=["wald", "wilson", "clopper_pearson", "jeffreys"]), say=said.append)
+    [warning] = [line for line in said if "warning" in line]
+    assert f"computed by other covstudy code ({ours[:12]}; this is ffffffffffff)" in warning and "force=true" in warning
+    said.clear()
+    run_study(study(tmp_path / "s", methods=["wald", "wilson", "clopper_pearson", "jeffreys"]), say=said.append)
+    assert any("warning" in line for line in said)  # the old cells are still there
+    said.clear()
+    run_study(study(tmp_path / "s", force=True), say=said.append)
+    run_study(study(tmp_path / "s"), say=said.append)
+    assert not any("warning" in line for line in said)  # recomputed: every cell is this code's
+
+
 def test_second_run_on_same_out_is_refused(tmp_path):
     s = study(tmp_path / "locked")
     with Store(s.out):

@@ -19,7 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from covstudy import average_coverage, confidence_coefficient, methods
-from covstudy.plots.style import method_colors, method_order
+from covstudy.plots.style import method_colors, method_order, save_figure
 
 N = (10, 20, 50, 100, 200, 500, 1000)
 DELTA = (0.01, 0.05, 0.1)
@@ -65,7 +65,7 @@ def figure(t: pd.DataFrame, path: Path) -> None:
     fig.legend(handles, labels, loc="outside right center", fontsize=8)
     fig.suptitle("Exact confidence coefficient of every binomial interval (below 0.5: off scale, e.g. Wald = 0)",
                  fontsize=10)
-    fig.savefig(path, dpi=150, metadata={"Software": None})
+    save_figure(fig, path, dpi=150)
 
 
 def main(out: str = "results/confidence_coefficients") -> None:

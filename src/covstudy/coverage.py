@@ -212,7 +212,8 @@ def design_points(d, axes: dict) -> tuple[list[dict], list[str]]:
         names = ", ".join(arrays[:-1]) + f" and {arrays[-1]}"
         shapes = " and ".join(str(values[k].shape) for k in arrays)
         raise ValueError(f"{names} must broadcast together, got shapes {shapes}") from None
-    columns = [(v.astype(np.int64) if d.axis(k).integer else v.astype(float)).tolist() for k, v in zip(values, flat)]
+    columns = [(v if d.axis(k).choices else v.astype(np.int64) if d.axis(k).integer else v.astype(float)).tolist()
+               for k, v in zip(values, flat)]
     if type(d).derive is Design.derive:  # nothing to derive: the given axes in column order (~3x faster)
         order = [list(values).index(a.name) for a in d.axes if a.name in values]
         names, columns = [list(values)[i] for i in order], [columns[i] for i in order]

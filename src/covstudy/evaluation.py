@@ -962,6 +962,8 @@ class Evaluation:
         the audited coverage written beside each. Returns the figure (saved to ``path`` if given)."""
         import matplotlib.pyplot as plt
 
+        from .plots.style import save_figure
+
         t = self.table[self.table.lower.notna()]
         groups = list(dict.fromkeys(t.metric))
         heights = [max(1, (t.metric == m).sum()) for m in groups]
@@ -987,7 +989,7 @@ class Evaluation:
                      f"worst over its region)", fontsize=8)
         fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))  # the title above the first panel
         if path is not None:
-            fig.savefig(path, bbox_inches="tight")
+            save_figure(fig, path, bbox_inches="tight")
         return fig
 
     def plot_widths(self):
@@ -1017,20 +1019,19 @@ class Evaluation:
         import matplotlib.pyplot as plt
 
         from .explorer import write_evaluation_html
+        from .plots.style import save_figure
 
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         self.table.to_csv(out / "table.csv", index=False)
         fig = self.plot()
-        for ext in ("png", "pdf"):  # no creation date in the PDF: the same input, the same bytes
-            fig.savefig(out / f"forest.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None,
-                        metadata={"CreationDate": None} if ext == "pdf" else None)
+        for ext in ("png", "pdf"):
+            save_figure(fig, out / f"forest.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None)
         plt.close(fig)
         if self.growth is not None:
             fig = self.plot_widths()
             for ext in ("png", "pdf"):
-                fig.savefig(out / f"width_vs_n.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None,
-                            metadata={"CreationDate": None} if ext == "pdf" else None)
+                save_figure(fig, out / f"width_vs_n.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None)
             plt.close(fig)
         (out / "report.md").write_text(self.to_markdown() + "\n![forest plot](forest.png)\n")
         write_evaluation_html(self, out)

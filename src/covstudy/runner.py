@@ -12,6 +12,8 @@ import contextlib
 import ctypes
 import ctypes.util
 import datetime as dt
+import functools
+import hashlib
 import logging
 import os
 import platform
@@ -197,6 +199,8 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             done = pd.DataFrame() if study.force else store.finished()
             done_ids = set(done["cell_id"]) if len(done) else set()
             todo = [c for c in all_cells if c.cell_id not in done_ids]
+            code = code_fingerprint()
+            older = [c for c in store.codes() if c != code] if len(todo) < len(all_cells) else []
             workers = n_workers(study.n_jobs)
             tasks = grid.tasks(todo, workers)
             found = len(all_cells) - len(todo)
@@ -205,6 +209,11 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             say(f"{study.name}: {len(todo)} of {len(all_cells)} cells to compute"
                 + (f"{where} in {split}; {forecast(tasks, workers)}" if tasks
                    else f" (all found in {study.out})"))
+            if older:  # resuming is keyed by the config, not by the code: say when they differ
+                say(f"{study.name}: warning: cells found in {study.out} were computed by other covstudy code "
+                    f"({', '.join(c[:12] for c in older)}; this is {code[:12]}); force=true recomputes them")
+            if todo:
+                store.record_code(code, only=study.force)
             saved = found
             cost = {c.cell_id: cell_seconds(c) for c in todo}  # the bar advances by the forecast work done
             try:
@@ -420,6 +429,7 @@ def provenance(study: Study, overrides, started, computed: int, workers: int, pr
         "platform": platform.platform(),
         "python": platform.python_version(),
         "git_commit": git_commit(),
+        "code": code_fingerprint(),
         "versions": versions,
         "history": history(previous),
     }
@@ -431,6 +441,17 @@ def history(previous: dict | None) -> list[dict]:
         return []
     earlier = previous.get("history") or []
     return [*earlier, {k: v for k, v in previous.items() if k != "history"}]
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """SHA-256 of covstudy's own files (every module and data file of the installed package, by
+    relative path and bytes): the same code gives the same fingerprint, with or without git."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def git_commit() -> str | None:

@@ -6,6 +6,7 @@ Layout::
                                        bytes for the same config and seed (no wall-clock columns)
     out/study.yaml, provenance.json    the resolved config; versions, commit, times (per cell: summed), cores
     out/parts/*.csv                    finished cells, one file per finished task (with each cell's seconds)
+    out/parts/code.json                the fingerprints of the covstudy code that computed them
     out/.lock                          held (flock) while a run writes here
 
 Every file is written to a temporary name and renamed into place, so it is either whole
@@ -166,6 +167,19 @@ class Store:
             for f in files:
                 f.unlink()
         return frame
+
+    def codes(self) -> list[str]:
+        """The fingerprints (``runner.code_fingerprint``) of the code that computed the parts;
+        ``["unrecorded"]`` for parts written before the store kept them."""
+        path = self.parts / "code.json"
+        if path.exists():
+            return json.loads(path.read_text())["code"]
+        return ["unrecorded"] if self._part_files() else []
+
+    def record_code(self, code: str, only: bool = False) -> None:
+        """Add ``code`` to the fingerprints of the parts' code (``only``: every cell is being recomputed)."""
+        codes = [] if only else [c for c in self.codes() if c != code]
+        atomic_write(self.parts / "code.json", json.dumps({"code": [*codes, code]}).encode())
 
     # --- study files ----------------------------------------------------------------
     def write_table(self, table: pd.DataFrame) -> list[Path]:

@@ -192,6 +192,10 @@ def grid_axes(grid) -> tuple[tuple[str, ...], dict]:
     for key in [k for k in keys if k in need]:
         for d in designs:
             a = d.axis(key)
+            if a.choices:  # a categorical axis: names, in the design's order
+                given_names = one_or_more(f"grid.{key}", grid[key], a.choices)
+                axes[key] = tuple(c for c in a.choices if c in given_names)
+                continue
             axes[key] = axis(f"grid.{key}", grid[key], integer=a.integer, low=a.low, high=a.high,
                              low_open=a.low_open, high_open=a.high_open)
     try:

@@ -63,7 +63,8 @@ ROW_RANGES = RANGES
 # Columns a part carries but the results table does not: they differ on every run (provenance.json
 # keeps their sums), and the table must be the same bytes for the same config and seed.
 WALL_CLOCK = ("seconds",)
-TEXT_COLUMNS = ("cell_id", "method", "label", "params", "side", "design", "engine", "metric")
+TEXT_COLUMNS = ("cell_id", "method", "label", "params", "side", "design", "engine", "metric",
+                *dict.fromkeys(a.name for d in DESIGNS.values() for a in d.axes if a.choices))  # + categorical axes
 ALWAYS = ("cell_id", "method", "side", "design", "delta", "engine", "truth", *MEASURES, "seconds")  # in every row
 
 

@@ -32,7 +32,8 @@ _UNKNOWN_OUTCOMES = 10_000  # Design.cost of an exact point when the design does
 
 @dataclass(frozen=True)
 class Axis:
-    """A grid axis: its name, whether it takes whole numbers, and its valid range."""
+    """A grid axis: its name, whether it takes whole numbers, and its valid range; or, with
+    ``choices``, a categorical axis whose values are those names (e.g. a learner)."""
 
     name: str
     integer: bool
@@ -40,9 +41,16 @@ class Axis:
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
+    choices: tuple[str, ...] = ()
 
     def values(self, value) -> np.ndarray:
         """``value`` (a number or 1-d array) checked against the axis: one-line ValueError otherwise."""
+        if self.choices:
+            names = np.asarray(value, dtype=object)
+            for v in names.ravel():
+                if not isinstance(v, str) or v not in self.choices:
+                    raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}, got {v!r}")
+            return names
         if self.integer:
             minimum = int(self.low) + (1 if self.low_open else 0)
             return validate.counts(self.name, value, minimum=minimum)

@@ -4,8 +4,10 @@ A data set is n examples of two Gaussian classes in d dimensions: class 1 with p
 ``prevalence`` π, x ~ N(+Δ/2·e_1, I) in class 1 and N(-Δ/2·e_1, I) in class 0, the separation Δ
 set by the Bayes error (``learner.bayes_error``). With the optional axis ``correlation`` ρ
 (absent: 0) the features have the AR(1) covariance Σ_ij = ρ^|i-j| instead of I (x ↦ L x, Σ = L Lᵀ,
-the Mahalanobis distance and so the Bayes error kept). The learner is ridge LDA (``learner.fit``).
-On each simulated data set the design runs what a user would:
+the Mahalanobis distance and so the Bayes error kept). The learner (``learner``) is ridge LDA
+(``learner.fit_sums``, default) or ridge logistic regression (``learner.fit_logistic``, every
+model fitted by IRLS on the raw examples, a left-out fold given weight 0). On each simulated data
+set the design runs what a user would:
 
 * K-fold cross-validation (``folds`` K, folds as equal as the n allows), ``repeats`` R times
   with fresh random folds: each fold's out-of-fold errors and size;
@@ -18,10 +20,12 @@ On each simulated data set the design runs what a user would:
 Truths, exactly. ``learner.error`` is the exact error of a fitted rule, so each data set's
 **Err_XY** (the model fit on all n examples, the one a user ships) is exact; the holdout's own
 Err_XY is that of its model fit on the n - n_test others. **Err** = E[Err_XY] over training
-sets of size n (and of n - n_test for the holdout) is computed once per design point by
-``learner.expected_error`` with ``ERR_DRAWS`` training sets from a fixed stream keyed by the
-point (not the study seed: the truth of a point never changes), cached; its MCSE is
-at most 3e-4 in the study (n = 40, d = 20), 2e-5 at n = 1000 (``expected_error`` returns it).
+sets of size n (and of n - n_test for the holdout) is computed once per design point from a
+fixed stream keyed by the point (not the study seed: the truth of a point never changes), cached
+or read from the committed table: LDA by ``learner.expected_error`` with ``ERR_DRAWS`` training
+sets drawn as sufficient statistics (MCSE at most 3e-4 in the study, n = 40, d = 20; 2e-5 at
+n = 1000); logistic regression by fitting ``ERR_DRAWS_LOGISTIC`` whole simulated training sets
+(``logistic_expected_error``: it has no sufficient statistics), MCSE returned as well.
 
 Estimands: ``err_xy`` (default) and ``err``. A method's interval is compared with its own
 target per data set: ``bounds`` returns it shifted by (Err - target), so the measures
@@ -45,9 +49,16 @@ from .base import Axis, Design, Outcomes
 from .registry import register
 
 ERR_DRAWS = 20_000  # training sets behind each Err (MCSE 2e-5 to 3e-4 over the study)
+ERR_DRAWS_LOGISTIC = 20_000  # whole training sets behind a logistic Err (its MCSE ~1e-4)
 ERR_SEED = 20230  # Err's own stream: a point's truth does not depend on the study seed
+LEARNERS = ("lda", "logistic")  # the design's ``learner``: ridge LDA (default), ridge logistic regression
 SIZE_LIMIT = 2_000_000  # n·d of one data set
+LOGISTIC_SIZE_LIMIT = 20_000_000  # n·(d+1)² of one data set with logistic regression (its x xᵀ per example: 160 MB)
 _BLOCK = 1 << 18  # numbers (data sets × n × d) generated and cross-validated at once
+_BLOCK_LOGISTIC = 1 << 16  # the same for logistic regression (a block's fits hold K(K-1)/2 weight rows and (d+1)² per example)
+# logistic regression's CPU-s (cost only; benchmarks/crossval.py, n = 50..500, d = 10, 20, K = 5, 10, within 2×):
+LOGISTIC_FIT = (3e-5, 1e-9)  # a CV model in a batch: a fixed part and a part per example and (d + 1)²
+LOGISTIC_ERR_FIT = 8e-9  # one of Err's whole-training-set fits, per example and (d + 1)²
 CELLS_PER_SIMULATION = 10  # cells (methods × metrics) a point's simulation serves, typically (cost only)
 MC_ONLY = ("reps: the crossval design has Monte Carlo coverage only (a data set is n·d real numbers); "
            "give reps (e.g. reps=500)")
@@ -62,32 +73,62 @@ def separation(bayes_error: float, prevalence: float) -> float:
 @functools.lru_cache(maxsize=1)
 def stored_errors() -> dict[tuple, tuple[float, float]]:
     """The committed Err table (crossval_err.csv, written by experiments/crossval/err_table.py):
-    (n, d, bayes_error, prevalence, ridge) -> (Err, MCSE), the values ``draw_expected_error`` draws."""
+    (n, d, bayes_error, prevalence, ridge, learner) -> (Err, MCSE), the values ``draw_expected_error`` draws."""
     import csv
 
     with (Path(__file__).parent / "crossval_err.csv").open() as f:
-        return {(int(r["n"]), int(r["d"]), float(r["bayes_error"]), float(r["prevalence"]), float(r["ridge"])):
-                (float(r["err"]), float(r["mcse"])) for r in csv.DictReader(f)}
+        return {(int(r["n"]), int(r["d"]), float(r["bayes_error"]), float(r["prevalence"]), float(r["ridge"]),
+                 r["learner"]): (float(r["err"]), float(r["mcse"])) for r in csv.DictReader(f)}
 
 
 @functools.lru_cache(maxsize=4096)
 def expected_error(n: int, d: int, bayes_error: float, prevalence: float, ridge: float,
-                   correlation: float = 0.0) -> tuple[float, float]:
+                   correlation: float = 0.0, learner_name: str = "lda") -> tuple[float, float]:
     """(Err, MCSE) at training size n: from the committed table where it has the point (identity
     covariance), else ``draw_expected_error``; cached."""
-    if not correlation and (n, d, bayes_error, prevalence, ridge) in stored_errors():
-        return stored_errors()[n, d, bayes_error, prevalence, ridge]
-    return draw_expected_error(n, d, bayes_error, prevalence, ridge, correlation)
+    key = (n, d, bayes_error, prevalence, ridge, learner_name)
+    if not correlation and key in stored_errors():
+        return stored_errors()[key]
+    return draw_expected_error(n, d, bayes_error, prevalence, ridge, correlation, learner_name)
 
 
 def draw_expected_error(n: int, d: int, bayes_error: float, prevalence: float, ridge: float,
-                        correlation: float = 0.0) -> tuple[float, float]:
-    """(Err, MCSE) at training size n: ``learner.expected_error`` over ERR_DRAWS training sets."""
+                        correlation: float = 0.0, learner_name: str = "lda") -> tuple[float, float]:
+    """(Err, MCSE) at training size n: LDA by ``learner.expected_error`` over ERR_DRAWS training
+    sets, logistic regression by ``logistic_expected_error`` over ERR_DRAWS_LOGISTIC."""
     extra = {"correlation": correlation} if correlation else {}  # the identity keeps its stream
+    if learner_name != "lda":
+        extra["learner"] = learner_name  # LDA keeps its stream (it predates the learner)
     rng = stream(ERR_SEED, design="crossval", purpose="Err", n=n, d=d, bayes_error=bayes_error,
                  prevalence=prevalence, ridge=ridge, **extra)
-    return learner.expected_error(n, d, separation(bayes_error, prevalence), prevalence, ridge, ERR_DRAWS, rng,
-                                  chol=learner.ar1_chol(d, correlation))
+    sep, chol = separation(bayes_error, prevalence), learner.ar1_chol(d, correlation)
+    if learner_name == "logistic":
+        return logistic_expected_error(n, d, sep, prevalence, ridge, ERR_DRAWS_LOGISTIC, rng, chol)
+    return learner.expected_error(n, d, sep, prevalence, ridge, ERR_DRAWS, rng, chol=chol)
+
+
+def draw_sets(B: int, n: int, d: int, sep: float, prevalence: float, rng: np.random.Generator, chol=None):
+    """``B`` data sets of n examples (x (B, n, d), y (B, n)): the labels, then the features."""
+    y = (rng.random((B, n)) < prevalence).astype(np.int64)
+    x = rng.standard_normal((B, n, d))
+    x[..., 0] += np.where(y == 1, sep / 2, -sep / 2)
+    if chol is not None:
+        x = x @ chol.T
+    return x, y
+
+
+def logistic_expected_error(n: int, d: int, separation: float, prevalence: float, ridge: float, draws: int,
+                            rng: np.random.Generator, chol=None) -> tuple[float, float]:
+    """Err = E[Err_XY] of ridge logistic regression over training sets of size n, and its MCSE:
+    ``draws`` whole training sets simulated (``draw_sets``), each fitted (``learner.fit_logistic``,
+    in blocks) and its exact error taken (``learner.error``)."""
+    errors = np.empty(draws)
+    step = max(1, _BLOCK_LOGISTIC // (n * d))
+    for start in range(0, draws, step):
+        size = min(step, draws - start)
+        x, y = draw_sets(size, n, d, separation, prevalence, rng, chol)
+        errors[start:start + size] = learner.error(*learner.fit_logistic(x, y, ridge), separation, prevalence, chol)
+    return float(errors.mean()), float(errors.std(ddof=1) / np.sqrt(draws))
 
 
 def test_size(n: int, holdout: float) -> int:
@@ -155,16 +196,52 @@ def cross_validate(x, y, order, folds: int, ridge: float) -> tuple[np.ndarray, .
     return fold_errors, sizes, wrong.sum(axis=(1, 2)), n - sizes
 
 
+def fold_of(order, folds: int) -> np.ndarray:
+    """Each example's fold (B, n) from the permutations ``order``: fold k holds order[k], order[k + K], ..."""
+    out = np.empty(order.shape, np.int64)
+    np.put_along_axis(out, order, np.arange(order.shape[1]) % folds, axis=1)
+    return out
+
+
+def cross_validate_logistic(x, y, order, folds: int, ridge: float, full=None) -> tuple[np.ndarray, ...]:
+    """``cross_validate`` with ridge logistic regression: the same folds, columns and meaning.
+
+    Every model is an IRLS fit on all n examples with weight 0 on its left-out folds
+    (``learner.fit_logistic_shared``), the K outer models and the K(K-1)/2 nested ones (without folds
+    j < k) of every data set in one batch each; each model scores all n examples once."""
+    B, n, d = x.shape
+    K = folds
+    fold = fold_of(order, K)  # (B, n)
+    # Newton starts from the full-data fit ``full`` (w (B, d), b (B,)), the nested fits from their outer one
+    start = None if full is None else (np.repeat(full[0][:, None], K, 1), np.repeat(full[1][:, None], K, 1))
+    ks = np.arange(K)
+    out = fold[:, None, :] != ks[None, :, None]  # (B, K, n): model k's training examples
+    w, b = learner.fit_logistic_shared(x, y, out, ridge, start)
+    wrong = (np.einsum("bnd,bkd->bkn", x, w) + b[..., None] > 0) != (y[:, None, :] == 1)  # (B, K, n)
+    fold_errors = np.sum(wrong & ~out, axis=-1)
+    sizes = np.sum(~out, axis=-1)
+    j, k = np.triu_indices(K, 1)
+    both = out[:, j] & out[:, k]  # (B, P, n): without folds j and k
+    w2, b2 = learner.fit_logistic_shared(x, y, both, ridge, (w[:, k], b[:, k]))  # from the fit with fold j
+    wrong2 = (np.einsum("bnd,bpd->bpn", x, w2) + b2[..., None] > 0) != (y[:, None, :] == 1)
+    inner = np.zeros((B, K), np.int64)
+    # the pair's model tested on fold j belongs to outer fold k's inner CV, and on fold k to j's
+    np.add.at(inner, (slice(None), k), np.sum(wrong2 & ~out[:, j], axis=-1))
+    np.add.at(inner, (slice(None), j), np.sum(wrong2 & ~out[:, k], axis=-1))
+    return fold_errors, sizes, inner, n - sizes
+
+
 def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: int, repeats: int,
                   holdout: float, ridge: float, reps: int, rng: np.random.Generator,
-                  correlation: float = 0.0) -> dict:
+                  correlation: float = 0.0, learner_name: str = "lda") -> dict:
     """Cross-validation, nested cross-validation, the holdout and the exact Err_XY of ``reps`` data sets.
 
     Returns columns, one row per data set: ``fold_errors``, ``fold_sizes``, ``inner_errors``,
     ``inner_sizes`` (reps, repeats, folds); ``k_test``, ``n_test``, ``err_xy``, ``err_xy_holdout`` (reps,).
     Drawn in blocks of a size fixed by the point: per block the labels, the features, then each
     repeat's fold permutation. ``correlation`` ρ: features of covariance Σ_ij = ρ^|i-j| (x ↦ L x,
-    ``learner.ar1_chol``; same draws as the identity)."""
+    ``learner.ar1_chol``; same draws as the identity). ``learner_name`` "logistic": every model by
+    ``learner.fit_logistic`` (``cross_validate_logistic``), in smaller blocks."""
     sep, K, R = separation(bayes_error, prevalence), folds, repeats
     chol = learner.ar1_chol(d, correlation)
     n_test = test_size(n, holdout)
@@ -172,15 +249,13 @@ def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: 
            "inner_errors": np.empty((reps, R, K), np.int64), "inner_sizes": np.empty((reps, R, K), np.int64),
            "k_test": np.empty(reps, np.int64), "n_test": np.full(reps, n_test, np.int64),
            "err_xy": np.empty(reps), "err_xy_holdout": np.empty(reps)}
+    if learner_name == "logistic":
+        return _simulate_logistic(out, n, d, sep, prevalence, K, R, n_test, ridge, reps, rng, chol)
     step = max(1, _BLOCK // (n * d))
     for start in range(0, reps, step):
         rows = slice(start, min(reps, start + step))
         B = rows.stop - rows.start
-        y = (rng.random((B, n)) < prevalence).astype(np.int64)
-        x = rng.standard_normal((B, n, d))
-        x[..., 0] += np.where(y == 1, sep / 2, -sep / 2)
-        if chol is not None:
-            x = x @ chol.T
+        x, y = draw_sets(B, n, d, sep, prevalence, rng, chol)
         everything = _class_sums(x, y)
         out["err_xy"][rows] = learner.error(*learner.fit_sums(*everything, ridge), sep, prevalence, chol)
         test = _class_sums(x[:, :n_test], y[:, :n_test])
@@ -190,6 +265,27 @@ def simulate_sets(n: int, d: int, bayes_error: float, prevalence: float, folds: 
         for r in range(R):
             order = np.argsort(rng.random((B, n)), axis=1)
             columns = cross_validate(x, y, order, K, ridge)
+            for name, values in zip(("fold_errors", "fold_sizes", "inner_errors", "inner_sizes"), columns):
+                out[name][rows, r] = values
+    return out
+
+
+def _simulate_logistic(out, n, d, sep, prevalence, K, R, n_test, ridge, reps, rng, chol):
+    """``simulate_sets`` with ridge logistic regression: the same draws, in blocks of
+    ``_BLOCK_LOGISTIC`` numbers (a block's fits hold K(K+1)/2 weighted copies of it)."""
+    step = max(1, _BLOCK_LOGISTIC // (n * d))
+    for start in range(0, reps, step):
+        rows = slice(start, min(reps, start + step))
+        B = rows.stop - rows.start
+        x, y = draw_sets(B, n, d, sep, prevalence, rng, chol)
+        full = learner.fit_logistic(x, y, ridge)
+        out["err_xy"][rows] = learner.error(*full, sep, prevalence, chol)
+        w, b = learner.fit_logistic(x[:, n_test:], y[:, n_test:], ridge)
+        out["err_xy_holdout"][rows] = learner.error(w, b, sep, prevalence, chol)
+        out["k_test"][rows] = _errors(x[:, :n_test], y[:, :n_test], w, b)
+        for r in range(R):
+            order = np.argsort(rng.random((B, n)), axis=1)
+            columns = cross_validate_logistic(x, y, order, K, ridge, full)
             for name, values in zip(("fold_errors", "fold_sizes", "inner_errors", "inner_sizes"), columns):
                 out[name][rows, r] = values
     return out
@@ -207,16 +303,18 @@ class Crossval(Design):
             Axis("folds", True, 3), Axis("repeats", True, 1),
             Axis("holdout", False, 0.0, 1.0, low_open=True, high_open=True),
             Axis("ridge", False, 0.0, low_open=True),
-            Axis("correlation", False, -1.0, 1.0, low_open=True, high_open=True))
+            Axis("correlation", False, -1.0, 1.0, low_open=True, high_open=True),
+            Axis("learner", False, 0.0, choices=LEARNERS))
     parametrisations = (("n", "d", "bayes_error", "folds"),)
-    optional: ClassVar[dict] = {"prevalence": 0.5, "repeats": 10, "holdout": 0.2, "ridge": 0.01}
-    summary = ("k-fold CV of ridge LDA on two Gaussian classes in d dims; exact error of every fitted "
+    optional: ClassVar[dict] = {"prevalence": 0.5, "repeats": 10, "holdout": 0.2, "ridge": 0.01, "learner": "lda"}
+    given_only = ("learner",)  # optional axes kept only when given: LDA's points, streams and tables predate it
+    summary = ("k-fold CV of ridge LDA (or logistic regression) on two Gaussian classes in d dims; exact error of every fitted "
                "rule (Err_XY) and its expectation (Err)")
     example: ClassVar[dict] = {"n": 40, "d": 3, "bayes_error": 0.2, "prevalence": 0.5, "folds": 5,
                                "repeats": 3, "holdout": 0.25, "ridge": 0.01}
 
     def derive(self, point: dict) -> dict:
-        point = {**self.optional, **point}
+        point = {**{k: v for k, v in self.optional.items() if k not in self.given_only}, **point}
         return {a.name: point[a.name] for a in self.axes if a.name in point}
 
     def points(self, grid: dict) -> list[dict]:
@@ -227,6 +325,8 @@ class Crossval(Design):
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
         n, K, pi, be = point["n"], point["folds"], point["prevalence"], point["bayes_error"]
+        if point.get("learner", "lda") not in LEARNERS:
+            return f"learner: must be one of {', '.join(LEARNERS)}, got {point['learner']!r}"
         if be >= min(pi, 1 - pi):
             return (f"bayes_error: must be below min(prevalence, 1 - prevalence) = {min(pi, 1 - pi):g} "
                     f"(the error of always predicting the larger class), got {be:g}")
@@ -238,6 +338,9 @@ class Crossval(Design):
                     f"{n_test} of n = {n}")
         if n * point["d"] > SIZE_LIMIT:
             return f"n, d: a crossval data set is n·d numbers; needs n·d <= {SIZE_LIMIT:,}, got {n * point['d']:,}"
+        if point.get("learner") == "logistic" and n * (point["d"] + 1) ** 2 > LOGISTIC_SIZE_LIMIT:
+            return (f"n, d: logistic regression holds each example's (d+1)² outer product; needs "
+                    f"n·(d+1)² <= {LOGISTIC_SIZE_LIMIT:,}, got {n * (point['d'] + 1) ** 2:,}")
         if exact:
             return MC_ONLY
         return None
@@ -253,29 +356,39 @@ class Crossval(Design):
         a data set's R repeats cost R·(1.3e-8·K²d²/2 + 8e-10·n·K·d + 1.5e-5) CPU-s (the K(K+1)/2
         model fits, the nested scoring, overhead) and, unless stored, the point's two Err
         2·ERR_DRAWS·(8e-7 + 3.3e-8·d²) (fitted on the development machine over n = 50..1000,
-        d = 5, 20, K = 5, 10), shared by the ``CELLS_PER_SIMULATION`` cells of a point."""
+        d = 5, 20, K = 5, 10), shared by the ``CELLS_PER_SIMULATION`` cells of a point. Logistic
+        regression: R·K(K+1)/2·(3e-5 + 1e-9·n(d+1)²) a data set and, unless stored, Err's
+        2·ERR_DRAWS_LOGISTIC·8e-9·n(d+1)² (``LOGISTIC_FIT``, ``LOGISTIC_ERR_FIT``)."""
         from ..estimate import SECONDS_PER_INTERVAL  # estimate imports the designs
 
         n, d, K, R = point["n"], point["d"], point["folds"], point["repeats"]
         seconds = R * (1.3e-8 * K * K * d * d / 2 + 8e-10 * n * K * d + 1.5e-5)
-        key = (d, point["bayes_error"], point["prevalence"], point["ridge"])
+        logistic = point.get("learner", "lda") == "logistic"
+        if logistic:  # the K(K+1)/2 IRLS fits of a repeat, every one over all n examples
+            seconds = R * (K * (K + 1) / 2) * (LOGISTIC_FIT[0] + LOGISTIC_FIT[1] * n * (d + 1) ** 2)
+        key = (d, point["bayes_error"], point["prevalence"], point["ridge"], point.get("learner", "lda"))
         stored = not point.get("correlation") and all(
-            (size, *key) in stored_errors() for size in (n, n - test_size(n, point["holdout"])))
-        truth = 0.0 if stored else 2 * ERR_DRAWS * (8e-7 + 3.3e-8 * d * d)
+            (size, *key[:-1], key[-1]) in stored_errors() for size in (n, n - test_size(n, point["holdout"])))
+        if logistic:
+            truth = 0.0 if stored else 2 * ERR_DRAWS_LOGISTIC * LOGISTIC_ERR_FIT * n * (d + 1) ** 2
+        else:
+            truth = 0.0 if stored else 2 * ERR_DRAWS * (8e-7 + 3.3e-8 * d * d)
         share = CELLS_PER_SIMULATION * SECONDS_PER_INTERVAL
         return float(reps or 0) * (1 + seconds / share) + truth / share
 
     def table_key(self, point: dict) -> tuple:
-        return tuple(point.get(a.name, 0.0) for a in self.axes)
+        return (*(point.get(a.name, 0.0) for a in self.axes if a.name != "learner"), point.get("learner", "lda"))
 
     def stream_identity(self, point: dict) -> dict:
-        # correlation only when given and not 0: the identity's streams predate the axis
-        return {"design": "crossval", **{a.name: point[a.name] for a in self.axes
-                                         if a.name != "correlation" or point.get(a.name)}}
+        # correlation only when given and not 0, learner only when not LDA: the identity LDA's
+        # streams predate both axes
+        return {"design": "crossval", **{a.name: point[a.name] for a in self.axes if a.name in point and (
+            (a.name != "correlation" or point[a.name]) and (a.name != "learner" or point[a.name] != "lda"))}}
 
     def truth_inputs(self, point: dict) -> dict:
         n, n_test = point["n"], test_size(point["n"], point["holdout"])
-        rest = (point["d"], point["bayes_error"], point["prevalence"], point["ridge"], point.get("correlation", 0.0))
+        rest = (point["d"], point["bayes_error"], point["prevalence"], point["ridge"], point.get("correlation", 0.0),
+                point.get("learner", "lda"))
         return {"err": expected_error(n, *rest)[0], "err_holdout": expected_error(n - n_test, *rest)[0]}
 
     def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
@@ -284,7 +397,7 @@ class Crossval(Design):
         [pt] = points
         columns = simulate_sets(pt["n"], pt["d"], pt["bayes_error"], pt["prevalence"], pt["folds"], pt["repeats"],
                                 pt["holdout"], pt["ridge"], reps, stream(seed, **self.stream_identity(pt)),
-                                pt.get("correlation", 0.0))
+                                pt.get("correlation", 0.0), pt.get("learner", "lda"))
         truth = self.truth_inputs(pt)
         columns["k"] = columns["fold_errors"][:, 0].sum(axis=1)
         columns["n"] = np.full(reps, pt["n"], np.int64)

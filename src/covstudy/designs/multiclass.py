@@ -22,9 +22,18 @@ Exact coverage enumerates what the estimand's methods need (``merge``):
     "diagonal"  Π (n_i + 1)                C(n + 2K - 1, 2K - 1)   macro recall (k_i of n_i)
     None        Π C(n_i + K - 1, K - 1)    C(n + K² - 1, K² - 1)   macro-F1: the whole matrix
 
-up to EXACT_LIMIT outcomes (e.g. K = 3: macro recall to n ≈ 300 with fixed sizes, macro-F1 to
-n = 30 with fixed sizes and n = 18 i.i.d.). Monte Carlo draws C for each test set from the
-stream keyed by the point and keeps the distinct matrices with their counts.
+every outcome up to EXACT_LIMIT of them (the trace: up to TRACE_TRIM_FROM), as before. Beyond,
+only the support (``support_outcomes``; docs/support.md): the outcomes carrying all but
+support.BOUND = 1e-15 of the probability, at most SUPPORT_LIMIT of them, counted before any
+work. The trace is Binomial(n, Σ π_i R_ii) (i.i.d.) or a sum of one binomial per distinct
+recall (fixed sizes: classes of equal recall add up), each at its window, convolved; the rest
+are chains of conditional binomials (a multinomial cell given the cells before it; k_i given
+n_i), every level's window at BOUND/levels (union bound). So, at recall 0.8 and imbalance 4,
+accuracy reaches n = 10⁹; macro recall with fixed sizes K = 2 n ≈ 2.5·10⁵, K = 3 n ≈ 2000
+(was ≈ 440); macro-F1 with K = 2 n ≈ 2.5·10⁵ (fixed) and 1000 (i.i.d.); K = 3 macro-F1 stays
+near n = 50 (fixed) and 20 (i.i.d.): there the support is most of the table. Monte Carlo
+draws C for each test set from the stream keyed by the point and keeps the distinct matrices
+with their counts.
 """
 
 from __future__ import annotations
@@ -41,8 +50,13 @@ from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .registry import register
 from .sampling import BLOCK
+from .support import BOUND, window, window_pmf
 
-EXACT_LIMIT = 2_000_000  # outcomes of one exact enumeration
+EXACT_LIMIT = 2_000_000  # up to here every outcome is enumerated (the limit before the support); beyond, the support
+TRACE_TRIM_FROM = 10_000  # the trace's n + 1 outcomes: beyond, its support (the full convolution: 21 s at n = 10⁵)
+EXACT_N_LIMIT = 10**9  # as the binomial design's (window_pmf checked to there)
+SUPPORT_LIMIT = 5_000_000  # most outcomes of a point's support (2K or K² numbers each; K = 3 at 8.2 million: 3.2 GB)
+CONVOLUTION_LIMIT = 300_000_000  # multiply-adds of the trace's convolution over distinct recalls (~2 CPU-s)
 AXES = (Axis("K", True, 2), Axis("n", True, 1), Axis("recall", False, 0.0, 1.0),
         Axis("imbalance", False, 1.0))
 
@@ -111,6 +125,13 @@ def outcome_count(K: int, n: int, sizes, merge) -> int:
     return math.prod(math.comb(int(s) + K - 1, K - 1) for s in sizes)
 
 
+def trimmed(K: int, n: int, sizes, merge) -> bool:
+    """Whether exact coverage runs on the support (``support_outcomes``): beyond TRACE_TRIM_FROM
+    outcomes for the trace, beyond EXACT_LIMIT (the limit before the support) otherwise; below,
+    every outcome is enumerated as before."""
+    return outcome_count(K, n, sizes, merge) > (TRACE_TRIM_FROM if merge == "trace" else EXACT_LIMIT)
+
+
 def _product(blocks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """Cartesian product of independent parts (values (m_i, w_i) and probabilities): rows in
     the order of the first part major."""
@@ -166,6 +187,162 @@ def exact_outcomes(n: int, prevalence, rates, sizes=None, merge=None) -> tuple[d
     return columns_of(cells, K), weight
 
 
+# --- the support (designs/support.py): the outcomes carrying all but BOUND of the probability ---
+
+
+def _conditional(p: np.ndarray) -> np.ndarray:
+    """The chain rule of a multinomial: P(cell j | not cells < j) = p_j / Σ_{j' >= j} p_j' (0 when
+    nothing is left), so cell j ~ Binomial(remaining, q_j) given the cells before it."""
+    tail = np.cumsum(np.asarray(p, dtype=float)[::-1])[::-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.clip(np.where(tail > 0, p / tail, 0.0), 0.0, 1.0)
+
+
+def _chains(n: int, pi: np.ndarray, R: np.ndarray, sizes, merge) -> list[tuple[int, list]]:
+    """The outcome as independent blocks ``(total, steps)`` of binomial chains (fixed sizes: one
+    block per class). A step ``(column, q, then)``: column ~ Binomial(remaining, q), or the
+    remaining itself if q is None, which it leaves; ``then = (column2, q2)``: column2 ~
+    Binomial(column, q2). "diagonal": (n_i, then k_i ~ Bin(n_i, R_ii)); None: the cells of a
+    row (fixed sizes) or of the whole matrix (i.i.d.), each given the ones before it."""
+    K = pi.size
+    if merge == "diagonal":
+        if sizes is not None:
+            return [(int(s), [(f"n{i}", None, (f"k{i}", R[i, i]))]) for i, s in enumerate(sizes)]
+        q = _conditional(pi)
+        return [(n, [(f"n{i}", q[i] if i < K - 1 else None, (f"k{i}", R[i, i])) for i in range(K)])]
+    if sizes is not None:
+        return [(int(s), [(f"c{i}_{j}", q if j < K - 1 else None, None) for j, q in enumerate(_conditional(R[i]))])
+                for i, s in enumerate(sizes)]
+    q = _conditional((pi[:, None] * R).ravel())
+    return [(n, [(name, q[c] if c < K * K - 1 else None, None) for c, name in enumerate(cell_names(K))])]
+
+
+def _share(chains) -> float:
+    """Each binomial level of every chain leaves out less than BOUND / levels (of its law given
+    the levels before it), so the outcomes outside carry less than BOUND in all (union bound)."""
+    levels = sum((q is not None) + (then is not None) for _, steps in chains for _, q, then in steps)
+    return BOUND / max(levels, 1)
+
+
+def _windows(trials: np.ndarray, q: float, share: float) -> tuple[np.ndarray, np.ndarray]:
+    """``window`` of Binomial(trials, q) for every entry, computed once per distinct trials."""
+    u, inv = np.unique(trials, return_inverse=True)
+    lo, hi = window(u, q, share)
+    return lo[inv], hi[inv]
+
+
+def _expand(trials: np.ndarray, q: float, share: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every x in each entry's window: ``(x, at)``, ``at`` the entry each x extends."""
+    lo, hi = _windows(trials, q, share)
+    size = hi - lo + 1
+    at = np.repeat(np.arange(trials.size), size)
+    return lo[at] + np.arange(at.size) - np.repeat(np.cumsum(size) - size, size), at
+
+
+def _chain_count(total: int, steps: list, share: float, limit: float) -> float:
+    """How many outcomes ``_chain`` gives, counted over the distinct remaining totals with their
+    multiplicities (no outcome is made); inf as soon as it exceeds ``limit`` (every prefix
+    extends to at least one outcome)."""
+    r, mult = np.array([total], dtype=np.int64), np.array([1.0])
+    for _, q, then in steps:
+        if q is not None and np.dot(np.subtract(*window(r, q, share)[::-1]) + 1, mult) > limit:
+            return math.inf  # before making the (state, x) pairs
+        x, at = (r, np.arange(r.size)) if q is None else _expand(r, q, share)
+        m = mult[at]
+        if then is not None:
+            lo, hi = _windows(x, then[1], share)
+            m = m * (hi - lo + 1)
+        if m.sum() > limit:
+            return math.inf
+        r, inv = np.unique(r[at] - x, return_inverse=True)
+        mult = np.bincount(inv, m)
+    return float(mult.sum())
+
+
+def _chain(total: int, steps: list, share: float) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The support of one chain: column names, values (outcomes, columns) and probabilities
+    (products of the levels' binomial pmfs, scipy's)."""
+    r, weight = np.array([total], dtype=np.int64), np.ones(1)
+    names, values = [], []
+    for name, q, then in steps:
+        if q is None:
+            x = r
+        else:
+            x, at = _expand(r, q, share)
+            values = [v[at] for v in values]
+            r, weight = r[at], weight[at] * stats.binom.pmf(x, r[at], q)
+        names.append(name)
+        values.append(x)
+        r = r - x
+        if then is not None:
+            y, at = _expand(x, then[1], share)
+            values = [v[at] for v in values]
+            r, weight = r[at], weight[at] * stats.binom.pmf(y, values[-1], then[1])
+            names.append(then[0])
+            values.append(y)
+    return names, np.stack(values, axis=1), weight
+
+
+def _trace_groups(n: int, pi: np.ndarray, R: np.ndarray, sizes) -> list[tuple[int, float]]:
+    """The trace as a sum of independent binomials (trials, p): i.i.d. Binomial(n, Σ π_i R_ii);
+    fixed sizes one per distinct recall (classes of equal recall add up to one binomial)."""
+    if sizes is None:
+        return [(n, float(np.sum(pi * np.diag(R))))]
+    recall = np.diag(R)
+    return [(int(np.sum(sizes[recall == r])), float(r)) for r in np.unique(recall)]
+
+
+def support_size(n: int, prevalence, rates, sizes, merge, limit: float = SUPPORT_LIMIT) -> tuple[float, int]:
+    """(outcomes of ``support_outcomes``, multiply-adds of the trace's convolution); the count
+    is inf once above ``limit``."""
+    pi, R = np.asarray(prevalence, dtype=float), np.asarray(rates, dtype=float)
+    if merge == "trace":
+        groups = _trace_groups(n, pi, R, sizes)
+        widths = [int(hi[0] - lo[0] + 1) for lo, hi in (window(m, q, BOUND / len(groups)) for m, q in groups)]
+        work = sum(int(np.sum(widths[:j])) * widths[j] for j in range(1, len(widths)))
+        return float(sum(widths) - len(widths) + 1), work
+    chains = _chains(n, pi, R, sizes, merge)
+    share, count = _share(chains), 1.0
+    for total, steps in chains:
+        count *= _chain_count(total, steps, share, limit)
+        if count > limit:
+            return math.inf, 0
+    return count, 0
+
+
+def support_outcomes(n: int, prevalence, rates, sizes=None, merge=None) -> tuple[dict, np.ndarray]:
+    """The outcomes carrying all but BOUND of the probability, as ``exact_outcomes`` (same
+    columns) gives all of them, and their probabilities (not renormalised).
+
+    "trace": the window of each binomial of ``_trace_groups`` at BOUND/groups, convolved.
+    Otherwise the chains of ``_chains`` (fixed-size classes independent: their product)."""
+    pi, R = np.asarray(prevalence, dtype=float), np.asarray(rates, dtype=float)
+    K = pi.size
+    if merge == "trace":
+        groups = _trace_groups(n, pi, R, sizes)
+        start, weight = 0, np.ones(1)
+        for m, q in groups:
+            lo, hi = window(m, q, BOUND / len(groups))
+            start += int(lo[0])
+            weight = np.convolve(weight, window_pmf(m, np.array([q]), int(lo[0]), int(hi[0]))[0])
+        k = start + np.arange(weight.size)
+        return {"K": np.full(k.size, K), "k": k, "n": np.full(k.size, n)}, weight
+    chains = _chains(n, pi, R, sizes, merge)
+    share = _share(chains)
+    names, blocks = [], []
+    for total, steps in chains:
+        block_names, values, weight = _chain(total, steps, share)
+        names += block_names
+        blocks.append((values, weight))
+    values, weight = _product(blocks)
+    found = dict(zip(names, values.T))
+    if merge == "diagonal":
+        cols = {"K": np.full(weight.size, K)}
+        cols.update({f"{v}{i}": found[f"{v}{i}"] for v in "kn" for i in range(K)})
+        return cols, weight
+    return {"K": np.full(weight.size, K), **{c: found[c] for c in cell_names(K)}}, weight
+
+
 def simulate_outcomes(n: int, prevalence, rates, sizes, reps: int, rng) -> tuple[dict, np.ndarray]:
     """The distinct matrices of ``reps`` simulated test sets and their counts; ``sizes`` as in
     ``exact_outcomes``. Drawn in blocks: per block every row's (fixed sizes) or the whole
@@ -213,12 +390,18 @@ class _Multiclass(Design):
             return f"n: design {self.name} gives every class at least one example, so n >= K = {K}; got {n}"
         if K > 100:
             return f"K: design {self.name} takes K <= 100 classes, got {K}"
-        if exact:
-            sizes = self.model(point)[2]
-            count = outcome_count(K, n, sizes, merge)
-            if count > EXACT_LIMIT:  # the counts per estimand: module docstring
-                return (f"n: exact {self.name} coverage at K = {K}, n = {n} enumerates more than "
-                        f"{EXACT_LIMIT:,} outcomes")
+        if exact and n > EXACT_N_LIMIT:
+            return f"n: exact {self.name} coverage needs n <= {EXACT_N_LIMIT:,}, got {n:,}"
+        pi, R, sizes = self.model(point)
+        if exact and trimmed(K, n, sizes, merge):  # the support's size, counted without making it
+            count, work = support_size(n, pi, R, sizes, merge)
+            what = {"trace": "k", "diagonal": "(n_i, k_i)", None: "(whole matrices)"}[merge]
+            if count > SUPPORT_LIMIT:
+                return (f"n: exact {self.name} coverage at K = {K}, n = {n:,} needs at most {SUPPORT_LIMIT:,} "
+                        f"outcomes {what} carrying all but {BOUND:g} of the probability, and has more")
+            if work > CONVOLUTION_LIMIT:
+                return (f"n: exact {self.name} coverage of the trace at K = {K}, n = {n:,} convolves its classes' "
+                        f"distinct recalls in {work:,} multiply-adds, more than {CONVOLUTION_LIMIT:,}")
         return None
 
     keeps_test_sets = True  # its distinct matrices, as many as reps for large n
@@ -242,6 +425,9 @@ class _Multiclass(Design):
     def exact(self, points: list[dict], merge=None) -> Outcomes:
         [pt] = points
         pi, R, sizes = self.model(pt)
+        if trimmed(pt["K"], pt["n"], sizes, merge):  # the support only; its pmf is exact, not renormalised
+            columns, weight = support_outcomes(pt["n"], pi, R, sizes, merge)
+            return Outcomes(columns, weight[None, :])
         columns, weight = exact_outcomes(pt["n"], pi, R, sizes, merge)
         return Outcomes(columns, weight[None, :] / weight.sum())  # exp(log pmf) sums to 1 only to ~1e-15
 

@@ -8,7 +8,9 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-_SAVE = {"dpi": 110, "metadata": {"Software": None}}
+from .style import save_figure
+
+DPI = 110
 
 
 def _subplots(nrows, ncols, figsize, **kwargs):
@@ -56,7 +58,7 @@ def band_figures(study, table, pointwise) -> list:
                  f"{1 - study.delta:.0%} bands", fontsize=10)
     fig.tight_layout()
     paths.append(out / "band_example.png")
-    fig.savefig(paths[-1], **_SAVE)
+    save_figure(fig, paths[-1], dpi=DPI)
     # 2. pointwise coverage against FPR, continuous scores, sd_ratio 1
     sub = pointwise[(pointwise.curve == "roc") & (pointwise.levels == 0) & (pointwise.sd_ratio == 1.0)]
     ns, aucs = sorted(sub.n_pos.unique()), sorted(sub.auc.unique())
@@ -78,7 +80,7 @@ def band_figures(study, table, pointwise) -> list:
     fig.suptitle("Pointwise coverage of the true TPR at each FPR (continuous scores, sd_ratio 1)", fontsize=10)
     fig.tight_layout()
     paths.append(out / "pointwise_coverage.png")
-    fig.savefig(paths[-1], **_SAVE)
+    save_figure(fig, paths[-1], dpi=DPI)
     # 3. containment against n
     combos = roc[["sd_ratio", "levels"]].drop_duplicates().sort_values(["levels", "sd_ratio"]).to_numpy()
     fig, axes = _subplots(len(aucs), len(combos), figsize=(3.2 * len(combos), 2.8 * len(aucs)), sharey=True,
@@ -106,5 +108,5 @@ def band_figures(study, table, pointwise) -> list:
                  fontsize=10)
     fig.tight_layout()
     paths.append(out / "containment_vs_n.png")
-    fig.savefig(paths[-1], **_SAVE)
+    save_figure(fig, paths[-1], dpi=DPI)
     return paths

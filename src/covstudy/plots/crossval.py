@@ -18,6 +18,16 @@ TARGET = {"err_xy": "Err_XY (the error of the model fit on this data set)",
           "err": "Err (the mean error of models fit on data sets of size n)"}
 
 
+LEARNERS = {"lda": "LDA", "logistic": "logistic regression"}  # as figures name them
+
+
+def _learner(sub) -> str:
+    """", learner: LDA" (or logistic regression) when the table names its learner."""
+    if "learner" not in sub:
+        return ""
+    return ", learner: " + "/".join(LEARNERS.get(name, name) for name in sorted(sub["learner"].dropna().unique()))
+
+
 def _at(sub, sel):
     return sub[(sub["d"] == sel["d"]) & (sub["folds"] == sel["folds"])]
 
@@ -75,13 +85,13 @@ class CrossvalCoverageVsN(Plot):
         handles.append(Patch(color="0.3", alpha=0.15, lw=0, label="± 2·MCSE"))
         _legend(fig, handles, spare)
         target = TARGET.get(combo.get("metric", "err_xy"), combo.get("metric", ""))
-        fig.suptitle(f"Coverage of {target}{note}\n{describe(combo, **sel)}")
+        fig.suptitle(f"Coverage of {target}{note}{_learner(sub)}\n{describe(combo, **sel)}")
         return fig
 
     def caption(self, sub, combo, sel):
         target = TARGET.get(combo.get("metric", "err_xy"), combo.get("metric", ""))
         return (f"Coverage of {target} against n, d = {sel['d']}, {sel['folds']} folds, one line per Bayes "
-                f"error, {describe(combo)}.")
+                f"error{_learner(sub)}, {describe(combo)}.")
 
     def stem(self, combo, sel):
         return file_stem(f"{combo.get('metric', 'err_xy')}_{self.name}", combo, **sel)
@@ -102,7 +112,8 @@ class CrossvalWidthVsN(Plot):
     def draw(self, sub, combo, sel, colors, order):
         d = _at(sub, sel)
         errors = sorted(d["bayes_error"].unique())
-        fig, axes, ncols, spare = _new_figure(len(errors), sharey=False)
+        # fewer than three panels keep the three-panel width: room for the title and the legend
+        fig, axes, ncols, spare = _new_figure(len(errors), panel=(9.0 / min(3, len(errors)), 2.3), sharey=False)
         ns = sorted(d["n"].unique())
         labels = [label for label in order if label in set(d["label"])]
         for ax, e in zip(axes, errors):
@@ -116,9 +127,9 @@ class CrossvalWidthVsN(Plot):
         _label_outer(axes, ncols, "data set size n (log scale)", "mean width (log scale)")
         handles = [Line2D([], [], color=colors[label], lw=1.0, marker="o", ms=2.5, label=label) for label in labels]
         _legend(fig, handles, spare)
-        fig.suptitle(f"Mean interval width\n{describe(combo, **sel)}")
+        fig.suptitle(f"Mean interval width{_learner(sub)}\n{describe(combo, **sel)}")
         return fig
 
     def caption(self, sub, combo, sel):
         return (f"Mean width of each interval against n, d = {sel['d']}, {sel['folds']} folds, one panel per Bayes "
-                f"error, {describe(combo)}.")
+                f"error{_learner(sub)}, {describe(combo)}.")

@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from .style import _RC, OKABE_ITO
+from .style import _RC, OKABE_ITO, save_figure
 
 
 def plan_figure(result, path) -> Path:
@@ -55,5 +55,5 @@ def plan_figure(result, path) -> Path:
         fig.tight_layout()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=150)
+        save_figure(fig, path, dpi=150)
     return path
