@@ -85,7 +85,7 @@ def check_backend(study: Study) -> None:
 # dask's settings for the LocalCluster covstudy starts itself (a scheduler given by address keeps
 # its own). dask's defaults suit a long-lived cluster watched on its dashboard; this one has no
 # dashboard, nobody else connects to it, and it lives for one run. Measured in issue 34: an idle
-# 2-worker cluster 4–5 → ~0.8 CPU-s a minute; see benchmarks/README.md, "dask against loky".
+# 2-worker cluster ~3.3 → ~0.7 CPU-s a minute; see benchmarks/README.md, "dask against loky".
 LOCAL_CLUSTER = {
     # The nannies start workers with glibc's MALLOC_TRIM_THRESHOLD_ at 64 KiB, so every freed block
     # of a task's arrays goes back to the OS and is faulted in again by the next: ~25 times loky's
