@@ -208,8 +208,9 @@ def _loop_settings(dask_worker=None, dask_scheduler=None):
     """What a dask server's event loop runs, read inside it (client.run / run_on_scheduler)."""
     server = dask_worker or dask_scheduler
     callbacks = server.periodic_callbacks
+    memory = callbacks.get("memory_monitor")  # workers only
     return {"profile": "profile" in callbacks, "tick_ms": callbacks["tick"].callback_time,
-            "monitor_ms": callbacks["monitor"].callback_time, "memory_ms": getattr(callbacks.get("memory_monitor"), "callback_time", None),
+            "monitor_ms": callbacks["monitor"].callback_time, "memory_ms": memory and memory.callback_time,
             "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_")}
 
 
