@@ -89,7 +89,7 @@ def check_backend(study: Study) -> None:
 LOCAL_CLUSTER = {
     # The nannies start workers with glibc's MALLOC_TRIM_THRESHOLD_ at 64 KiB, so every freed block
     # of a task's arrays goes back to the OS and is faulted in again by the next: ~25 times loky's
-    # page faults. 128 MiB keeps them.
+    # page faults. 128 MiB keeps them (unless the variable is already in the environment: dask's rule).
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 128 << 20,
     # Each worker samples its running task's stack every 10 ms for the dashboard's Profile page and
     # Client.profile(): neither exists without a dashboard and an outside client.
