@@ -9,6 +9,7 @@ nested_cv); the credible interval against quantiles of the average of per-fold B
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -448,3 +449,17 @@ def test_a_bad_learner_is_a_one_line_error():
     assert design.check({**design.derive({"n": 40, "d": 2, "bayes_error": 0.2, "folds": 4}), "learner": "svm"},
                         False) == \
         "learner: must be one of lda, logistic, got 'svm'"
+
+
+def test_the_default_engine_both_runs_a_monte_carlo_only_design(tmp_path):
+    """`covstudy design=crossval` with the base config's engine both: Monte Carlo rows without exact
+    columns (the design has no exact engine), not a refusal."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "covstudy", "design=crossval", "reps=20", "grid.n=[30]", "grid.d=[3]",
+                          "methods=[wilson,nested]", "plot=false", "n_jobs=1"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+    table = pd.read_csv(tmp_path / "results" / "quick" / "results.csv")
+    assert len(table) == 2 and set(table["engine"]) == {"mc"} and "exact_coverage" not in table

@@ -134,4 +134,4 @@ def cells_cost(cells: list[Cell]) -> float:
     """Estimated cost of cells at one design point: the design's cost per cell (see Design.cost)."""
     design = get_design(cells[0].design)
     point = cells[0].design_point
-    return sum(design.cost(point, c.reps) * (2 if c.engine == "both" else 1) for c in cells)
+    return sum(design.cost(point, c.reps) * (2 if c.engine == "both" and design.exact_engine else 1) for c in cells)

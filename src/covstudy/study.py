@@ -345,13 +345,15 @@ def method_specs(entries, estimands, metric_axis: bool = False) -> tuple[MethodS
     return tuple(specs)
 
 
-def analyses_of(spec: MethodSpec, estimand, delta: float, side: str, engine: str, reps, seed):
+def analyses_of(spec: MethodSpec, estimand, delta: float, side: str, engine: str, reps, seed,
+                exact_engine: bool = True):
     """("main", analysis) of a method entry for one estimand and delta under ``engine``, and with
-    engine both also ("exact", analysis) (not for methods drawing random numbers: no exact engine)."""
+    engine both also ("exact", analysis) where there is an exact engine: not for methods drawing
+    random numbers, nor on a design that is Monte Carlo only (``exact_engine``)."""
     method = spec.method
     mc = engine in ("mc", "both")
     out = [("main", Analysis(method, spec.params, estimand, delta, side, reps if mc else None, seed if mc else None))]
-    if engine == "both" and not method.per_test_set:
+    if engine == "both" and exact_engine and not method.per_test_set:
         out.append(("exact", Analysis(method, spec.params, estimand, delta, side, None, None)))
     return out
 
@@ -402,10 +404,10 @@ def check_feasible(study: Study) -> None:
             raise ConfigError(f"engine: {method.input.label} method {spec.name} has Monte Carlo coverage only; "
                               f"use engine mc or both")
         for est in (e for e in estimands if method.takes in e.takes):
-            for _, a in analyses_of(spec, est, study.axes["delta"][0], study.side, study.engine, study.reps,
-                                    study.seed):
-                for name in study.design:
-                    design = get_design(name)
+            for name in study.design:
+                design = get_design(name)
+                for _, a in analyses_of(spec, est, study.axes["delta"][0], study.side, study.engine, study.reps,
+                                        study.seed, design.exact_engine):
                     for point in points[name]:
                         key = (name, tuple(point.items()), est.name, a.reps is None, a.merge,
                                method.per_test_set, spec.params)  # the last two: the memory check

@@ -35,7 +35,8 @@ def evaluate(task: Task) -> list[dict]:
     for (spec, estimand, delta, side, engine), group in groups.items():
         est = get_estimand(design.data, estimand)
         idx = [where[tuple(c.design_point.items())] for c in group]
-        for kind, analysis in analyses_of(spec, est, delta, side, engine, group[0].reps, group[0].seed):
+        for kind, analysis in analyses_of(spec, est, delta, side, engine, group[0].reps, group[0].seed,
+                                          design.exact_engine):
             jobs.append((analysis, idx))
             owners.append((kind, group))
     results = Evaluator(design).score([dict(pt) for pt in points], jobs)
@@ -86,8 +87,9 @@ def row_identity(cell: Cell) -> dict:
 
 def row_columns(cell: Cell) -> tuple[str, ...]:
     """The columns of ``cell``'s row, as ``evaluate`` writes it."""
-    null = get_estimand(get_design(cell.design).data, cell.estimand).null is not None
-    exact = cell.engine == "both" and not cell.method.method.per_test_set  # as study.analyses_of
+    design = get_design(cell.design)
+    null = get_estimand(design.data, cell.estimand).null is not None
+    exact = cell.engine == "both" and design.exact_engine and not cell.method.method.per_test_set  # as analyses_of
     return (*row_identity(cell), "truth", *MEASURES, *(NULL_MEASURES if null else ()), "n_valid",
             *(("exact_coverage", "exact_mean_width") if exact else ()), "seconds")
 
