@@ -238,8 +238,8 @@ def support_pmf(clusters: int, cluster_size: int, p: float, icc: float) -> tuple
     BOUND·c/(m·E), E the number of cuts (``_events``): so the final total is within
     E·BOUND/E = BOUND of the exact law (union bound), and so are coverage, the miss rates
     and the mean width. Rescaling also keeps the mass at 1 to rounding; without it the
-    cluster pmf's rounding (scipy's betabinom sums to 1 within ~5e-15) would grow m-fold, as
-    it does in ``total_pmf`` (2e-12 at m = 1000). icc = 0 is Binomial(m·s, p) on its window
+    rounding of the cluster pmf's sum would grow m-fold, as it does in ``total_pmf`` (2e-12 at
+    m = 1000, measured with scipy's pmf). icc = 0 is Binomial(m·s, p) on its window
     (support.window_pmf); p = 0 or 1 a point mass."""
     m, n = clusters, clusters * cluster_size
     if p in (0.0, 1.0):
