@@ -63,3 +63,17 @@ def test_monte_carlo_agrees_with_exact_within_4_mcse(metric, method):
     mc = coverage(method, design="unpaired_confusion", metric=f"{metric}_difference", **POINT, reps=reps, seed=3)
     c = exact.coverage
     assert abs(mc.coverage - c) <= 4 * math.sqrt(c * (1 - c) / reps)
+
+
+@pytest.mark.parametrize("design", ["paired_confusion", "unpaired_confusion"])
+def test_an_undefined_true_difference_is_a_one_line_error_naming_the_axes(design):
+    """Both designs' differences share estimands.MetricDifference: precision with a first classifier
+    that never predicts positive has no true value."""
+    from covstudy.estimands import get_estimand
+
+    d = DESIGNS[design]
+    point = {**d.example, "tpr_first": 0.0, "tnr_first": 1.0}
+    inputs = d.truth_inputs(d.derive(point))
+    with pytest.raises(ValueError, match=r"^prevalence, tpr_first, .*: precision is undefined here"):
+        get_estimand(d.data, "precision_difference").truth(inputs)
+    assert get_estimand(d.data, "recall_difference").truth(inputs) == pytest.approx(0.0 - d.example["tpr_second"])

@@ -10,7 +10,9 @@ designs/clustered.py. ``Estimand.bounds`` turns a method and outcome columns int
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Callable, ClassVar
 
 import numpy as np
 
@@ -54,6 +56,32 @@ class Estimand:
             listed = str(err)[str(err).find("; "):] if "; " in str(err) else ""
             raise ValueError(f"method: {name!r} is not a method for {self.name}; it applies to the metrics "
                              f"{', '.join(there)}: pass one with --metric (metric= in Python){listed}") from None
+
+
+class MetricDifference(Estimand):
+    """metric(first) - metric(second), registered as "<metric>_difference", on the confusion
+    cells of two classifiers (paired_confusion: one test set; unpaired_confusion: two). A
+    subclass names its cells (``COUNTS``), the design axes the truth depends on (``AXES``) and
+    ``difference(metric, x)``, the difference on cell counts or probabilities x (last axis:
+    COUNTS), nan where a denominator is 0; it adds ``bounds``."""
+
+    COUNTS: ClassVar[tuple[str, ...]] = ()
+    AXES: ClassVar[str] = ""
+    difference: ClassVar[Callable]
+
+    @property
+    def metric(self) -> str:
+        return self.name.removesuffix("_difference")
+
+    def truth(self, inputs: dict) -> float:
+        value = float(self.difference(self.metric, inputs["cells"]))
+        if math.isnan(value):
+            raise ValueError(f"{self.AXES}: {self.metric} is undefined here (its denominator has probability 0)")
+        return value
+
+    def valid(self, columns):
+        x = np.stack(np.broadcast_arrays(*(np.asarray(columns[c], dtype=float) for c in self.COUNTS)), axis=-1)
+        return ~np.isnan(self.difference(self.metric, x))
 
 
 def _applies(name, takes: tuple[str, ...]) -> bool:

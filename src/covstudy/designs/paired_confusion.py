@@ -34,7 +34,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
-from ..estimands import Estimand, register_estimand
+from ..estimands import MetricDifference, register_estimand
 from ..methods.paired_metrics import COUNTS, METRICS, difference
 from ..seeds import stream
 from .base import Axis, Design, Outcomes, Segment
@@ -163,30 +163,19 @@ def _cells(point: dict) -> np.ndarray:
 _CLASS_CELLS = {"recall": COUNTS[:4], "specificity": COUNTS[4:]}
 
 
-class MetricDifference(Estimand):
+class PairedMetricDifference(MetricDifference):
     """metric(first) - metric(second) (module docstring): paired-metric methods on the 8 cells; for
     recall, specificity and accuracy also the paired methods on the class's (or the summed) 2×2 table."""
 
-    @property
-    def metric(self) -> str:
-        return self.name.removesuffix("_difference")
-
-    def truth(self, inputs: dict) -> float:
-        value = float(difference(self.metric, inputs["cells"]))
-        if math.isnan(value):
-            raise ValueError(f"prevalence, tpr_first, tpr_second, tnr_first, tnr_second: {self.metric} is undefined "
-                             f"here (its denominator has probability 0)")
-        return value
+    COUNTS = COUNTS
+    AXES = "prevalence, tpr_first, tpr_second, tnr_first, tnr_second"
+    difference = staticmethod(difference)
 
     def table(self, columns: dict) -> tuple:
         """The 2×2 (both, only_first, only_second, neither) the paired methods read."""
         if self.metric in _CLASS_CELLS:
             return tuple(np.asarray(columns[c]) for c in _CLASS_CELLS[self.metric])
         return tuple(np.asarray(columns[p]) + np.asarray(columns[q]) for p, q in zip(COUNTS[:4], COUNTS[4:]))
-
-    def valid(self, columns):
-        x = np.stack(np.broadcast_arrays(*(np.asarray(columns[c], dtype=float) for c in COUNTS)), axis=-1)
-        return ~np.isnan(difference(self.metric, x))
 
     def bounds(self, method, columns, delta, side, rng=None, **params):
         if method.takes == "paired":
@@ -202,4 +191,4 @@ class MetricDifference(Estimand):
 _PAIRED = ("recall", "specificity", "accuracy")
 for _metric in METRICS:
     _takes = ("paired_confusion", "paired") if _metric in _PAIRED else ("paired_confusion",)
-    register_estimand("paired_confusion", f"{_metric}_difference", null=0.0, takes=_takes)(MetricDifference)
+    register_estimand("paired_confusion", f"{_metric}_difference", null=0.0, takes=_takes)(PairedMetricDifference)

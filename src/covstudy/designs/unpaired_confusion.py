@@ -22,7 +22,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
-from ..estimands import Estimand, register_estimand
+from ..estimands import MetricDifference, register_estimand
 from ..methods.paired_metrics import METRICS
 from ..methods.unpaired_metrics import COUNTS, difference
 from ..seeds import stream
@@ -112,23 +112,13 @@ class UnpairedConfusion(Design):
 _CLASS = {"recall": ("tp", "fn"), "specificity": ("tn", "fp"), "accuracy": None}
 
 
-class MetricDifference(Estimand):
-    """metric(first) - metric(second) on two test sets (module docstring)."""
+class UnpairedMetricDifference(MetricDifference):
+    """metric(first) - metric(second) on two test sets (module docstring); for recall, specificity
+    and accuracy also the two-proportion methods on the class's (or all) counts."""
 
-    @property
-    def metric(self) -> str:
-        return self.name.removesuffix("_difference")
-
-    def truth(self, inputs: dict) -> float:
-        value = float(difference(self.metric, inputs["cells"]))
-        if math.isnan(value):
-            raise ValueError(f"prevalence, tpr_first, tnr_first, tpr_second, tnr_second: {self.metric} is undefined "
-                             f"here (its denominator has probability 0)")
-        return value
-
-    def valid(self, columns):
-        x = np.stack(np.broadcast_arrays(*(np.asarray(columns[c], dtype=float) for c in COUNTS)), axis=-1)
-        return ~np.isnan(difference(self.metric, x))
+    COUNTS = COUNTS
+    AXES = "prevalence, tpr_first, tnr_first, tpr_second, tnr_second"
+    difference = staticmethod(difference)
 
     def counts(self, columns: dict) -> tuple:
         """(k1, n1, k2, n2) of the class (recall, specificity) or of all examples (accuracy)."""
@@ -154,4 +144,4 @@ class MetricDifference(Estimand):
 
 for _metric in METRICS:
     _takes = ("unpaired_confusion", "difference") if _metric in _CLASS else ("unpaired_confusion",)
-    register_estimand("unpaired_confusion", f"{_metric}_difference", null=0.0, takes=_takes)(MetricDifference)
+    register_estimand("unpaired_confusion", f"{_metric}_difference", null=0.0, takes=_takes)(UnpairedMetricDifference)
