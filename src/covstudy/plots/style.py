@@ -148,7 +148,7 @@ def _note_off_scale(ax, x, y, ylo, xname):
                 bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
 
 
-PNG_COLOURS = 256  # a palette PNG: a quarter of the bytes of RGBA, lines and text unchanged to the eye
+PNG_COLOURS = 256  # a palette PNG: a third of the bytes of RGBA, lines and text unchanged to the eye
 
 
 def save_figure(fig: Figure, path, **savefig_kwargs) -> Path:
@@ -156,7 +156,7 @@ def save_figure(fig: Figure, path, **savefig_kwargs) -> Path:
 
     PNGs are written with a palette of ``PNG_COLOURS`` colours (median cut, no dithering) and
     zlib's best compression: the figures are flat colours, lines and antialiased text, so this
-    keeps them sharp at about a quarter of matplotlib's RGBA size (the committed ``results/``
+    keeps them sharp at about a third of matplotlib's RGBA size (the committed ``results/``
     stays small). PDFs carry no creation date. Neither embeds the software version.
     """
     from PIL import Image
