@@ -101,6 +101,15 @@ def _stack(counts) -> np.ndarray:
     return np.stack(arrays, axis=-1)
 
 
+def _rows(cells_and_delta) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """(cells, delta, shape) for the methods that take one outcome at a time: the 8 cells of each
+    outcome as a row (m, 8), its delta, and the outcomes' shape to give the bounds back in."""
+    *counts, delta = cells_and_delta
+    x = _stack(counts)
+    shape = x.shape[:-1]
+    return x.reshape(-1, 8), np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1), shape
+
+
 def _covariance(ga, gb, x, n):
     """Multinomial delta-method covariance Σ gaᵢgbᵢxᵢ - (Σ gaᵢxᵢ)(Σ gbᵢxᵢ)/n of two functions of counts x."""
     return np.sum(ga * gb * x, axis=-1) - np.sum(ga * x, axis=-1) * np.sum(gb * x, axis=-1) / n
@@ -192,12 +201,8 @@ def pm_bootstrap(*cells_and_delta, metric="f1", rng=None, draws=2000):
     examples, each an 8-cell table ~ Multinomial(n, observed proportions) (both classifiers' results
     on an example stay together: paired). Resamples where the metric is undefined are left out;
     none defined: [-1, 1]. Rows in blocks, in order, from ``rng``."""
-    *counts, delta = cells_and_delta
-    x = _stack(counts)
-    shape = x.shape[:-1]
-    x = x.reshape(-1, 8)
+    x, delta, shape = _rows(cells_and_delta)
     n = x.sum(axis=1).astype(np.int64)
-    delta = np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1)
     rng = np.random.default_rng() if rng is None else rng
     lower, upper = np.empty(len(x)), np.empty(len(x))
     step = max(1, _BLOCK // (8 * draws))
@@ -256,11 +261,7 @@ def pm_dirichlet(*cells_and_delta, metric="f1", rng=None, prior=1.0, mc_error=1e
     scale-free, so the Gammas are used directly). No closed form: sampled, a pilot of _MIN_DRAWS
     and then as many draws as keep the Monte Carlo standard error of each bound, sqrt(q(1 - q)/N)·sd/φ(z_q)
     (the sample quantile's, normal approximation), at most ``mc_error`` (``posterior_differences``)."""
-    *counts, delta = cells_and_delta
-    x = _stack(counts)
-    shape = x.shape[:-1]
-    x = x.reshape(-1, 8)
-    delta = np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1)
+    x, delta, shape = _rows(cells_and_delta)
     rng = np.random.default_rng() if rng is None else rng
     lower, upper = np.empty(len(x)), np.empty(len(x))
     for i in range(len(x)):

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from .binomial import _z
-from .paired_metrics import _draws_needed, _MAX_DRAWS, _MIN_DRAWS, _one_interval, value_and_gradient
+from .paired_metrics import (_draws_needed, _MAX_DRAWS, _MIN_DRAWS, _one_interval, _rows, _stack,
+                             value_and_gradient)
 from .registry import Param, draws_param, register, register_kind
 
 COUNTS = ("tp1", "fn1", "fp1", "tn1", "tp2", "fn2", "fp2", "tn2")
@@ -60,10 +61,6 @@ def one(metric: str, x4: np.ndarray):
 def difference(metric: str, x: np.ndarray) -> np.ndarray:
     """metric(first) - metric(second) from (..., 8) = two confusion matrices; NaN where undefined."""
     return one(metric, x[..., :4])[0] - one(metric, x[..., 4:])[0]
-
-
-def _stack(counts):
-    return np.stack(np.broadcast_arrays(*(np.asarray(c, dtype=float) for c in counts)), axis=-1)
 
 
 @register("um_delta", display="delta method (unpaired)", family="approximate", guaranteed=False,
@@ -106,11 +103,7 @@ def um_bootstrap(*cells_and_delta, metric="f1", rng=None, draws=2000):
     (delta/2, 1 - delta/2) quantiles of D̂*, undefined resamples left out (none defined: [-1, 1])."""
     from .f1 import row_quantiles
 
-    *counts, delta = cells_and_delta
-    x = _stack(counts)
-    shape = x.shape[:-1]
-    x = x.reshape(-1, 8)
-    delta = np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1)
+    x, delta, shape = _rows(cells_and_delta)
     rng = np.random.default_rng() if rng is None else rng
     lower, upper = np.empty(len(x)), np.empty(len(x))
     for i, row in enumerate(x):
@@ -131,11 +124,7 @@ def um_dirichlet(*cells_and_delta, metric="f1", rng=None, prior=1.0, mc_error=1e
     """Equal-tailed credible interval of D under independent Dirichlet(xᵣ + prior) posteriors of the two
     confusion matrices, sampled: a pilot of _MIN_DRAWS, then as many draws as keep the bounds' Monte
     Carlo standard error at most ``mc_error`` (as paired_metrics' dirichlet)."""
-    *counts, delta = cells_and_delta
-    x = _stack(counts)
-    shape = x.shape[:-1]
-    x = x.reshape(-1, 8)
-    delta = np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1)
+    x, delta, shape = _rows(cells_and_delta)
     rng = np.random.default_rng() if rng is None else rng
     lower, upper = np.empty(len(x)), np.empty(len(x))
     for i, row in enumerate(x):
