@@ -1,4 +1,5 @@
-"""Small tidy results tables (the CONTEXT.md contract) for the plotting and report tests."""
+"""Small tidy results tables (the CONTEXT.md contract) for the plotting and report tests, and the
+comparison of a regenerated results table with a committed one (the reproducibility contract)."""
 
 from __future__ import annotations
 
@@ -67,3 +68,42 @@ def write_folder(folder: Path, table: pd.DataFrame, study: dict | None = None) -
     if study is not None:
         (folder / "study.yaml").write_text(yaml.safe_dump(study, sort_keys=False))
     return folder
+
+
+# The reproducibility contract (README.md, "Resuming, reproducibility, concurrency"): on one machine
+# with the same libraries a rerun gives the same bits; on another CPU numpy's SIMD paths sum in
+# another order, so floats may differ in their last bits (measured: <= 4 ulps, 4.4e-16). The bound
+# leaves room for other CPUs and compilers, and is still far below any printed digit.
+BOUND = 1e-12
+# Roots of a variance computed as E[w²] - E[w]²: the root magnifies its last-bit differences
+# (by 1/(2·sd)), so these are compared by their square.
+ROOTS = ("sd_width",)
+
+
+def assert_same_numbers(new, old, bound: float = BOUND) -> None:
+    """Assert that two results tables (pandas DataFrames or pyarrow Tables) hold the same numbers
+    under the reproducibility contract: the same columns, types (Arrow: the same schema) and rows;
+    other than floats, equal value for value; floats NaN at the same places, infinities equal, and
+    every other pair within |a - b| <= bound * max(1, |a|, |b|) (``ROOTS``: their squares)."""
+    if hasattr(old, "schema"):
+        assert new.schema.remove_metadata() == old.schema.remove_metadata(), "schemas differ"
+        new, old = new.to_pandas(), old.to_pandas()
+    assert list(new.columns) == list(old.columns), f"columns differ: {list(new.columns)} vs {list(old.columns)}"
+    assert list(new.dtypes) == list(old.dtypes), "column types differ"
+    assert len(new) == len(old), f"{len(new)} rows vs {len(old)}"
+    for name in old.columns:
+        a, b = new[name].to_numpy(), old[name].to_numpy()
+        if a.dtype.kind != "f":
+            same = pd.Series(a).eq(pd.Series(b)) | (pd.isna(a) & pd.isna(b))
+            assert same.all(), f"{name}: {(~same).sum()} values differ, first at row {np.flatnonzero(~same)[0]}"
+            continue
+        a, b = a.astype(float), b.astype(float)
+        odd = ~(np.isfinite(a) & np.isfinite(b))
+        assert np.array_equal(a[odd], b[odd], equal_nan=True), f"{name}: NaN or infinity at other rows"
+        a, b = np.where(odd, 0.0, a), np.where(odd, 0.0, b)
+        if name in ROOTS:
+            a, b = a * a, b * b
+        gap = np.abs(a - b)
+        far = gap > bound * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+        assert not far.any(), (f"{name}: {far.sum()} values differ by more than {bound:g} "
+                               f"(up to {gap[far].max():.3g}), first at row {np.flatnonzero(far)[0]}")
