@@ -5,7 +5,8 @@ Layout::
     out/results.csv, results.parquet   the tidy table, one row per cell of the current study; the same
                                        bytes for the same config and seed (no wall-clock columns)
     out/study.yaml, provenance.json    the resolved config; versions, commit, times (per cell: summed), cores
-    out/parts/*.csv                    finished cells, one file per finished task (with each cell's seconds)
+    out/parts/*.csv                    finished cells, one file per finished task (with each cell's seconds),
+                                       named <time>-<pid>-<cell>.<checksum>.csv
     out/parts/code.json                the fingerprints of the covstudy code that computed them
     out/.lock                          held (flock) while a run writes here
 
@@ -13,12 +14,18 @@ Every file is written to a temporary name and renamed into place, so it is eithe
 or absent; a run killed at any moment loses at most the tasks in flight. Parts are
 never edited: rows are keyed by ``cell_id`` and the newest part wins, so recomputed
 cells (``force=true``) replace old ones without touching them until compaction.
+
+A part's name carries the first 16 hex digits of its SHA-256, so a part changed after it was
+written (an edit, a disk fault) is found on reading and its cells computed again. Parts written
+before the store named them so have no checksum: their rows are checked for what holds of every
+row instead (``row_inconsistency``), and compaction gives them one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import io
 import json
 import os
@@ -26,6 +33,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -75,10 +83,40 @@ def parquet_bytes(frame: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
+def checksum(data: bytes) -> str:
+    """The checksum a part's name carries: the first 16 hex digits of the SHA-256 of its bytes."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def row_inconsistency(frame: pd.DataFrame) -> str | None:
+    """What in ``frame`` (rows that passed tasks.row_problem) cannot be what a task computed, or
+    None. Where every interval is defined (mean_width is a number), covered, missed low and
+    missed high split the outcomes: coverage + miss_low + miss_high = 1 (within 1e-9, far above
+    the rounding of a sum of probabilities). A Monte Carlo row's rates are counts / reps and its
+    mcse is sqrt(coverage·(1 - coverage)/reps); an exact row's mcse is 0. (A mean width has no
+    bound known here: not every method clips its intervals to the estimand's range.)"""
+    rate = lambda c: frame[c].to_numpy(dtype=float)  # noqa: E731
+    cov, low, high, mcse = rate("coverage"), rate("miss_low"), rate("miss_high"), rate("mcse")
+    split = np.abs(cov + low + high - 1)
+    if (bad := np.flatnonzero(~np.isnan(rate("mean_width")) & (split > 1e-9))).size:
+        return f"coverage + miss_low + miss_high = {1 + split[bad[0]]:.9g} in row {bad[0] + 1}, not 1"
+    reps = frame["reps"].to_numpy(dtype=float) if "reps" in frame else np.full(len(frame), np.nan)
+    mc = (frame["engine"].to_numpy() == "mc") & ~np.isnan(reps)
+    counts = np.stack([cov, low, high]) * reps
+    if (bad := np.flatnonzero(mc & np.any(np.abs(counts - np.round(counts)) > 1e-6, axis=0))).size:
+        return f"coverage or a miss rate in row {bad[0] + 1} is not a count / reps ({reps[bad[0]]:g})"
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = np.where(mc, np.sqrt(np.maximum(cov * (1 - cov), 0) / reps), 0.0)
+    if (bad := np.flatnonzero(np.abs(mcse - expected) > 1e-12)).size:
+        return f"mcse {mcse[bad[0]]!r} in row {bad[0] + 1} is not that of its coverage ({expected[bad[0]]!r})"
+    return None
+
+
 def read_part(path: Path, columns: dict | None = None) -> tuple[pd.DataFrame | None, str | None]:
     """A part's rows, or None and why it is damaged: empty, not a CSV table, cut short (every
-    part ends with a newline), or not rows as a task writes them (tasks.row_problem: columns,
-    types, ranges; exactly ``columns[cell_id]`` for the cells it names)."""
+    part ends with a newline), not rows as a task writes them (tasks.row_problem: columns,
+    types, ranges; exactly ``columns[cell_id]`` for the cells it names), then other bytes than
+    its name's checksum, or (a part without one) rows that contradict each other (``row_inconsistency``)."""
     from .tasks import row_problem
 
     data = path.read_bytes()
@@ -94,6 +132,12 @@ def read_part(path: Path, columns: dict | None = None) -> tuple[pd.DataFrame | N
         problem = "no rows" if frame.empty else row_problem(frame, columns)
     except Exception as err:  # whatever else is wrong makes a damaged part, never a folder stuck on it
         problem = f"unreadable: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    if not problem:
+        stem = path.name.removesuffix(".csv").split(".")
+        if len(stem) == 2:
+            problem = None if checksum(data) == stem[1] else "not the bytes its name's checksum says: changed after it was written"
+        else:  # written before parts had a checksum
+            problem = row_inconsistency(frame)
     return (None, problem) if problem else (frame, None)
 
 
@@ -154,8 +198,9 @@ class Store:
     def save(self, rows: list[dict]) -> None:
         """Persist the rows of one finished task as a new part."""
         if rows:
-            name = f"{time.time_ns():020d}-{os.getpid()}-{rows[0]['cell_id'][:8]}.csv"
-            atomic_write(self.parts / name, _csv_bytes(pd.DataFrame(rows)))
+            data = _csv_bytes(pd.DataFrame(rows))
+            name = f"{time.time_ns():020d}-{os.getpid()}-{rows[0]['cell_id'][:8]}.{checksum(data)}.csv"
+            atomic_write(self.parts / name, data)
 
     def compact(self) -> pd.DataFrame:
         """Fold all parts into one (keeping rows of cells no longer in the study); return

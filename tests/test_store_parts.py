@@ -1,0 +1,120 @@
+"""Parts whose values were changed but stay in range: the checksum in a part's name finds them,
+and a part written before parts had one is checked for what holds of every row."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from covstudy.runner import run_study
+from covstudy.store import checksum, row_inconsistency
+from covstudy.study import Study
+
+
+def study(out, **changes):
+    cfg = {"name": "t", "methods": ["wald", "wilson"], "grid": {"n": [10, 20], "p": [0.1, 0.5], "delta": [0.05]},
+           "engine": "exact", "n_jobs": 1, "out": str(out)}
+    return Study.from_config({**cfg, **changes})
+
+
+def edit(column, change):
+    """A damage: ``column``'s value in the first row with 0 < coverage < 1 changed by ``change``
+    (on its text), every other byte as written."""
+    def damage(data):
+        frame = pd.read_csv(io.BytesIO(data), dtype=object, keep_default_na=False)
+        row = int(np.flatnonzero((frame["coverage"].astype(float) > 0) & (frame["coverage"].astype(float) < 1))[0])
+        frame.loc[row, column] = change(frame.loc[row, column])
+        return frame.to_csv(index=False).encode()
+    return damage
+
+
+def legacy(part):
+    """The part as the store named it before parts had a checksum."""
+    return part.rename(part.with_name(part.name.split(".")[0] + ".csv"))
+
+
+def one_part(s):
+    [part] = (s.out / "parts").glob("*.csv")
+    return part
+
+
+FIRST_DIGIT = lambda v: "0.4" + v[3:] if v.startswith("0.9") else "0.9" + v[3:]  # noqa: E731  0.90305 -> 0.40305
+
+
+@pytest.mark.parametrize("engine", ["exact", "mc"])
+@pytest.mark.parametrize("old_name", [False, True])
+@pytest.mark.parametrize("damage, column", [
+    (edit("coverage", FIRST_DIGIT), "coverage"),
+    (edit("miss_low", lambda v: repr(float(v) / 2)), "miss_low"),
+    (edit("mean_width", lambda v: repr(float(v) + 0.01)), "mean_width"),
+    (lambda b: b[: len(b) * 2 // 3], "truncated"),
+    (lambda b: b[: b.rindex(b"\n", 0, -1) + 1], "last row cut off"),
+    (lambda b: b[:40] + bytes(range(256)) + b[60:], "garbled"),
+])
+def test_a_damaged_part_is_named_and_its_cells_computed_again(tmp_path, capsys, engine, old_name, damage, column):
+    changes = {"engine": engine, **({"reps": 200, "seed": 1} if engine == "mc" else {})}
+    reference = run_study(study(tmp_path / "ref", **changes), progress=False).reset_index(drop=True)
+    s = study(tmp_path / "s", **changes)
+    run_study(s, progress=False)
+    part = one_part(s)
+    assert part.name.split(".")[1] == checksum(part.read_bytes())
+    if old_name:
+        part = legacy(part)
+    written = part.read_bytes()
+    part.write_bytes(damage(written))
+    assert part.read_bytes() != written
+    if old_name and column == "mean_width":  # no invariant ties a mean width to the rest: only a checksum finds it
+        pytest.skip("a mean width changed in a part without checksum is not found")
+    if old_name and column == "last row cut off":  # whole rows: their cells are missing, so computed again
+        assert run_study(s, progress=False).reset_index(drop=True).equals(reference)
+        return
+    capsys.readouterr()
+    again = run_study(s, progress=False).reset_index(drop=True)
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and f"damaged part {part} (" in warnings[0] and "computed again" in warnings[0]
+    assert again.equals(reference)
+    assert (part.with_name(part.name + ".damaged")).read_bytes() == damage(written)  # kept aside, as it was
+    capsys.readouterr()
+    run_study(s, progress=False)  # and the new part is whole
+    assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("old_name", [False, True])
+def test_an_untouched_part_is_used_not_computed_again(tmp_path, capsys, old_name):
+    s = study(tmp_path / "s")
+    first = run_study(s, progress=False).reset_index(drop=True)
+    part = one_part(s)
+    if old_name:
+        part = legacy(part)
+    before = part.read_bytes()
+    capsys.readouterr()
+    again = run_study(s, progress=False).reset_index(drop=True)
+    assert "warning" not in capsys.readouterr().err
+    assert [p.name for p in (s.out / "parts").glob("*.csv")] == [part.name] and part.read_bytes() == before
+    assert again.equals(first)
+
+
+def test_every_design_writes_rows_that_agree_with_themselves():
+    # The checks of a part without checksum must hold of what every design writes, with either engine.
+    from covstudy import grid
+    from covstudy.cli import load_study
+    from covstudy.designs import DESIGNS
+    from covstudy.study import ConfigError
+    from covstudy.tasks import evaluate
+
+    for name, design in DESIGNS.items():
+        axes = [f"grid.{k}=[{v}]" for k, v in design.example.items()]
+        s = load_study("quick", [f"design={name}", "grid.n=null", "grid.prevalence=null", *axes, "reps=20",
+                                 f"engine={'both' if design.exact_engine else 'mc'}"], out="x")
+        rows = [row for task in grid.tasks(grid.cells(s), 1) for row in evaluate(task)]
+        frame = pd.read_csv(io.StringIO(pd.DataFrame(rows).to_csv(index=False)))
+        assert row_inconsistency(frame) is None, name
+        if design.exact_engine:
+            try:
+                s = load_study("quick", [f"design={name}", "grid.n=null", "grid.prevalence=null", *axes,
+                                         "engine=exact"], out="x")
+            except ConfigError:  # a default method with Monte Carlo coverage only
+                continue
+            rows = [row for task in grid.tasks(grid.cells(s), 1) for row in evaluate(task)]
+            assert row_inconsistency(pd.DataFrame(rows)) is None, name
