@@ -60,7 +60,7 @@ def test_page_is_self_contained_and_reproducible(study):
     text = first.decode()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", text)  # nothing fetched from a network
     assert "<script src" not in text and "<link" not in text
-    assert 'href="results.csv"' in text and 'href="report.md"' in text
+    assert 'href="results.parquet"' in text and 'href="report.md"' in text and "index.html" not in text
 
 
 def test_encode_stores_constants_once():

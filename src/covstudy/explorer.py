@@ -205,12 +205,12 @@ def write_html(folder) -> Path:
     question = f'<p class="question">{_e(str(study["question"]).strip())}</p>' if study.get("question") else ""
     links = _links(folder, [("report.md", "report (Markdown)"), ("report.tex", "summary (LaTeX)"),
                             ("study.yaml", "study.yaml")])
-    # The run writes both tables; the committed studies keep results.parquet only. Linked
-    # whether or not they are here, so that the page's bytes depend on the table alone.
-    links += (' · the table: <a href="results.csv">results.csv</a>, <a href="results.parquet">results.parquet</a>'
+    # A run writes both tables (Parquet with pyarrow), a committed study keeps results.parquet only:
+    # link that one, so a committed page is the bytes of a rerun and links nothing absent. No link to
+    # results/index.html either: it is not committed (it carries each run's date).
+    table_file = "results.parquet" if (folder / "results.parquet").is_file() else "results.csv"
+    links += (f' · the table: <a href="{table_file}">{table_file}</a>'
               ' or <button type="button" id="download-all">download it from this page (CSV)</button>')
-    if folder.parent.name == "results":  # covstudy-plot writes results/index.html beside it
-        links += ' · <a href="../index.html">all studies</a>'
     rerun = rerun_command(study, read_overrides(folder))
     replot = f"results/{folder.name}" if folder.parent.name == "results" else folder
     body = f"""<header><h1>Coverage study: {_e(name)}</h1>
@@ -295,8 +295,6 @@ def band_page(study, table: pd.DataFrame, pointwise: pd.DataFrame) -> str:
     links += (' · the tables: <a href="bands.parquet">bands.parquet</a>, <a href="bands_pointwise.parquet">'
               'bands_pointwise.parquet</a> or <button type="button" id="download-all">download the drawn table '
               '(CSV)</button>')
-    if folder.parent.name == "results":
-        links += ' · <a href="../index.html">all studies</a>'
     question = f'<p class="question">{_e(study.question.strip())}</p>' if study.question.strip() else ""
     body = f"""<header><h1>Band study: {_e(study.name)}</h1>
 {question}
