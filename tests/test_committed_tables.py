@@ -1,9 +1,12 @@
 """The committed results tables (results/<study>/results.parquet) regenerate from their study,
 under the reproducibility contract (README.md; ``tidy_tables.assert_same_numbers``)."""
 
+import os
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import pytest
@@ -67,12 +70,43 @@ def test_the_comparison_refuses_other_changes(column, change, why):
         assert_same_numbers(arrow.drop_columns([column]), arrow)
 
 
-def test_every_committed_study_has_its_table():
-    # the committed studies, not one the user ran here (the quick start's results/quick)
-    tracked = subprocess.run(["git", "ls-files", "results"], cwd=RESULTS.parent, capture_output=True, text=True)
+def tracked_results() -> list[str]:
+    """The committed files under results/ (paths from the repository's root)."""
+    tracked = subprocess.run(["git", "ls-files", "-z", "results"], cwd=RESULTS.parent, capture_output=True, text=True)
     if tracked.returncode != 0:
         pytest.skip("not a git checkout")
-    studies = sorted({RESULTS / Path(f).parts[1] for f in tracked.stdout.split() if f.endswith("/study.yaml")})
+    return tracked.stdout.split("\0")[:-1]
+
+
+def test_every_committed_study_has_its_table():
+    # the committed studies, not one the user ran here (the quick start's results/quick)
+    studies = sorted({RESULTS / Path(f).parts[1] for f in tracked_results() if f.endswith("/study.yaml")})
     assert len(studies) >= 10
     for study in studies:
         assert (study / "results.parquet").is_file(), study.name
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        self.urls += [value for name, value in attrs if name in ("href", "src") and value]
+
+
+def test_every_committed_page_links_only_committed_files():
+    """On a fresh clone every local link of a committed report.html opens a file: each relative
+    href or src resolves to a tracked file (links elsewhere, to a page's own anchors or data: are
+    not checked)."""
+    tracked = set(tracked_results())
+    pages = sorted(f for f in tracked if f.endswith("/report.html"))
+    assert len(pages) >= 10
+    for page in pages:
+        parser = Links()
+        parser.feed((RESULTS.parent / page).read_text(encoding="utf-8"))
+        local = [u for u in parser.urls if not urlsplit(u).scheme and not u.startswith(("#", "//"))]
+        assert local, page
+        dead = [url for url in local if Path(os.path.normpath(os.path.join(
+            os.path.dirname(page), unquote(urlsplit(url).path)))).as_posix() not in tracked]
+        assert not dead, f"{page} links files that are not committed: {sorted(set(dead))}"

@@ -128,16 +128,15 @@ def read_part(path: Path, columns: dict | None = None) -> tuple[pd.DataFrame | N
         frame = pd.read_csv(io.BytesIO(data))
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as err:
         return None, f"not a CSV table: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
+    stem = path.name.removesuffix(".csv").split(".")
     try:
         problem = "no rows" if frame.empty else row_problem(frame, columns)
+        if not problem and len(stem) == 2 and checksum(data) != stem[1]:
+            problem = "not the bytes its name's checksum says: changed after it was written"
+        elif not problem and len(stem) != 2:  # written before parts had a checksum
+            problem = row_inconsistency(frame)
     except Exception as err:  # whatever else is wrong makes a damaged part, never a folder stuck on it
         problem = f"unreadable: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
-    if not problem:
-        stem = path.name.removesuffix(".csv").split(".")
-        if len(stem) == 2:
-            problem = None if checksum(data) == stem[1] else "not the bytes its name's checksum says: changed after it was written"
-        else:  # written before parts had a checksum
-            problem = row_inconsistency(frame)
     return (None, problem) if problem else (frame, None)
 
 
