@@ -20,14 +20,17 @@ STUDY = "mc_vs_exact"  # the cheapest committed study: ~5 s
 
 
 def test_committed_study_regenerates_its_table(tmp_path):
-    """Rerun the committed study ``mc_vs_exact`` and compare its table with the committed one value
-    by value: floats within the contract's bound (on another CPU they may differ in their last
-    bits; on the machine and libraries that wrote it they are the same bits, tests/test_runner.py),
-    everything else exact."""
+    """Rerun the committed study ``mc_vs_exact`` with its command and compare its table with the
+    committed one value by value: floats within the contract's bound (on another CPU they may
+    differ in their last bits; on the machine and libraries that wrote it they are the same bits,
+    tests/test_runner.py), everything else exact; and its reports, which round, byte for byte."""
     committed = RESULTS / STUDY / "results.parquet"
-    subprocess.run([sys.executable, "-m", "covstudy", f"study={STUDY}", f"out={tmp_path / STUDY}"],
+    subprocess.run([sys.executable, "-m", "covstudy", f"study={STUDY}", f"out=results/{STUDY}", "plot=true"],
                    cwd=tmp_path, check=True, capture_output=True, timeout=120)
-    assert_same_numbers(pq.read_table(tmp_path / STUDY / "results.parquet"), pq.read_table(committed))
+    made = tmp_path / "results" / STUDY
+    assert_same_numbers(pq.read_table(made / "results.parquet"), pq.read_table(committed))
+    for report in ("report.md", "report.tex", "report.html"):
+        assert (made / report).read_bytes() == (RESULTS / STUDY / report).read_bytes(), report
     # The figures and reports come from this table: it has every column they read, no wall time.
     assert "seconds" not in pq.read_schema(committed).names
 
