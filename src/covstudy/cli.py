@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import functools
 import os
 import signal
 import sys
@@ -75,6 +76,19 @@ def _sigterm_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt_exits_130(main):
+    """``main`` with a Ctrl-C outside the run (Hydra composing the config, figures being drawn)
+    ending in one line and exit code 130, as one during the run does, not a traceback."""
+    @functools.wraps(main)
+    def wrapped():
+        try:
+            main()
+        except KeyboardInterrupt:
+            print("covstudy: interrupted; rerun the same command to resume", file=sys.stderr)
+            sys.exit(130)
+    return wrapped
 
 
 def _fail(message: str, out: str | None = None) -> None:
@@ -144,6 +158,7 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
+@_interrupt_exits_130
 def main() -> None:
     """``covstudy``: our own --help (designs, methods, studies), otherwise the Hydra app."""
     if any(a in ("--help", "-h") for a in sys.argv[1:]):

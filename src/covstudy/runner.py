@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import ctypes
-import ctypes.util
 import datetime as dt
 import functools
 import hashlib
 import logging
 import os
 import platform
+import queue
 import signal
 import socket
 import subprocess
 import sys
 import threading
-import time
 from importlib import metadata
 from pathlib import Path
 
@@ -255,19 +253,46 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
 
 
 def worker_pool(workers: int):
-    """loky's reusable pool of ``workers`` single-threaded processes that die with this one
-    (``_die_with_parent``). Everything in covstudy that runs on local processes uses this pool:
-    joblib.Parallel's own loky pool cannot take over the reusable executor once this one exists."""
+    """loky's reusable pool of ``workers`` single-threaded processes that die with this one and
+    leave Ctrl-C and SIGTERM to it (``_WORKER_START``). Everything in covstudy that runs on local
+    processes uses this pool: joblib.Parallel's own loky pool cannot take over the reusable
+    executor once this one exists."""
     from joblib.externals.loky import get_reusable_executor
 
-    return get_reusable_executor(max_workers=workers, timeout=300, initializer=_die_with_parent,
-                                 initargs=(os.getpid(),),
+    return get_reusable_executor(max_workers=workers, timeout=300, initializer=exec,
+                                 initargs=(_WORKER_START, {"parent": os.getpid()}),
                                  env={v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")})
+
+
+# Each worker's initializer. Source, not a function of covstudy: unpickling a function would
+# import covstudy (numpy, scipy, pandas: a second or more) before it runs, and a worker whose run
+# is killed with -9 meanwhile would live on that long. Workers exit when the run dies, even by
+# kill -9: on Linux the kernel kills them (PR_SET_PDEATHSIG, even inside a long numpy call),
+# elsewhere a thread notices the worker being re-parented. Ctrl-C and SIGTERM are the run's: it
+# saves what is finished and stops the pool (see _workers_leave_signals_to_us).
+_WORKER_START = """
+import ctypes, os, signal, threading, time
+for sig in (signal.SIGINT, signal.SIGTERM):  # a worker loky starts later, too
+    signal.signal(sig, signal.SIG_IGN)
+try:
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+except (OSError, AttributeError):
+    pass
+if os.getppid() != parent:  # the run died before the line above took effect
+    os._exit(1)
+
+def watch():
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+threading.Thread(target=watch, name="covstudy-parent-watch", daemon=True).start()
+"""
 
 
 def _on_workers(study: Study, tasks: list[grid.Task], workers: int):
     """Each task's rows, as a worker finishes it (in any order): on loky processes that die
-    with this one (``_die_with_parent``), or on the study's dask cluster."""
+    with this one (``worker_pool``), or on the study's dask cluster."""
     if study.backend == "loky":
         executor = worker_pool(min(workers, len(tasks)))
         with _workers_leave_signals_to_us():  # the first submission starts the workers
@@ -289,30 +314,13 @@ def _on_workers(study: Study, tasks: list[grid.Task], workers: int):
             results.close()
 
 
-def _die_with_parent(parent: int) -> None:
-    """Worker initializer: exit when the process ``parent`` dies, even by ``kill -9`` (a worker
-    left behind would compute on for nothing and hold the run's stdout and stderr open).
-    On Linux the kernel sends SIGKILL (PR_SET_PDEATHSIG), even inside a long numpy call;
-    elsewhere a thread notices the worker being re-parented."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    if os.getppid() != parent:  # died before the above took effect
-        os._exit(1)
-    threading.Thread(target=watch, name="covstudy-parent-watch", daemon=True).start()
-
-
 @contextlib.contextmanager
 def _workers_leave_signals_to_us():
-    """Workers started in here ignore Ctrl-C and SIGTERM (the dispositions survive exec): the
-    driver alone handles them, saves what is finished and stops the pool. The price: a signal
-    that arrives while the workers are spawned (a fraction of a second) is ignored by the driver too."""
+    """Workers started in here ignore Ctrl-C and SIGTERM from their first instruction (the
+    dispositions survive exec; a signal blocked instead would be unblocked by multiprocessing's
+    resource tracker): the driver alone handles them, saves what is finished and stops the pool.
+    The price: a signal that arrives while the workers are spawned (milliseconds) is ignored by
+    the driver too."""
     try:
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     except ValueError:  # not the main thread
@@ -344,6 +352,13 @@ def _shutdown_workers() -> None:
 
     executor = getattr(reusable_executor, "_executor", None)
     if executor is not None:
+        # loky's manager thread drops the pending tasks, then takes the next queued task id and
+        # dies printing "Exception in thread ExecutorManagerThread ... KeyError" (loky 3.5): take
+        # the ids out first. Only this thread submits, so none is queued after.
+        work_ids = getattr(executor, "_work_ids", None)
+        with contextlib.suppress(queue.Empty, AttributeError):
+            while True:
+                work_ids.get_nowait()
         with contextlib.suppress(Exception):
             executor.shutdown(wait=True, kill_workers=True)
 
