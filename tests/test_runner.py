@@ -164,6 +164,13 @@ def test_killed_run_leaves_no_workers_and_resumes_to_the_uninterrupted_table(tmp
     pd.testing.assert_frame_equal(numbers(resumed), numbers(clean), check_dtype=False)
 
 
+def ignores(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` ignores signal ``sig`` now (its SigIgn mask in /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        mask = next(int(line.split()[1], 16) for line in f if line.startswith("SigIgn:"))
+    return bool(mask >> (int(sig) - 1) & 1)
+
+
 def test_sigterm_stops_a_long_cell_within_seconds(tmp_path):
     # One exact Blaker cell at n = 10^7: about a minute of one numpy computation (43 s before it
     # was moved onto a worker, since a signal waits for the numpy call in the driver to return).
@@ -171,10 +178,11 @@ def test_sigterm_stops_a_long_cell_within_seconds(tmp_path):
            "engine=exact", "n_jobs=2", f"out={tmp_path / 'long'}"]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     proc.stderr.readline()  # the plan line: the work starts
-    deadline = time.time() + 30
-    while time.time() < deadline and not children(proc.pid):
+    # While the pool starts, the driver ignores signals (runner._workers_leave_signals_to_us):
+    # wait for the state after it, workers up and SIGTERM no longer ignored, not for a time.
+    deadline = time.time() + 120
+    while time.time() < deadline and not (children(proc.pid) and not ignores(proc.pid, signal.SIGTERM)):
         time.sleep(0.05)
-    time.sleep(1)  # while the pool starts, the driver ignores signals (runner._workers_leave_signals_to_us)
     proc.send_signal(signal.SIGTERM)
     start = time.time()
     try:
