@@ -8,6 +8,7 @@ COUNT_MAX = 10**15  # counts beyond this are not test sets (and leave float64's 
 REPS_MAX = 10**8  # simulated test sets per point: MCSE <= 5e-5; more is hours a point, use the exact engine
 DRAWS_MAX = 10**7  # bootstrap resamples or posterior draws of one interval (methods' ``draws``)
 LEVELS_MAX = 1000  # points of an ordinal score scale (binormal ``levels``): one root per cut point
+RESAMPLE_WORK_MAX = 10**9  # draws × sample size of one resampling interval: ~10 CPU-s (it streams: memory is bounded)
 MC_BYTES_MAX = 2 * 10**9  # what one Monte Carlo point holds at once (reps × test-set size), on a shared machine
 
 
@@ -52,6 +53,13 @@ def counts(name: str, value, minimum: int = 0, maximum: int = COUNT_MAX) -> np.n
     if np.any(arr < minimum):
         raise ValueError(f"{name} must be >= {minimum}, got {arr.min()}")
     return arr
+
+
+def resample_work(name: str, draws: int, size: int) -> None:
+    """ValueError unless draws × size (resamples × observations each) is at most RESAMPLE_WORK_MAX."""
+    if draws * size > RESAMPLE_WORK_MAX:
+        raise ValueError(f"{name}: {draws:,} resamples of {size:,} observations is {draws * size:.1e} draws, "
+                         f"at most {RESAMPLE_WORK_MAX:.0e} (~10 CPU-s); lower {name} to {max(1, RESAMPLE_WORK_MAX // size):,}")
 
 
 def interval(name: str, value, low: float, high: float | None, low_open: bool, high_open: bool) -> np.ndarray:
