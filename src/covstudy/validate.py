@@ -55,10 +55,10 @@ def counts(name: str, value, minimum: int = 0, maximum: int = COUNT_MAX) -> np.n
     return arr
 
 
-def resample_work(name: str, draws: int, size: int) -> None:
-    """ValueError unless draws × size (resamples × observations each) is at most RESAMPLE_WORK_MAX."""
+def resample_work(name: str, draws: int, size: int, what: str = "observations") -> None:
+    """ValueError unless draws × size (resamples × ``what`` each) is at most RESAMPLE_WORK_MAX."""
     if draws * size > RESAMPLE_WORK_MAX:
-        raise ValueError(f"{name}: {draws:,} resamples of {size:,} observations is {draws * size:.1e} draws, "
+        raise ValueError(f"{name}: {draws:,} resamples of {size:,} {what} is {draws * size:.1e} draws, "
                          f"at most {RESAMPLE_WORK_MAX:.0e} (~10 CPU-s); lower {name} to {max(1, RESAMPLE_WORK_MAX // size):,}")
 
 

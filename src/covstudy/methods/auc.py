@@ -221,7 +221,7 @@ def bootstrap(scores_pos, scores_neg, delta, rng=None, draws=2000):
     pos, neg, shape = _rows(scores_pos, scores_neg)
     delta = np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1)
     m, n = pos.shape[1], neg.shape[1]
-    validate.resample_work("draws", draws, m + n)
+    validate.resample_work("draws", draws, m + n, "scores")
     rng = np.random.default_rng() if rng is None else rng
     lower, upper = np.empty(pos.shape[0]), np.empty(pos.shape[0])
     for t in range(pos.shape[0]):
