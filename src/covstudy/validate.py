@@ -33,11 +33,35 @@ def number(name: str, value, valid: str = "") -> float:
         raise ValueError(f"{name} must be a number{' in ' + valid if valid else ''}, got {value!r}") from None
 
 
+def array(name: str, value, valid: str, dtype=None) -> np.ndarray:
+    """``np.asarray(value, dtype)``; a ragged list (rows of different lengths) or anything else
+    numpy cannot hold as one array is a one-line ValueError naming ``name``."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError):
+        ragged = isinstance(value, (list, tuple)) and len({np.shape(v) if _regular(v) else None for v in value}) > 1
+        why = "rows of different lengths" if ragged else "not an array of numbers"
+        raise ValueError(f"{name} must be {valid}, got {why}: {_short(value)}") from None
+
+
+def _regular(value) -> bool:
+    try:
+        np.shape(value)
+        return True
+    except ValueError:
+        return False
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def counts(name: str, value, minimum: int = 0, maximum: int = COUNT_MAX) -> np.ndarray:
     """``value`` as an int64 array of whole numbers in [``minimum``, ``maximum``]."""
     if not_numbers(value):
         raise ValueError(f"{name} must be whole numbers >= {minimum}, got {value!r}")
-    arr = np.asarray(value)
+    arr = array(name, value, f"whole numbers >= {minimum}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     if arr.dtype == object and all(isinstance(v, int) and not isinstance(v, bool) for v in arr.flat):
@@ -103,8 +127,8 @@ def p_range(value) -> tuple[float, float]:
 
 def scalar(name: str, value):
     """``value`` itself if it is a single number (not an array)."""
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single number")
+    if not _regular(value) or np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a single number, got {_short(value)}")
     return value
 
 
