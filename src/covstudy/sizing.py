@@ -45,7 +45,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     """The planner for any design (module docstring); ``given``: the axes and the method's parameters.
     ``at``: no search, the table row of that size only (``size_performance``)."""
     from .coverage import design_points
-    from .plan import PlanResult, _search
+    from .plan import PlanResult, _search, coverage_ceiling
 
     d = get_design(design)
     est = get_estimand(d.data, d.estimand if metric is None else metric)
@@ -94,6 +94,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         assurance = float(validate.unit_interval("assurance", validate.scalar("assurance", assurance), open_=True))
     if coverage is not None:
         coverage = float(validate.unit_interval("coverage", validate.scalar("coverage", coverage), open_=True))
+        coverage = coverage_ceiling(coverage, delta)
     if at is not None:
         plugin = False
     if plugin and (width is None or assurance is not None or coverage is not None or power is not None):
