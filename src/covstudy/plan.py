@@ -40,7 +40,7 @@ from .measures import measures
 from .methods import get
 
 _TOL = 1e-12  # slack in the comparisons, so rounding cannot flip a target that holds with equality
-SEARCH_MAX = 10_000  # sizes one search may evaluate (the tests' searches need <= 1,300; ~5 CPU-s of binomial sizes)
+SEARCH_MAX = 5000  # sizes one search may evaluate (the tests need <= 1,300; ~5 CPU-s of binomial sizes near 10⁴)
 SEARCH_OUTCOMES = 10**8  # outcomes one search may evaluate (designs whose outcomes fill a 3-d support: ~0.3 µs each)
 # The exact binomial planner's largest n_max: at one p the pmf's support (~40·sqrt(n) k) is
 # cheap; over a range it is ~(hi - lo)·n k, bounded as for exact curves (exact_curve.EXACT_N_MAX).
@@ -174,11 +174,11 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     side : {"two-sided", "lower", "upper"}
         The interval's side; a one-sided bound's "width" is its margin from p̂.
     n_max : int
-        The largest size searched.
+        The largest size searched (exact binomial planner: at most 10⁸ at one p, 10⁶ over a range).
     horizon : int
         The target must hold at n and keep holding up to n + horizon (module docstring; exact engines).
     p_points : int
-        How many equally spaced p of ``p_range`` the width targets are checked at.
+        How many equally spaced p of ``p_range`` the width targets are checked at (at most 1,000).
     design : str
         A registered design (``DESIGNS``); keyword only, as are the parameters below.
     metric : str, optional
@@ -186,7 +186,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     assurance : float, optional
         With ``width``: P(width <= width) >= assurance (1 - γ); the same as ``width_prob``.
     coverage : float, optional
-        Target: coverage >= coverage (= 1 - delta - ε; ``coverage_tol`` is ε).
+        Target: coverage >= coverage (= 1 - delta - ε; ``coverage_tol`` is ε), at most 1 - delta.
     reps, seed : int, optional
         Monte Carlo test sets per evaluated size (default: exact where possible, else 1000)
         and the seed of their streams.
@@ -195,7 +195,8 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
         counts has width ``width`` (``.n_continuous``: the real root; ``.n`` its ceiling).
     power, null : float, optional
         Target: P(the interval excludes ``null``) >= power, the power of the test that
-        inverts the interval (``null`` defaults to the estimand's: 0 for a difference).
+        inverts the interval (``null`` defaults to the estimand's: 0 for a difference; it must
+        lie in the metric's range, [0, 1] or [-1, 1] for a difference).
     **axes_and_params
         The method's parameters and, for designs other than binomial, the design's other
         axes (``prevalence``, ``tpr``, ``tnr``, ``p1``, ``p2``, ``ratio``, ``auc``,
@@ -211,7 +212,8 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     Raises
     ------
     ValueError
-        If no size <= n_max meets the target, or an input is invalid.
+        If no size <= n_max meets the target, or an input is invalid; or if the search exceeds
+        its work bound (``SEARCH_MAX`` sizes, ``SEARCH_OUTCOMES`` outcomes: docs/planning.md).
 
     Examples
     --------
