@@ -118,7 +118,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
 
     def exact_outcomes(points, merge):
         outcomes = generate(points, merge)
-        work[points[0][d.size_axis]] = outcomes.weight.shape[-1]
+        work[points[0].get(d.size_axis)] = outcomes.weight.shape[-1]
         return outcomes
 
     evaluator.exact = exact_outcomes
