@@ -88,7 +88,11 @@ def _values(name, values):
     """A 1-d object/float array of a column, its display name (a named Series's name wins)."""
     label = getattr(values, "name", None)
     label = str(label) if isinstance(label, str) and label else name
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # a ragged list
+        raise InputError(f"{label}: expected one value per example (a 1-d column), got rows of different "
+                         f"lengths") from None
     if arr.ndim != 1:
         raise InputError(f"{label}: expected one value per example (a 1-d column), got shape {arr.shape}")
     return label, arr

@@ -92,6 +92,9 @@ class AverageCoverage:
 
 
 EXACT_N_MAX = 10**6  # measured: Wilson's confidence coefficient takes 0.5 GB at 10⁶, 3.4 GB and minutes at 10⁷
+# Methods whose n + 1 ends are solved by root finding on incomplete Beta functions whose cost
+# grows with n: Blaker's table takes 3.8 CPU-s at n = 10⁵ and grows ~n^1.5 (about 2 min at 10⁶).
+N_MAX_BY_METHOD = {"blaker": 2 * 10**5}
 
 
 def ends(method: str, n: int, delta: float = 0.05, side: str = "two-sided", **params):
@@ -102,6 +105,9 @@ def ends(method: str, n: int, delta: float = 0.05, side: str = "two-sided", **pa
     if n > EXACT_N_MAX:
         raise ValueError(f"n: exact curves take n <= {EXACT_N_MAX:,} (a table of n + 1 intervals: ~0.5 GB and "
                          f"~20 s for Wilson there), got {n:,}")
+    if n > N_MAX_BY_METHOD.get(m.name, EXACT_N_MAX):
+        raise ValueError(f"n: exact curves of {m.name} take n <= {N_MAX_BY_METHOD[m.name]:,} (its n + 1 intervals "
+                         f"are solved by root finding: ~10 CPU-s there, ~2 min at 10⁶), got {n:,}")
     d = float(validate.delta(validate.scalar("delta", delta)))
     k = np.arange(n + 1)
     lower, upper = m.bounds((k, n), d, side, **full)
@@ -115,7 +121,7 @@ def confidence_coefficient(method: str, n: int, delta: float = 0.05, side: str =
     (module docstring): the lowest coverage over p, found from the interval ends, not a grid.
 
     Cost: one interval table and four binomial tail evaluations per end (about 0.2 s at
-    n = 10⁵); n above 10⁶ is refused at once.
+    n = 10⁵); n above 10⁶ (Blaker's: 2·10⁵, ``N_MAX_BY_METHOD``) is refused at once.
 
     Parameters
     ----------

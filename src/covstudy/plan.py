@@ -35,11 +35,17 @@ import numpy as np
 
 from . import validate
 from .designs import _supported_pmf
-from .exact_curve import infimum
+from .exact_curve import EXACT_N_MAX, infimum
 from .measures import measures
 from .methods import get
 
 _TOL = 1e-12  # slack in the comparisons, so rounding cannot flip a target that holds with equality
+SEARCH_MAX = 5000  # sizes one search may evaluate (the tests need <= 1,300; ~5 CPU-s of binomial sizes near 10⁴)
+SEARCH_OUTCOMES = 10**8  # outcomes one search may evaluate (designs whose outcomes fill a 3-d support: ~0.3 µs each)
+# The exact binomial planner's largest n_max: at one p the pmf's support (~40·sqrt(n) k) is
+# cheap; over a range it is ~(hi - lo)·n k, bounded as for exact curves (exact_curve.EXACT_N_MAX).
+N_MAX_AT_P = 10**8
+P_POINTS_MAX = 1000  # p of a range at which the width targets are checked: each one's pmf every size
 
 
 @dataclass(frozen=True)
@@ -168,11 +174,11 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     side : {"two-sided", "lower", "upper"}
         The interval's side; a one-sided bound's "width" is its margin from p̂.
     n_max : int
-        The largest size searched.
+        The largest size searched (exact binomial planner: at most 10⁸ at one p, 10⁶ over a range).
     horizon : int
         The target must hold at n and keep holding up to n + horizon (module docstring; exact engines).
     p_points : int
-        How many equally spaced p of ``p_range`` the width targets are checked at.
+        How many equally spaced p of ``p_range`` the width targets are checked at (at most 1,000).
     design : str
         A registered design (``DESIGNS``); keyword only, as are the parameters below.
     metric : str, optional
@@ -180,7 +186,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     assurance : float, optional
         With ``width``: P(width <= width) >= assurance (1 - γ); the same as ``width_prob``.
     coverage : float, optional
-        Target: coverage >= coverage (= 1 - delta - ε; ``coverage_tol`` is ε).
+        Target: coverage >= coverage (= 1 - delta - ε; ``coverage_tol`` is ε), at most 1 - delta.
     reps, seed : int, optional
         Monte Carlo test sets per evaluated size (default: exact where possible, else 1000)
         and the seed of their streams.
@@ -189,7 +195,8 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
         counts has width ``width`` (``.n_continuous``: the real root; ``.n`` its ceiling).
     power, null : float, optional
         Target: P(the interval excludes ``null``) >= power, the power of the test that
-        inverts the interval (``null`` defaults to the estimand's: 0 for a difference).
+        inverts the interval (``null`` defaults to the estimand's: 0 for a difference; it must
+        lie in the metric's range, [0, 1] or [-1, 1] for a difference).
     **axes_and_params
         The method's parameters and, for designs other than binomial, the design's other
         axes (``prevalence``, ``tpr``, ``tnr``, ``p1``, ``p2``, ``ratio``, ``auc``,
@@ -205,7 +212,8 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     Raises
     ------
     ValueError
-        If no size <= n_max meets the target, or an input is invalid.
+        If no size <= n_max meets the target, or an input is invalid; or if the search exceeds
+        its work bound (``SEARCH_MAX`` sizes, ``SEARCH_OUTCOMES`` outcomes: docs/planning.md).
 
     Examples
     --------
@@ -231,7 +239,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
         if coverage is not None:
             d = float(validate.delta(validate.scalar("delta", delta)))
             c = float(validate.unit_interval("coverage", validate.scalar("coverage", coverage), open_=True))
-            coverage_tol = max(0.0, 1 - d - c)
+            coverage_tol = max(0.0, 1 - d - coverage_ceiling(c, d))
         return _plan_binomial(method, delta, p, width, assurance, coverage_tol, p_range, side, n_max, horizon,
                               p_points, **axes_and_params)
     from .sizing import plan_design
@@ -240,6 +248,8 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
         raise ValueError(f"p_range: a range of accuracies is planned by the exact binomial planner only "
                          f"(design binomial, no reps, no plugin)")
     if coverage_tol is not None:
+        coverage_tol = float(validate.unit_interval("coverage_tol", validate.scalar("coverage_tol", coverage_tol),
+                                                    open_=False))
         coverage = 1 - float(validate.delta(validate.scalar("delta", delta))) - coverage_tol
     given = {**({"p": p} if p is not None else {}), **axes_and_params}
     return plan_design(method, name, metric, delta, width, assurance, coverage, side, reps, seed, n_max, horizon,
@@ -267,7 +277,8 @@ def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, wid
     if coverage_tol is not None:
         coverage_tol = float(validate.unit_interval("coverage_tol", validate.scalar("coverage_tol", coverage_tol),
                                                     open_=False))
-    n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=1))
+    n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=1,
+                                maximum=N_MAX_AT_P if p_grid.size == 1 else EXACT_N_MAX))
     horizon = int(validate.counts("horizon", validate.scalar("horizon", horizon), minimum=0))
 
     parts = []
@@ -299,7 +310,7 @@ def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, wid
             ok &= r["min_coverage"] >= 1 - d - coverage_tol - _TOL
         return bool(ok)
 
-    n = _search(holds, n_max, horizon)
+    n = _search(holds, n_max, horizon, target=target)
     if n is None:
         raise ValueError(f"n_max: no n <= {n_max:,} meets the target ({target}); raise n_max or relax the target")
     evaluations = len(cache)
@@ -312,9 +323,39 @@ def _plan_binomial(method: str, delta: float = 0.05, p: float | None = None, wid
                       evaluations, targets={k: v for k, v in targets.items() if v is not None})
 
 
-def _search(holds, n_max: int, horizon: int, start: int = 1) -> int | None:
+def coverage_ceiling(coverage: float, delta: float) -> float:
+    """``coverage`` if at most 1 - delta, else ValueError: an interval at level 1 - delta covers
+    about 1 - delta at large n, so a higher target is a different level, not a larger size."""
+    if coverage > 1 - delta + _TOL:
+        raise ValueError(f"coverage must be at most 1 - delta = {1 - delta:g} (the interval's level), got {coverage:g}; "
+                         f"for a higher coverage lower delta (delta = 1 - coverage)")
+    return coverage
+
+
+def _search(holds, n_max: int, horizon: int, start: int = 1, target: str = "", work=None) -> int | None:
     """The first n >= start found with holds(n') for all n' in [n, n + horizon] (module docstring);
-    None if none <= n_max."""
+    None if none <= n_max.
+
+    The work is bounded: ValueError beyond ``SEARCH_MAX`` evaluated sizes (a target met at
+    scattered n only, e.g. a coverage oscillating about it, has the search step through every
+    n up to n_max) or, with ``work(n)`` (the outcomes evaluated at n), beyond ``SEARCH_OUTCOMES``.
+    """
+    calls = outcomes = 0
+
+    def holds(n, holds=holds):
+        nonlocal calls, outcomes
+        calls += 1
+        if calls > SEARCH_MAX:
+            raise ValueError(f"horizon: the target ({target}) holds at scattered sizes near {n:,} but not for "
+                             f"{horizon + 1} consecutive ones within the {SEARCH_MAX:,} sizes a search may evaluate; "
+                             f"it oscillates about the target: relax it (a lower coverage) or lower horizon")
+        ok = holds(n)
+        outcomes += work(n) if work is not None else 0
+        if outcomes > SEARCH_OUTCOMES:
+            raise ValueError(f"n_max: the search evaluated {outcomes:,} outcomes (at most {SEARCH_OUTCOMES:.0e}, "
+                             f"~30 CPU-s) by n = {n:,} without an answer; plan by Monte Carlo (reps=...) or lower n_max")
+        return ok
+
     lo = start - 1  # invariant: lo == start - 1 or holds(lo) is False
     while lo < n_max:
         step, hi = 1, lo + 1
@@ -340,7 +381,7 @@ def _p_grid(p, p_range, points) -> tuple[np.ndarray, str]:
         value = float(validate.unit_interval("p", validate.scalar("p", p), open_=False))
         return np.array([value]), f"at p = {value:g}"
     lo, hi = validate.p_range(p_range)
-    points = int(validate.counts("p_points", validate.scalar("p_points", points), minimum=1))
+    points = int(validate.counts("p_points", validate.scalar("p_points", points), minimum=1, maximum=P_POINTS_MAX))
     grid = np.linspace(lo, hi, points)
     if lo < 0.5 < hi:
         grid = np.union1d(grid, [0.5])

@@ -45,7 +45,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     """The planner for any design (module docstring); ``given``: the axes and the method's parameters.
     ``at``: no search, the table row of that size only (``size_performance``)."""
     from .coverage import design_points
-    from .plan import PlanResult, _search
+    from .plan import PlanResult, _search, coverage_ceiling
 
     d = get_design(design)
     est = get_estimand(d.data, d.estimand if metric is None else metric)
@@ -77,7 +77,11 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         power = float(validate.unit_interval("power", validate.scalar("power", power), open_=True))
         if null is None and est.null is None:
             raise ValueError(f"null: give the value the interval must exclude (the {est.name} has no default null)")
-        null = float(validate.number("null", est.null if null is None else null, "a number"))
+        low = -1.0 if est.null == 0 else 0.0  # a difference of two metrics, or a metric in [0, 1]
+        valid = f"[{low:g}, 1]"
+        null = validate.number("null", est.null if null is None else null, valid)
+        if not low <= null <= 1:  # NaN fails too
+            raise ValueError(f"null must be in {valid} (the range of the {est.name}), got {null!r}")
     if width is not None:
         width = validate.number("width", width, "(0, 2]")
         if not (math.isfinite(width) and 0 < width <= 2):
@@ -90,6 +94,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         assurance = float(validate.unit_interval("assurance", validate.scalar("assurance", assurance), open_=True))
     if coverage is not None:
         coverage = float(validate.unit_interval("coverage", validate.scalar("coverage", coverage), open_=True))
+        coverage = coverage_ceiling(coverage, delta)
     if at is not None:
         plugin = False
     if plugin and (width is None or assurance is not None or coverage is not None or power is not None):
@@ -108,6 +113,15 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                         max_width=None if width is None else width + _TOL, null=null if power is not None else None)
     n_min = _smallest(d, axes, analysis, n_min)
     evaluator = Evaluator(d)
+    work: dict[int, int] = {}  # size -> outcomes scored there (bounds the search's work)
+    generate = evaluator.exact
+
+    def exact_outcomes(points, merge):
+        outcomes = generate(points, merge)
+        work[points[0].get(d.size_axis)] = outcomes.weight.shape[-1]
+        return outcomes
+
+    evaluator.exact = exact_outcomes
     ints = [a.name for a in d.axes if a.integer and a.name != d.size_axis]
     cache: dict[int, dict] = {}
 
@@ -165,7 +179,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                 ok &= r["power"] >= power - _TOL
             return bool(ok)
 
-        n = _search(holds, n_max, horizon, start=n_min)
+        n = _search(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.get(n, 0))
         if n is None:
             raise ValueError(f"n_max: no {d.size_axis} <= {n_max:,} meets the target ({target}); "
                              f"raise n_max or relax the target")

@@ -8,6 +8,7 @@ COUNT_MAX = 10**15  # counts beyond this are not test sets (and leave float64's 
 REPS_MAX = 10**8  # simulated test sets per point: MCSE <= 5e-5; more is hours a point, use the exact engine
 DRAWS_MAX = 10**7  # bootstrap resamples or posterior draws of one interval (methods' ``draws``)
 LEVELS_MAX = 1000  # points of an ordinal score scale (binormal ``levels``): one root per cut point
+RESAMPLE_WORK_MAX = 10**9  # draws × sample size of one resampling interval: ~10 CPU-s (it streams: memory is bounded)
 MC_BYTES_MAX = 2 * 10**9  # what one Monte Carlo point holds at once (reps × test-set size), on a shared machine
 
 
@@ -32,11 +33,35 @@ def number(name: str, value, valid: str = "") -> float:
         raise ValueError(f"{name} must be a number{' in ' + valid if valid else ''}, got {value!r}") from None
 
 
+def array(name: str, value, valid: str, dtype=None) -> np.ndarray:
+    """``np.asarray(value, dtype)``; a ragged list (rows of different lengths) or anything else
+    numpy cannot hold as one array is a one-line ValueError naming ``name``."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError):
+        ragged = isinstance(value, (list, tuple)) and len({np.shape(v) if _regular(v) else None for v in value}) > 1
+        why = "rows of different lengths" if ragged else "not an array of numbers"
+        raise ValueError(f"{name} must be {valid}, got {why}: {_short(value)}") from None
+
+
+def _regular(value) -> bool:
+    try:
+        np.shape(value)
+        return True
+    except ValueError:
+        return False
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def counts(name: str, value, minimum: int = 0, maximum: int = COUNT_MAX) -> np.ndarray:
     """``value`` as an int64 array of whole numbers in [``minimum``, ``maximum``]."""
     if not_numbers(value):
         raise ValueError(f"{name} must be whole numbers >= {minimum}, got {value!r}")
-    arr = np.asarray(value)
+    arr = array(name, value, f"whole numbers >= {minimum}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     if arr.dtype == object and all(isinstance(v, int) and not isinstance(v, bool) for v in arr.flat):
@@ -52,6 +77,13 @@ def counts(name: str, value, minimum: int = 0, maximum: int = COUNT_MAX) -> np.n
     if np.any(arr < minimum):
         raise ValueError(f"{name} must be >= {minimum}, got {arr.min()}")
     return arr
+
+
+def resample_work(name: str, draws: int, size: int, what: str = "observations") -> None:
+    """ValueError unless draws × size (resamples × ``what`` each) is at most RESAMPLE_WORK_MAX."""
+    if draws * size > RESAMPLE_WORK_MAX:
+        raise ValueError(f"{name}: {draws:,} resamples of {size:,} {what} is {draws * size:.1e} draws, "
+                         f"at most {RESAMPLE_WORK_MAX:.0e} (~10 CPU-s); lower {name} to {max(1, RESAMPLE_WORK_MAX // size):,}")
 
 
 def interval(name: str, value, low: float, high: float | None, low_open: bool, high_open: bool) -> np.ndarray:
@@ -95,8 +127,8 @@ def p_range(value) -> tuple[float, float]:
 
 def scalar(name: str, value):
     """``value`` itself if it is a single number (not an array)."""
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single number")
+    if not _regular(value) or np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a single number, got {_short(value)}")
     return value
 
 

@@ -214,30 +214,57 @@ def bootstrap(scores_pos, scores_neg, delta, rng=None, draws=2000):
     A resample's Â needs no pairwise comparison: with W_k the number of resampled negatives
     among the k lowest (a cumulative count), a positive x with lo(x) negatives below it and
     hi(x) at or below it contributes (W_lo + W_hi)/2 (ties ½), so
-    Â* = Σ_i (W_lo(X*_i) + W_hi(X*_i))/(2mn): O((m + n)·draws) per test set.
+    Â* = Σ_i (W_lo(X*_i) + W_hi(X*_i))/(2mn): O((m + n)·draws) per test set, in blocks of
+    resamples of bounded memory (the same numbers as one block); draws × (m + n) at most
+    ``validate.RESAMPLE_WORK_MAX``.
     """
     pos, neg, shape = _rows(scores_pos, scores_neg)
     delta = np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1)
     m, n = pos.shape[1], neg.shape[1]
+    validate.resample_work("draws", draws, m + n, "scores")
     rng = np.random.default_rng() if rng is None else rng
     lower, upper = np.empty(pos.shape[0]), np.empty(pos.shape[0])
-    row = np.arange(draws)[:, None]
     for t in range(pos.shape[0]):
         neg_sorted = np.sort(neg[t])
         pos_sorted = np.sort(pos[t])
         lo = np.searchsorted(neg_sorted, pos_sorted, side="left")
         hi = np.searchsorted(neg_sorted, pos_sorted, side="right")
-        j = rng.integers(0, n, size=(draws, n))
-        i = rng.integers(0, m, size=(draws, m))
-        cumulative = np.zeros((draws, n + 1), dtype=np.int64)
-        np.cumsum(np.bincount((j + row * n).ravel(), minlength=draws * n).reshape(draws, n), axis=1,
-                  out=cumulative[:, 1:])
-        flat, start = cumulative.ravel(), row * (n + 1)
-        below = flat[lo[i] + start].sum(axis=1)
-        at_or_below = below if np.array_equal(lo, hi) else flat[hi[i] + start].sum(axis=1)  # no ties: the same
-        aucs = (below + at_or_below) / (2 * m * n)
+        aucs = np.empty(draws)
+        for s, j, i in _resample_blocks(rng, draws, n, m):
+            row = np.arange(len(j))[:, None]
+            cumulative = np.zeros((len(j), n + 1), dtype=np.int64)
+            np.cumsum(np.bincount((j + row * n).ravel(), minlength=j.size).reshape(j.shape), axis=1,
+                      out=cumulative[:, 1:])
+            flat, start = cumulative.ravel(), row * (n + 1)
+            below = flat[lo[i] + start].sum(axis=1)
+            at_or_below = below if np.array_equal(lo, hi) else flat[hi[i] + start].sum(axis=1)  # no ties: the same
+            aucs[s] = (below + at_or_below) / (2 * m * n)
         lower[t], upper[t] = np.quantile(aucs, [delta[t] / 2, 1 - delta[t] / 2])
     return lower.reshape(shape), upper.reshape(shape)
+
+
+_RESAMPLE_BLOCK = 1 << 20  # resampled indices held at once (~100 MB of work arrays), whatever draws × sample size
+
+
+def _resample_blocks(rng, draws: int, n: int, m: int):
+    """``(rows, j, i)`` for consecutive blocks of the draws: j (rows × n) indices into n, then i
+    (rows × m) into m, the numbers that ``rng.integers(0, n, (draws, n))`` followed by
+    ``rng.integers(0, m, (draws, m))`` give, in blocks of at most ~``_RESAMPLE_BLOCK`` indices.
+
+    Split calls of ``integers`` continue one stream, so a block of j comes from a copy of the
+    generator and the real one is first advanced past all of j; ``rng`` ends where one call
+    of each leaves it. One block: no copy, no second pass."""
+    rows = max(1, _RESAMPLE_BLOCK // max(n, m, 1))
+    if rows >= draws:
+        yield slice(0, draws), rng.integers(0, n, size=(draws, n)), rng.integers(0, m, size=(draws, m))
+        return
+    first = np.random.Generator(type(rng.bit_generator)())
+    first.bit_generator.state = rng.bit_generator.state
+    for s in range(0, draws, rows):
+        rng.integers(0, n, size=(min(rows, draws - s), n))
+    for s in range(0, draws, rows):
+        c = min(rows, draws - s)
+        yield slice(s, s + c), first.integers(0, n, size=(c, n)), rng.integers(0, m, size=(c, m))
 
 
 def auc_interval(method: str, scores_pos, scores_neg, delta=0.05, seed: int | None = 0, **params):

@@ -70,7 +70,8 @@ def delong_covariance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     >>> auc.round(4).tolist(), cov.shape
     ([0.8889, 0.7778], (2, 2))
     """
-    pos, neg = np.asarray(scores_pos, dtype=float), np.asarray(scores_neg, dtype=float)
+    pos, neg = (validate.array(name, v, "arrays of scores (models × examples)", float)
+                for name, v in (("scores_pos", scores_pos), ("scores_neg", scores_neg)))
     k, m, n = pos.shape[-2], pos.shape[-1], neg.shape[-1]
     lead = np.broadcast_shapes(pos.shape[:-2], neg.shape[:-2])
     pos = np.broadcast_to(pos, lead + (k, m)).reshape(-1, m)
@@ -257,8 +258,11 @@ def unpaired_delong(scores_pos_first, scores_neg_first, scores_pos_second, score
     """
     from .auc import auc_and_delong_variance
 
-    a1, v1 = auc_and_delong_variance(np.asarray(scores_pos_first, float), np.asarray(scores_neg_first, float))
-    a2, v2 = auc_and_delong_variance(np.asarray(scores_pos_second, float), np.asarray(scores_neg_second, float))
+    given = {"scores_pos_first": scores_pos_first, "scores_neg_first": scores_neg_first,
+             "scores_pos_second": scores_pos_second, "scores_neg_second": scores_neg_second}
+    s = {name: validate.array(name, v, "an array of scores", float) for name, v in given.items()}
+    a1, v1 = auc_and_delong_variance(s["scores_pos_first"], s["scores_neg_first"])
+    a2, v2 = auc_and_delong_variance(s["scores_pos_second"], s["scores_neg_second"])
     n1 = np.shape(scores_pos_first)[-1] + np.shape(scores_neg_first)[-1]
     n2 = np.shape(scores_pos_second)[-1] + np.shape(scores_neg_second)[-1]
     d = (a1 - a2) / np.sqrt(v1 + v2)

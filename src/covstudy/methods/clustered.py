@@ -192,11 +192,13 @@ def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
 
     Each resample draws m clusters with replacement (index ⌊u·m⌋ of u ~ U[0, 1) from ``rng``,
     test set by test set, resample by resample, in that order); quantiles interpolate
-    linearly (numpy's default).
+    linearly (numpy's default). Resamples are drawn in blocks of bounded memory (the same
+    numbers as at once); draws × m at most ``validate.RESAMPLE_WORK_MAX``.
     """
     y, s = same_clusters(np.asarray(successes, dtype=float), np.asarray(sizes, dtype=float))
     shape, m = y.shape[:-1], y.shape[-1]
     y, s = y.reshape(-1, m), s.reshape(-1, m)
+    validate.resample_work("draws", draws, m, "clusters")
     rng = np.random.default_rng() if rng is None else rng
     q = np.asarray(delta, dtype=float) / 2
     lower, upper = np.empty(len(y)), np.empty(len(y))
@@ -204,12 +206,17 @@ def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
     # Equal cluster sizes within each test set (the clustered design's case): a resample's total
     # size is m·size, the same bits as the gathered sum (whole numbers, exact in float): one gather.
     equal = bool(np.all(s == s[:, :1]) and np.all(s == np.floor(s)))
+    # One test set's draws beyond a block: its resamples in blocks (one stream: the same numbers).
+    chunk = max(1, _BLOCK // m) if draws * m > _BLOCK else draws
     for start in range(0, len(y), step):
         rows = slice(start, min(len(y), start + step))
-        pick = (rng.random((rows.stop - start, draws, m)) * m).astype(np.int64)
-        taken = np.arange(rows.stop - start)[:, None, None]
-        total = (s[rows][:, :1] * m) if equal else s[rows][taken, pick].sum(axis=-1)
-        estimate = y[rows][taken, pick].sum(axis=-1) / total
+        estimate = np.empty((rows.stop - start, draws))
+        for d in range(0, draws, chunk):
+            c = min(chunk, draws - d)
+            pick = (rng.random((rows.stop - start, c, m)) * m).astype(np.int64)
+            taken = np.arange(rows.stop - start)[:, None, None]
+            total = (s[rows][:, :1] * m) if equal else s[rows][taken, pick].sum(axis=-1)
+            estimate[:, d:d + c] = y[rows][taken, pick].sum(axis=-1) / total
         lower[rows] = row_quantiles(estimate, np.broadcast_to(q, rows.stop - start))
         upper[rows] = row_quantiles(estimate, np.broadcast_to(1 - q, rows.stop - start))
     return lower.reshape(shape), upper.reshape(shape)
