@@ -39,7 +39,10 @@ _TABLES: OrderedDict[tuple, tuple] = OrderedDict()
 _CACHED = 0  # cells held in _TABLES
 _EXACT_CELLS = 1_000_000  # exact outcome distributions kept for reuse (Evaluator.exact), in weights
 _EXACT: OrderedDict[tuple, Outcomes] = OrderedDict()
-_SIMULATED_BYTES = 64_000_000  # simulated test sets kept for reuse (Evaluator.simulated), in bytes of columns
+# Simulated test sets kept for reuse (Evaluator.simulated), in bytes of columns and weights. A batch
+# above a quarter of it is not kept: it would push out most others, and a sweep of such batches
+# (n = 10⁶ over 99 p: 16 MB each) never hits, it only holds memory.
+_SIMULATED_BYTES = 32_000_000
 _SIMULATED: OrderedDict[tuple, Outcomes] = OrderedDict()
 
 
@@ -112,6 +115,11 @@ def clear_cache() -> None:
     _EXACT.clear()
     _SIMULATED.clear()
     _CACHED = 0
+
+
+def _nbytes(outcomes: Outcomes) -> int:
+    """Bytes of ``outcomes``' arrays (columns and weights)."""
+    return outcomes.weight.nbytes + sum(getattr(v, "nbytes", 0) for v in outcomes.columns.values())
 
 
 class Evaluator:
@@ -190,9 +198,9 @@ class Evaluator:
             for v in (*outcomes.columns.values(), outcomes.weight):
                 if isinstance(v, np.ndarray):
                     v.setflags(write=False)
-        _SIMULATED[key] = outcomes
-        while len(_SIMULATED) > 1 and sum(sum(getattr(v, "nbytes", 0) for v in o.columns.values())
-                                          for o in _SIMULATED.values()) > _SIMULATED_BYTES:
+        if _nbytes(outcomes) <= _SIMULATED_BYTES // 4:
+            _SIMULATED[key] = outcomes
+        while _SIMULATED and sum(map(_nbytes, _SIMULATED.values())) > _SIMULATED_BYTES:
             _SIMULATED.popitem(last=False)
         return outcomes
 
