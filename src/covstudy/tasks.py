@@ -123,7 +123,9 @@ def row_problem(frame: pd.DataFrame, columns: dict[str, tuple] | None = None) ->
         return f"unknown metric {bad[0]!r}"
     axes = {a.name: a for d in designs for a in get_design(d).axes}
     known = {*TEXT_COLUMNS, *axes, "delta", "reps", "seed", *ROW_MEASURES}
-    ours = frame["cell_id"].isin(columns or {}) if "cell_id" in frame else pd.Series(False, index=frame.index)
+    # dict lookups, not Series.isin: pandas' string isin makes an Arrow scalar of every cell of the study, per part
+    ours = pd.Series([c in columns for c in frame["cell_id"]] if columns and "cell_id" in frame else False,
+                     index=frame.index, dtype=bool)
     if ours.all() and columns:  # only this study's cells: their columns exactly
         known = {c for i in frame["cell_id"] for c in columns[i]}
     needed = [*ALWAYS, *(NULL_MEASURES if any(_has_null(d, frame) for d in designs) else ())]
