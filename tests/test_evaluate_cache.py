@@ -76,3 +76,17 @@ def test_simulated_test_sets_are_shared_and_give_the_same_numbers():
     clear_cache()
     assert r.coverage == coverage("wilson_vif", design="clustered", clusters=10, cluster_size=5, p=0.7, icc=0.1,
                                   reps=200, seed=1).coverage
+
+
+def test_simulated_cache_is_bounded_in_bytes_of_weights_too():
+    """The simulated test sets kept for reuse stay within _SIMULATED_BYTES counting their weights,
+    and a batch too large to be worth keeping (n = 10⁶: 16 MB a point) is not kept at all."""
+    from covstudy import core, coverage
+
+    core.clear_cache()
+    coverage("wilson", n=10**6, p=[0.3, 0.5, 0.7], reps=1000)
+    assert not core._SIMULATED
+    coverage("wilson", n=200_000, p=np.linspace(0.05, 0.95, 12), reps=1000)  # 3.2 MB a point, 38 MB in all
+    held = [core._nbytes(o) for o in core._SIMULATED.values()]
+    assert held and sum(held) <= core._SIMULATED_BYTES
+    core.clear_cache()

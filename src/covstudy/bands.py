@@ -21,9 +21,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from . import validate
 from .designs.binormal import binormal_scores, true_pr, true_roc
@@ -31,6 +31,9 @@ from .methods import get
 from .methods.bands import FPR_GRID, LATENT_TARGET, RECALL_GRID
 from .methods.auc import _scores
 from .seeds import stream
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: `import covstudy` stays light
+    import pandas as pd
 
 DEFAULT_SEED = 0
 CURVES = {"roc": ("roc_band", "fpr", FPR_GRID), "pr": ("pr_band", "recall", RECALL_GRID)}
@@ -352,6 +355,8 @@ def band_study_tables(study: BandStudy) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per curve × method × point: containment, mean area, mean and least pointwise coverage;
     one row per curve × method × point × grid value: pointwise coverage and its MCSE)."""
     import functools
+
+    import pandas as pd
 
     from .runner import n_workers, worker_pool
 

@@ -39,8 +39,12 @@ _TABLES: OrderedDict[tuple, tuple] = OrderedDict()
 _CACHED = 0  # cells held in _TABLES
 _EXACT_CELLS = 1_000_000  # exact outcome distributions kept for reuse (Evaluator.exact), in weights
 _EXACT: OrderedDict[tuple, Outcomes] = OrderedDict()
-_SIMULATED_BYTES = 64_000_000  # simulated test sets kept for reuse (Evaluator.simulated), in bytes of columns
+# Simulated test sets kept for reuse (Evaluator.simulated), in bytes of columns and weights. A batch
+# above a quarter of it is not kept: it would push out most others, and a sweep of such batches
+# (n = 10⁶ over 99 p: 16 MB each) never hits, it only holds memory.
+_SIMULATED_BYTES = 32_000_000
 _SIMULATED: OrderedDict[tuple, Outcomes] = OrderedDict()
+_SIMULATED_HELD = 0  # bytes held in _SIMULATED
 
 
 @dataclass(frozen=True)
@@ -107,11 +111,16 @@ def mc_memory(design: Design, point: dict, analysis: Analysis) -> str | None:
 
 def clear_cache() -> None:
     """Forget every cached interval table and outcome distribution (benchmarks measure cold ones)."""
-    global _CACHED
+    global _CACHED, _SIMULATED_HELD
     _TABLES.clear()
     _EXACT.clear()
     _SIMULATED.clear()
-    _CACHED = 0
+    _CACHED = _SIMULATED_HELD = 0
+
+
+def _nbytes(outcomes: Outcomes) -> int:
+    """Bytes of ``outcomes``' arrays (columns and weights)."""
+    return outcomes.weight.nbytes + sum(getattr(v, "nbytes", 0) for v in outcomes.columns.values())
 
 
 class Evaluator:
@@ -184,16 +193,20 @@ class Evaluator:
         point and the seed), as ``exact`` does for exact distributions."""
         key = (self.design.name, reps, seed, tuple(points[0]),
                tuple(itertools.chain.from_iterable(pt.values() for pt in points)))
+        global _SIMULATED_HELD
         outcomes = _SIMULATED.pop(key, None)
         if outcomes is None:
             outcomes = self.design.simulate(points, reps, seed)
             for v in (*outcomes.columns.values(), outcomes.weight):
                 if isinstance(v, np.ndarray):
                     v.setflags(write=False)
-        _SIMULATED[key] = outcomes
-        while len(_SIMULATED) > 1 and sum(sum(getattr(v, "nbytes", 0) for v in o.columns.values())
-                                          for o in _SIMULATED.values()) > _SIMULATED_BYTES:
-            _SIMULATED.popitem(last=False)
+        else:
+            _SIMULATED_HELD -= _nbytes(outcomes)
+        if _nbytes(outcomes) <= _SIMULATED_BYTES // 4:
+            _SIMULATED[key] = outcomes
+            _SIMULATED_HELD += _nbytes(outcomes)
+        while _SIMULATED_HELD > _SIMULATED_BYTES:  # a running total: summing the entries per call is quadratic
+            _SIMULATED_HELD -= _nbytes(_SIMULATED.popitem(last=False)[1])
         return outcomes
 
     def _score_batch(self, batch: list[dict], outcomes: Outcomes, a: Analysis) -> dict[str, np.ndarray]:

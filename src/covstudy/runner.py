@@ -23,18 +23,22 @@ import sys
 import threading
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import joblib
-import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from . import grid
 from .designs import DESIGNS
 from .estimate import cell_seconds, forecast
 from .progress import Progress
-from .store import Store
 from .study import RUN_KEYS, Study
-from .tasks import WALL_CLOCK, evaluate, row_columns
+from .tasks import WALL_CLOCK, row_columns
+from .tasks import evaluate_single_threaded as _evaluate_single_threaded
+
+if TYPE_CHECKING:  # pandas and the store are imported where used: a worker imports this module (its initializer)
+    import pandas as pd
+
+    from .store import Store
 
 IN_PROCESS_COST = 2e5  # grid.study_cost below which a study runs in this process, without workers
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
@@ -42,12 +46,6 @@ PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "ome
 
 class BackendError(RuntimeError):
     """The parallel backend cannot start: dask missing, or its scheduler unreachable."""
-
-
-def _evaluate_single_threaded(task: grid.Task) -> list[dict]:
-    # Workers share the cores: numpy's own thread pools would oversubscribe them.
-    with threadpool_limits(limits=1):
-        return evaluate(task)
 
 
 def n_workers(n_jobs: int) -> int:
@@ -184,6 +182,10 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
     before any work. Raises ``Interrupted`` on Ctrl-C/SIGTERM (finished cells are saved),
     ``OutError`` when ``out`` cannot be written, ``StudyMismatch`` when ``out`` holds another study.
     """
+    import pandas as pd
+
+    from .store import Store
+
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     check_backend(study)
     started = dt.datetime.now(dt.timezone.utc)
@@ -396,6 +398,8 @@ def _table(finished: pd.DataFrame, cells: list[grid.Cell], columns: dict[str, tu
     (the first cell's row, then each later cell's new columns), without wall-clock columns: the
     table is the same bytes for a config and seed, whatever n_jobs, chunking or resumption (rows
     of cells no longer in the study stay in parts/; columns no cell produces are dropped)."""
+    import pandas as pd
+
     index = pd.Series(range(len(cells)), index=[c.cell_id for c in cells])
     table = finished[finished["cell_id"].isin(index.index)].copy()
     table = table.iloc[index[table["cell_id"]].argsort()].reset_index(drop=True)

@@ -9,9 +9,9 @@ point see the same simulated test sets.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from . import validate
 from .designs import DESIGNS, get_design
@@ -20,6 +20,19 @@ from .core import Evaluator
 from .grid import Cell, Task
 from .measures import MEASURES, NULL_MEASURES, RANGES, RESULT_COLUMNS
 from .study import analyses_of
+
+if TYPE_CHECKING:  # pandas is for reading parts back, in the driver: a worker that evaluates never imports it
+    import pandas as pd
+
+
+def evaluate_single_threaded(task: Task) -> list[dict]:
+    """``evaluate(task)`` with numpy's thread pools at one thread: what a worker runs, since the
+    workers share the cores. It lives here, not in runner.py, so that a worker imports only what
+    evaluating needs (not pandas, pyarrow, the store)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return evaluate(task)
 
 
 def evaluate(task: Task) -> list[dict]:
@@ -100,6 +113,8 @@ def row_problem(frame: pd.DataFrame, columns: dict[str, tuple] | None = None) ->
     (ROW_RANGES, the design's axes, delta's, whole reps and seeds), or an empty value where a
     row has one. ``columns`` (cell_id -> row_columns) makes the check exact for those cells:
     their rows must have exactly those columns, filled."""
+    import pandas as pd
+
     designs = set(frame["design"].dropna()) if "design" in frame else set()
     if unknown := sorted(designs - set(DESIGNS), key=str):
         return f"unknown design {unknown[0]!r}"
@@ -108,7 +123,9 @@ def row_problem(frame: pd.DataFrame, columns: dict[str, tuple] | None = None) ->
         return f"unknown metric {bad[0]!r}"
     axes = {a.name: a for d in designs for a in get_design(d).axes}
     known = {*TEXT_COLUMNS, *axes, "delta", "reps", "seed", *ROW_MEASURES}
-    ours = frame["cell_id"].isin(columns or {}) if "cell_id" in frame else pd.Series(False, index=frame.index)
+    # dict lookups, not Series.isin: pandas' string isin makes an Arrow scalar of every cell of the study, per part
+    ours = pd.Series([c in columns for c in frame["cell_id"]] if columns and "cell_id" in frame else False,
+                     index=frame.index, dtype=bool)
     if ours.all() and columns:  # only this study's cells: their columns exactly
         known = {c for i in frame["cell_id"] for c in columns[i]}
     needed = [*ALWAYS, *(NULL_MEASURES if any(_has_null(d, frame) for d in designs) else ())]

@@ -1,0 +1,35 @@
+"""`import covstudy` and the workers stay light: pandas, pyarrow, matplotlib and hydra are imported
+where they are used (a table, a figure, the command line), not by the package or by a worker."""
+
+import subprocess
+import sys
+
+HEAVY = ("pandas", "pyarrow", "matplotlib", "hydra")
+
+
+def _heavy_after(code: str) -> str:
+    probe = f"import sys; {code}; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_import_covstudy_imports_no_heavy_library():
+    assert _heavy_after("import covstudy") == "[]"
+
+
+def test_what_a_worker_imports_is_light():
+    # a loky worker unpickles the runner's initializer and tasks.evaluate_single_threaded (by reference)
+    from covstudy import runner, tasks
+
+    assert runner._evaluate_single_threaded is tasks.evaluate_single_threaded
+    assert runner._die_with_parent.__module__ == "covstudy.runner"
+    assert _heavy_after("import covstudy.runner, covstudy.tasks") == "[]"
+
+
+def test_a_worker_that_evaluated_a_task_has_no_pandas(tmp_path):
+    import covstudy
+    from covstudy import runner
+
+    covstudy.run_study("quick", ["grid.n=[10,20]", "grid.p=[0.2,0.4]", "engine=mc", "reps=100",
+                                 "methods=[wilson,wald]", "n_jobs=2"], out=tmp_path, progress=False)
+    probe = f"sorted(m for m in {HEAVY!r} if m in __import__('sys').modules)"
+    assert runner.worker_pool(2).submit(eval, probe).result() == []
