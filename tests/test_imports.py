@@ -17,11 +17,16 @@ def test_import_covstudy_imports_no_heavy_library():
 
 
 def test_what_a_worker_imports_is_light():
-    # a loky worker unpickles the runner's initializer and tasks.evaluate_single_threaded (by reference)
+    # a loky worker runs the runner's stdlib-only start code and unpickles
+    # tasks.evaluate_single_threaded (by reference)
+    import ast
+
     from covstudy import runner, tasks
 
     assert runner._evaluate_single_threaded is tasks.evaluate_single_threaded
-    assert runner._die_with_parent.__module__ == "covstudy.runner"
+    start = {a.name for node in ast.walk(ast.parse(runner._WORKER_START)) if isinstance(node, ast.Import)
+             for a in node.names}
+    assert start <= {"ctypes", "os", "signal", "threading", "time"}, start
     assert _heavy_after("import covstudy.runner, covstudy.tasks") == "[]"
 
 
