@@ -38,7 +38,8 @@ if __name__ == "__main__":
         from covstudy.runner import n_workers
 
         planned = load_study(study, list(overrides), out)
-        forecast = forecast_seconds(grid.tasks(grid.cells(planned), n_workers(planned.n_jobs)))
+        workers = n_workers(planned.n_jobs)
+        forecast = forecast_seconds(grid.tasks(grid.cells(planned), workers), workers)
         table = run_study(study, overrides, out=out, progress=False)
     from joblib.externals.loky import get_reusable_executor
 
