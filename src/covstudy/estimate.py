@@ -33,9 +33,10 @@ from .designs import get_design
 from .grid import Cell, Task, cells_cost
 
 SECONDS_PER_INTERVAL = 5e-6  # CPU seconds per interval computed by a table method (rough: see above)
-# Root finders on incomplete beta functions (methods/inverted_tests.py) cost more an interval,
-# measured over n = 1,000-40,000 (growing about as n^0.15): Blaker 22-37 µs, mid-p 8-14 µs, LRT 3-7 µs.
-INTERVAL_SECONDS = {"blaker": 3e-5, "mid_p": 1.2e-5}
+# Methods that cost far more an interval, measured: the root finders on incomplete beta functions
+# (methods/inverted_tests.py) over n = 1,000-40,000 (growing about as n^0.15): Blaker 22-37 µs,
+# mid-p 8-14 µs (LRT 3-7 µs); the posterior difference of two proportions 1.6 ms (n1 = n2 = 50).
+INTERVAL_SECONDS = {"blaker": 3e-5, "mid_p": 1.2e-5, "diff_bayes": 1.6e-3}
 SECONDS_PER_OUTCOME = 1e-7  # CPU seconds per outcome weight scored (coverage, width) by a table method
 SECONDS_PER_TEST_SET = 1e-4  # CPU seconds per simulated test set, methods that need each one
 SECONDS_PER_CELL = 1e-4  # CPU seconds of overhead per cell (its point's truth, measures, row)
