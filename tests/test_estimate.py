@@ -97,3 +97,19 @@ def test_heartbeat_fraction_and_time_left_follow_the_cost(monkeypatch):
         assert re.fullmatch(r"t: 9 of 10 cells, 10% of the work, 5 s elapsed, ~45 s left", p.line())
         p.update(1, 900.0)
         assert p.fraction == 1.0 and p.line().endswith("~0 s left")
+
+
+def test_an_exact_table_split_over_tasks_counts_once_per_worker(tmp_path):
+    # One key (n = 40000) over 99 p: grid.tasks splits its points into chunks; a worker keeps the
+    # table cached, so on one worker it is computed once however many chunks there are.
+    s = study(tmp_path / "s", methods=["blaker"], grid={"n": [40000], "p": [i / 100 for i in range(1, 100)],
+                                                        "delta": [0.05]})
+    cells = grid.cells(s)
+    split = grid.tasks(cells, 2)
+    whole = [grid.Task(split[0].key, tuple(cells))]
+    assert len(split) > 2
+    assert estimate.cpu_seconds(split, 1) == pytest.approx(estimate.cpu_seconds(whole, 1))
+    assert estimate.cpu_seconds(split, 2) == pytest.approx(estimate.cpu_seconds(whole, 1)
+                                                           + estimate.INTERVAL_SECONDS["blaker"] * 40001)
+    # Blaker's root finding costs more an interval than the default
+    assert estimate.cell_seconds(cells[0]) > estimate.SECONDS_PER_INTERVAL * 40001

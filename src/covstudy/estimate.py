@@ -3,8 +3,10 @@
 Both come from ``Design.cost`` (the outcomes whose intervals a cell computes, see
 designs/base.py), the same estimate the runner splits tasks by:
 
-* time: per task, ``SECONDS_PER_INTERVAL`` for each interval a table method computes (an
-  exact table once for all the points sharing it, a Monte Carlo cell the outcomes it draws),
+* time: per task, ``SECONDS_PER_INTERVAL`` (``INTERVAL_SECONDS`` for the root-finding methods
+  that cost more) for each interval a table method computes (an exact table once for all the
+  points sharing it, and once per worker when its points are split over tasks, since a worker
+  keeps its tables cached; a Monte Carlo cell the outcomes it draws),
   ``SECONDS_PER_OUTCOME`` for each outcome weight scored, ``SECONDS_PER_TEST_SET`` for each
   test set of a method that needs each one (``Method.per_test_set``: AUC, bootstrap, cluster
   methods) and ``SECONDS_PER_CELL`` of overhead a cell. The constants were fitted by eye on the
@@ -31,6 +33,10 @@ from .designs import get_design
 from .grid import Cell, Task, cells_cost
 
 SECONDS_PER_INTERVAL = 5e-6  # CPU seconds per interval computed by a table method (rough: see above)
+# Methods that cost far more an interval, measured: the root finders on incomplete beta functions
+# (methods/inverted_tests.py) over n = 1,000-40,000 (growing about as n^0.15): Blaker 22-37 µs,
+# mid-p 8-14 µs (LRT 3-7 µs); the posterior difference of two proportions 1.6 ms (n1 = n2 = 50).
+INTERVAL_SECONDS = {"blaker": 3e-5, "mid_p": 1.2e-5, "diff_bayes": 1.6e-3}
 SECONDS_PER_OUTCOME = 1e-7  # CPU seconds per outcome weight scored (coverage, width) by a table method
 SECONDS_PER_TEST_SET = 1e-4  # CPU seconds per simulated test set, methods that need each one
 SECONDS_PER_CELL = 1e-4  # CPU seconds of overhead per cell (its point's truth, measures, row)
@@ -42,34 +48,55 @@ def _per_test_set(cell: Cell) -> bool:
     return cell.reps is not None and cell.method.method.per_test_set
 
 
+def _interval_seconds(cell: Cell) -> float:
+    """Forecast CPU seconds of one interval of ``cell``'s method."""
+    return INTERVAL_SECONDS.get(cell.method.method.name, SECONDS_PER_INTERVAL)
+
+
 def cell_seconds(cell: Cell) -> float:
     """Forecast CPU seconds of one cell on its own (the progress bar advances by it)."""
     if _per_test_set(cell):
         return SECONDS_PER_CELL + SECONDS_PER_TEST_SET * cell.reps
-    return SECONDS_PER_CELL + (SECONDS_PER_INTERVAL + SECONDS_PER_OUTCOME) * cells_cost([cell])
+    return SECONDS_PER_CELL + (_interval_seconds(cell) + SECONDS_PER_OUTCOME) * cells_cost([cell])
 
 
-def task_seconds(task: Task) -> float:
-    """Forecast CPU seconds of ``task``: an exact interval table is computed once for every
-    point of the task (the points share its key), Monte Carlo cells compute the outcomes they
-    draw; every cell scores its outcomes; test-set methods cost per test set."""
+def _task_parts(task: Task) -> tuple[float, dict[tuple, float]]:
+    """(CPU seconds of ``task`` but its exact tables, seconds of each exact table it uses)."""
     tables: dict[tuple, float] = {}
-    scored = 0.0
     seconds = SECONDS_PER_CELL * len(task.cells)
     for cell in task.cells:
         if _per_test_set(cell):
             seconds += SECONDS_PER_TEST_SET * cell.reps
             continue
         cost = cells_cost([cell])
-        group = (cell.method, cell.estimand, cell.delta, cell.reps is None)
-        tables[group] = max(tables.get(group, 0.0), cost) if cell.reps is None else tables.get(group, 0.0) + cost
-        scored += cost
-    return seconds + SECONDS_PER_INTERVAL * sum(tables.values()) + SECONDS_PER_OUTCOME * scored
+        seconds += SECONDS_PER_OUTCOME * cost
+        if cell.reps is None:  # an exact table, computed once for every point sharing it
+            group = (task.key, cell.method, cell.estimand, cell.delta)
+            tables[group] = max(tables.get(group, 0.0), cost * _interval_seconds(cell))
+        else:  # Monte Carlo computes the outcomes it draws
+            seconds += cost * _interval_seconds(cell)
+    return seconds, tables
 
 
-def cpu_seconds(tasks: list[Task]) -> float:
-    """Forecast CPU seconds of computing ``tasks``."""
-    return sum(map(task_seconds, tasks))
+def task_seconds(task: Task) -> float:
+    """Forecast CPU seconds of ``task``: an exact interval table is computed once for every
+    point of the task (the points share its key), Monte Carlo cells compute the outcomes they
+    draw; every cell scores its outcomes; test-set methods cost per test set."""
+    seconds, tables = _task_parts(task)
+    return seconds + sum(tables.values())
+
+
+def cpu_seconds(tasks: list[Task], workers: int = 1) -> float:
+    """Forecast CPU seconds of computing ``tasks`` on ``workers`` processes: as ``task_seconds``,
+    but an exact table split over several tasks is computed at most once in each worker (a worker
+    keeps its tables cached, ``core._TABLES``), at most ``workers`` times."""
+    seconds, tables = 0.0, {}
+    for task in tasks:
+        rest, used = _task_parts(task)
+        seconds += rest
+        for group, table in used.items():
+            tables.setdefault(group, []).append(table)
+    return seconds + sum(sum(sorted(each, reverse=True)[:max(1, workers)]) for each in tables.values())
 
 
 def task_bytes(task: Task) -> float:
@@ -128,7 +155,7 @@ def size(nbytes: float) -> str:
 
 def forecast(tasks: list[Task], workers: int) -> str:
     """"roughly 2 min of CPU (~1 min on 2 workers), ~300 MB a worker": the plan line's tail."""
-    cpu = cpu_seconds(tasks)
+    cpu = cpu_seconds(tasks, workers)
     spread = min(workers, len(tasks))
     wall = f" (~{duration(cpu / spread)} on {spread} workers)" if spread > 1 and cpu >= 2 else ""
     memory = max((task_bytes(t) for t in tasks), default=BASE_BYTES)

@@ -163,17 +163,40 @@ def save_figure(fig: Figure, path, **savefig_kwargs) -> Path:
 
     path = Path(path)
     if path.suffix.lower() == ".png":
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", **savefig_kwargs)
-        buffer.seek(0)
-        with Image.open(buffer) as image:
-            rgb = image.convert("RGB")  # figures are opaque: white face, no transparency
+        rgb = _rendered(fig, savefig_kwargs).convert("RGB")  # figures are opaque: white face, no transparency
         rgb.quantize(PNG_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE) \
             .save(path, format="png", optimize=True)
     else:
         metadata = {"CreationDate": None, "Producer": None} if path.suffix.lower() == ".pdf" else None
         fig.savefig(path, metadata=metadata, **savefig_kwargs)
     return path
+
+
+def _rendered(fig: Figure, savefig_kwargs):
+    """``fig`` drawn by Agg as ``savefig`` would write it to a PNG, as a PIL RGBA image: the
+    canvas's own pixels, not a PNG encoded only to be decoded again."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    fig.savefig(io.BytesIO(), format="rgba", **savefig_kwargs)  # draws on this canvas, keeps its pixels
+    return Image.fromarray(np.asarray(canvas.buffer_rgba()))  # (h, w, 4) bytes: RGBA
+
+
+def freeze_layout(fig: Figure) -> None:
+    """Lay ``fig`` out once with its layout engine (as the PNG at the figure's dpi sees it) and
+    switch the engine off, so that saving it in several formats draws each from that one layout.
+
+    Without this every ``savefig`` runs the constrained layout anew (a dry draw plus the solver)
+    and, with any engine set, even a placeholder, one more dry draw before the real one.
+    """
+    import matplotlib
+
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)  # what drawing would do first; the artists need no dry draw for it
+        with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+            fig.set_layout_engine(None)  # None under these settings: no engine at all ("none" leaves a placeholder)
 
 
 class _Output:
@@ -186,6 +209,7 @@ class _Output:
 
     def save(self, fig: Figure, stem: str, caption: str) -> None:
         paths = [self.folder / f"{stem}.{ext}" for ext in self.formats]
+        freeze_layout(fig)
         for path in paths:
             save_figure(fig, path, dpi=DPI)
         self.written.append((paths, caption))
