@@ -5,6 +5,7 @@ import sys
 
 import pandas as pd
 import pytest
+from cli_in_process import covstudy_in_process
 from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from omegaconf import OmegaConf
@@ -89,18 +90,26 @@ def test_bad_input_messages(override, message):
     BAD_INPUT[0], BAD_INPUT[2], BAD_INPUT[9],
     ("grid.p=${seq:0.5,0.1,0.1}", "grid.p: range needs numbers with step > 0 and stop >= start"),
 ])
-def test_bad_input_one_line_and_nothing_touched(tmp_path, override, message):
+def test_bad_input_one_line_and_nothing_touched(tmp_path, monkeypatch, capsys, override, message):
     out = tmp_path / "results" / "old"
     out.mkdir(parents=True)
     (out / "results.csv").write_text("precious\n")
-    run = covstudy(tmp_path, override, f"out={out}")
-    assert run.returncode == 2
-    assert run.stderr.strip().splitlines() == [f"covstudy: error: {run.stderr.split('error: ')[1].strip()}"]
-    assert message in run.stderr
+    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, override, f"out={out}")
+    assert code == 2
+    assert err.strip().splitlines() == [f"covstudy: error: {err.split('error: ')[1].strip()}"]
+    assert message in err
     assert sorted(p.name for p in out.iterdir()) == ["results.csv"]
     assert (out / "results.csv").read_text() == "precious\n"
-    fresh = covstudy(tmp_path, override, "out=results/new")
-    assert fresh.returncode == 2 and not (tmp_path / "results" / "new").exists()
+    code, _, _ = covstudy_in_process(monkeypatch, capsys, tmp_path, override, "out=results/new")
+    assert code == 2 and not (tmp_path / "results" / "new").exists()
+
+
+def test_an_error_of_the_real_command_is_one_line_and_exit_2(tmp_path):
+    """End to end (the console script, Hydra's exit): the other error tests run in-process."""
+    run = covstudy(tmp_path, "reps=0", "out=x")
+    assert run.returncode == 2
+    assert run.stderr == "covstudy: error: reps: must be an integer in [1, 100,000,000], got 0\n"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_multirun_over_a_study_knob_writes_each_run_to_its_own_out(tmp_path):
@@ -187,22 +196,23 @@ def test_balanced_study_end_to_end(tmp_path):
                              "'hydra/launcher': basic, slurm, submitit_local, submitit_slurm"),
     ("methods=[wald", "no viable alternative at input '[wald'"),
 ])
-def test_hydra_errors_are_one_line_and_exit_2(tmp_path, override, message):
-    run = covstudy(tmp_path, override, "out=x")
-    assert run.returncode == 2
-    assert run.stderr == f"covstudy: error: {message}\n"
+def test_hydra_errors_are_one_line_and_exit_2(tmp_path, monkeypatch, capsys, override, message):
+    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, override, "out=x")
+    assert code == 2
+    assert err == f"covstudy: error: {message}\n"
     assert list(tmp_path.iterdir()) == []
 
 
-def test_unreachable_scheduler_is_one_line_before_the_plan(tmp_path):
+def test_unreachable_scheduler_is_one_line_before_the_plan(tmp_path, monkeypatch, capsys):
     import socket
 
     with socket.socket() as free:  # a port nothing listens on
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     pytest.importorskip("dask.distributed")
-    run = covstudy(tmp_path, "backend=dask", f"scheduler=tcp://127.0.0.1:{port}", "out=x")
-    assert run.returncode == 2
-    assert run.stderr == (f"covstudy: error: scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:{port} "
-                          "(Connection refused)\n")
+    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, "backend=dask",
+                                       f"scheduler=tcp://127.0.0.1:{port}", "out=x")
+    assert code == 2
+    assert err == (f"covstudy: error: scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:{port} "
+                   "(Connection refused)\n")
     assert list(tmp_path.iterdir()) == []
