@@ -1,5 +1,6 @@
 """The covstudy command: the default study end to end, overrides, bad input, multirun."""
 
+import dataclasses
 import subprocess
 import sys
 
@@ -152,6 +153,54 @@ def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
     table = run_study(Study.from_config(cfg), progress=False)
     assert len(table) == len(grid.cells(Study.from_config(cfg))) > 0
     assert table["coverage"].between(0, 1).all()
+
+
+DESIGNS = sorted(p.stem for p in (cli.Path(cli._conf_dir()) / "design").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_every_design_runs_with_its_own_defaults(tmp_path, design):
+    """``covstudy design=D``: its defaults validate as they are (engine both runs Monte Carlo where the
+    exact engine cannot take a point) and run, here by Monte Carlo with 20 test sets a point (the
+    exact engine's cost does not shrink with reps; each design's own tests run it)."""
+    study = cli.load_study("quick", [f"design={design}"])
+    assert study.out == cli.Path("results") / design  # not results/quick: one design after another
+    assert all("\n" not in note for note in study.notes)
+    small = dataclasses.replace(study, reps=20, engine="mc", n_jobs=1, plot=False, out=tmp_path / design)
+    table = run_study(small, progress=False)
+    assert len(table) == len(grid.cells(study)) and table["coverage"].between(0, 1).all()
+
+
+def test_engine_both_runs_monte_carlo_where_the_exact_engine_cannot_and_says_so(tmp_path, monkeypatch, capsys):
+    base = ["design=paired_confusion", "grid.n=[10,30]", "grid.correlation=[0.0]", "reps=50", "n_jobs=1"]
+    study = cli.load_study("quick", base)
+    assert [(c["n"], c.engine) for c in grid.cells(study)] == [(10, "both"), (30, "mc")] * 2
+    note = ("engine both: exact paired-confusion coverage needs n <= 20 (C(n + 7, 7) tables), got 30; "
+            "these 1 of 2 points run Monte Carlo only (no exact_coverage)")
+    assert study.notes == (note,)
+    mc = cli.load_study("quick", [*base, "engine=mc"])  # the same cells as engine mc's: found in its folder
+    assert [c.cell_id for c in grid.cells(study) if c.engine == "mc"] == [c.cell_id for c in grid.cells(mc)
+                                                                          if c["n"] == 30]
+    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, *base)
+    assert code == 0, err
+    assert [line for line in err.splitlines() if "note" in line] == [f"covstudy: note: {note}"]
+    table = pd.read_csv(tmp_path / "results" / "paired_confusion" / "results.csv")
+    assert table.set_index("n")["exact_coverage"].isna().to_dict() == {10: False, 30: True}
+    with pytest.raises(ConfigError, match=r"^grid.n: exact paired-confusion coverage needs n <= 20 .*; use engine mc$"):
+        cli.load_study("quick", [*base, "engine=exact"])  # asked for: still refused
+    assert cli.load_study("quick", ["design=paired_confusion", "grid.n=[10]"]).notes == ()
+
+
+def test_default_out_follows_the_study_or_the_design():
+    def out(study, *overrides):
+        return str(cli.load_study(study, list(overrides)).out)
+
+    assert out("quick") == "results/quick"
+    assert out("quick", "design=stratified") == "results/stratified"
+    assert out("balanced_imbalance") == "results/balanced_imbalance"
+    assert out("balanced_imbalance", "design=iid") == "results/balanced_imbalance"
+    assert out("quick", "design=iid", "out=results/mine") == "results/mine"
+    assert out("quick", "design=iid", "name=mine") == "results/mine"
 
 
 def test_slurm_launcher_config_composes():
