@@ -166,9 +166,21 @@ def test_every_design_runs_with_its_own_defaults(tmp_path, design):
     study = cli.load_study("quick", [f"design={design}"])
     assert study.out == cli.Path("results") / design  # not results/quick: one design after another
     assert all("\n" not in note for note in study.notes)
+    own = OmegaConf.load(cli.Path(cli._conf_dir()) / "design" / f"{design}.yaml")
+    assert (study.reps, study.engine) == (own.get("reps", 10000), own.get("engine", "both"))  # the design's, if any
     small = dataclasses.replace(study, reps=20, engine="mc", n_jobs=1, plot=False, out=tmp_path / design)
     table = run_study(small, progress=False)
     assert len(table) == len(grid.cells(study)) and table["coverage"].between(0, 1).all()
+
+
+def test_paired_binormal_defaults_draw_their_figures(tmp_path):
+    """``covstudy design=paired_binormal`` (plot=true: the quick study's) labelled its points by n, a column
+    the design does not have."""
+    from covstudy.plots import plot_results
+
+    study = cli.load_study("quick", ["design=paired_binormal", "reps=20", "n_jobs=1"], out=tmp_path / "pb")
+    run_study(study, progress=False)
+    assert [p.name for p in plot_results(study.out) if p.suffix == ".png"]
 
 
 def test_engine_both_runs_monte_carlo_where_the_exact_engine_cannot_and_says_so(tmp_path, monkeypatch, capsys):
