@@ -2,23 +2,35 @@
 directory. A fresh ``python -m covstudy`` costs ~3 CPU-s, mostly ``import covstudy``; a one-line
 error needs none of that. A few end-to-end tests keep running the real console scripts."""
 
+import contextlib
+import io
 import os
+import subprocess
 import sys
 
 from covstudy import cli
 
 
-def covstudy_in_process(monkeypatch, capsys, cwd, *args, plot=False):
-    """(exit code, stdout, stderr) of ``covstudy ARGS`` run in ``cwd`` (plot=false unless given)."""
+def covstudy_in_process(cwd, *args, plot=False) -> subprocess.CompletedProcess:
+    """What ``covstudy ARGS`` run in ``cwd`` exits with and prints (plot=false unless given), as
+    subprocess.run would return it; argv, the working directory and the environment are restored."""
     args = [*args, *([] if plot or any(a.startswith("plot=") for a in args) else ["plot=false"])]
-    monkeypatch.chdir(cwd)
-    monkeypatch.setattr(sys, "argv", ["covstudy", *args])
-    monkeypatch.setenv("PYTHONWARNINGS", os.environ.get("PYTHONWARNINGS", ""))  # main() extends it
-    capsys.readouterr()
+    saved = sys.argv, os.getcwd(), os.environ.get("PYTHONWARNINGS")
+    out, err = io.StringIO(), io.StringIO()
     try:
-        cli.main()
-        code = 0
-    except SystemExit as exit:
-        code = exit.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
+        os.chdir(cwd)
+        sys.argv = ["covstudy", *args]
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                cli.main()
+                code = 0
+            except SystemExit as exit:
+                code = exit.code if isinstance(exit.code, int) else int(exit.code is not None)
+    finally:
+        sys.argv = saved[0]
+        os.chdir(saved[1])
+        if saved[2] is None:
+            os.environ.pop("PYTHONWARNINGS", None)  # main() extends it for the workers
+        else:
+            os.environ["PYTHONWARNINGS"] = saved[2]
+    return subprocess.CompletedProcess(["covstudy", *args], code, out.getvalue(), err.getvalue())

@@ -52,7 +52,7 @@ def test_default_study_end_to_end(tmp_path):
 
 
 def test_overrides_map_to_the_table(tmp_path):
-    run = covstudy(tmp_path, "grid.n=[20,50]", "methods=[wilson,wald]", "engine=exact", "grid.p=[0.1,0.5]",
+    run = covstudy_in_process(tmp_path, "grid.n=[20,50]", "methods=[wilson,wald]", "engine=exact", "grid.p=[0.1,0.5]",
                    "out=results/mine", "plot=true")
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "results" / "mine" / "report.md").is_file()
@@ -91,18 +91,18 @@ def test_bad_input_messages(override, message):
     BAD_INPUT[0], BAD_INPUT[2], BAD_INPUT[9],
     ("grid.p=${seq:0.5,0.1,0.1}", "grid.p: range needs numbers with step > 0 and stop >= start"),
 ])
-def test_bad_input_one_line_and_nothing_touched(tmp_path, monkeypatch, capsys, override, message):
+def test_bad_input_one_line_and_nothing_touched(tmp_path, override, message):
     out = tmp_path / "results" / "old"
     out.mkdir(parents=True)
     (out / "results.csv").write_text("precious\n")
-    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, override, f"out={out}")
-    assert code == 2
-    assert err.strip().splitlines() == [f"covstudy: error: {err.split('error: ')[1].strip()}"]
-    assert message in err
+    run = covstudy_in_process(tmp_path, override, f"out={out}")
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [f"covstudy: error: {run.stderr.split('error: ')[1].strip()}"]
+    assert message in run.stderr
     assert sorted(p.name for p in out.iterdir()) == ["results.csv"]
     assert (out / "results.csv").read_text() == "precious\n"
-    code, _, _ = covstudy_in_process(monkeypatch, capsys, tmp_path, override, "out=results/new")
-    assert code == 2 and not (tmp_path / "results" / "new").exists()
+    fresh = covstudy_in_process(tmp_path, override, "out=results/new")
+    assert fresh.returncode == 2 and not (tmp_path / "results" / "new").exists()
 
 
 def test_an_error_of_the_real_command_is_one_line_and_exit_2(tmp_path):
@@ -114,7 +114,7 @@ def test_an_error_of_the_real_command_is_one_line_and_exit_2(tmp_path):
 
 
 def test_multirun_over_a_study_knob_writes_each_run_to_its_own_out(tmp_path):
-    run = covstudy(tmp_path, "-m", "seed=1,2", "out=results/seed${seed}", "grid.n=[10]", "grid.p=[0.3]",
+    run = covstudy_in_process(tmp_path, "-m", "seed=1,2", "out=results/seed${seed}", "grid.n=[10]", "grid.p=[0.3]",
                    "methods=[wald]", "reps=100", "n_jobs=1")
     assert run.returncode == 0, run.stderr
     a = pd.read_csv(tmp_path / "results" / "seed1" / "results.csv")
@@ -183,7 +183,7 @@ def test_paired_binormal_defaults_draw_their_figures(tmp_path):
     assert [p.name for p in plot_results(study.out) if p.suffix == ".png"]
 
 
-def test_engine_both_runs_monte_carlo_where_the_exact_engine_cannot_and_says_so(tmp_path, monkeypatch, capsys):
+def test_engine_both_runs_monte_carlo_where_the_exact_engine_cannot_and_says_so(tmp_path):
     base = ["design=paired_confusion", "grid.n=[10,30]", "grid.correlation=[0.0]", "reps=50", "n_jobs=1"]
     study = cli.load_study("quick", base)
     assert [(c["n"], c.engine) for c in grid.cells(study)] == [(10, "both"), (30, "mc")] * 2
@@ -193,9 +193,9 @@ def test_engine_both_runs_monte_carlo_where_the_exact_engine_cannot_and_says_so(
     mc = cli.load_study("quick", [*base, "engine=mc"])  # the same cells as engine mc's: found in its folder
     assert [c.cell_id for c in grid.cells(study) if c.engine == "mc"] == [c.cell_id for c in grid.cells(mc)
                                                                           if c["n"] == 30]
-    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, *base)
-    assert code == 0, err
-    assert [line for line in err.splitlines() if "note" in line] == [f"covstudy: note: {note}"]
+    run = covstudy_in_process(tmp_path, *base)
+    assert run.returncode == 0, run.stderr
+    assert [line for line in run.stderr.splitlines() if "note" in line] == [f"covstudy: note: {note}"]
     table = pd.read_csv(tmp_path / "results" / "paired_confusion" / "results.csv")
     assert table.set_index("n")["exact_coverage"].isna().to_dict() == {10: False, 30: True}
     with pytest.raises(ConfigError, match=r"^grid.n: exact paired-confusion coverage needs n <= 20 .*; use engine mc$"):
@@ -233,7 +233,7 @@ def test_multirun_through_submitit_local(tmp_path):
 
 
 def test_balanced_study_end_to_end(tmp_path):
-    run = covstudy(tmp_path, "study=balanced_imbalance", "grid.n=[20,60]", "grid.prevalence=[0.1,0.5]",
+    run = covstudy_in_process(tmp_path, "study=balanced_imbalance", "grid.n=[20,60]", "grid.prevalence=[0.1,0.5]",
                    "grid.tpr=[0.9]", "grid.tnr=[0.8]", "reps=500", "methods=[ba_cp_union,ba_wald]",
                    "engine=both", "plot=true", "out=results/ba")
     assert run.returncode == 0, run.stderr
@@ -257,23 +257,22 @@ def test_balanced_study_end_to_end(tmp_path):
                              "'hydra/launcher': basic, slurm, submitit_local, submitit_slurm"),
     ("methods=[wald", "no viable alternative at input '[wald'"),
 ])
-def test_hydra_errors_are_one_line_and_exit_2(tmp_path, monkeypatch, capsys, override, message):
-    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, override, "out=x")
-    assert code == 2
-    assert err == f"covstudy: error: {message}\n"
+def test_hydra_errors_are_one_line_and_exit_2(tmp_path, override, message):
+    run = covstudy_in_process(tmp_path, override, "out=x")
+    assert run.returncode == 2
+    assert run.stderr == f"covstudy: error: {message}\n"
     assert list(tmp_path.iterdir()) == []
 
 
-def test_unreachable_scheduler_is_one_line_before_the_plan(tmp_path, monkeypatch, capsys):
+def test_unreachable_scheduler_is_one_line_before_the_plan(tmp_path):
     import socket
 
     with socket.socket() as free:  # a port nothing listens on
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     pytest.importorskip("dask.distributed")
-    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, "backend=dask",
-                                       f"scheduler=tcp://127.0.0.1:{port}", "out=x")
-    assert code == 2
-    assert err == (f"covstudy: error: scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:{port} "
-                   "(Connection refused)\n")
+    run = covstudy_in_process(tmp_path, "backend=dask", f"scheduler=tcp://127.0.0.1:{port}", "out=x")
+    assert run.returncode == 2
+    assert run.stderr == (f"covstudy: error: scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:{port} "
+                          "(Connection refused)\n")
     assert list(tmp_path.iterdir()) == []

@@ -30,13 +30,6 @@ def numbers(table):
     return table.reset_index(drop=True)
 
 
-def covstudy(cwd, *args, **kwargs):
-    # The default study draws its figures (conf/study/quick.yaml); these runs need not.
-    args = [*args, *([] if any(a.startswith("plot=") for a in args) else ["plot=false"])]
-    return subprocess.run([sys.executable, "-m", "covstudy", *args], cwd=cwd, capture_output=True, text=True, check=False,
-                          **kwargs)
-
-
 # --- 5. damaged parts ----------------------------------------------------------------------
 
 def edited(column, value=None):
@@ -153,12 +146,12 @@ def test_interrupt_saves_says_how_to_resume_and_exits_130(tmp_path, sig):
     ("afile/sub", "cannot write the study folder afile/sub: afile: Not a directory"),
     ("/proc/x", "cannot write the study folder /proc/x: cannot create files in /proc"),
 ])
-def test_out_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, out, message):
+def test_out_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, out, message):
     (tmp_path / "afile").write_text("x")
-    code, stdout, err = covstudy_in_process(monkeypatch, capsys, tmp_path, "methods=[wald]", "grid.n=[5]",
-                                            "grid.p=[0.5]", f"out={out}")
-    assert code == 2 and stdout == ""
-    assert err.startswith(f"covstudy: error: out: {message}") and err.count("\n") == 1  # no plan line: no work
+    run = covstudy_in_process(tmp_path, "methods=[wald]", "grid.n=[5]", "grid.p=[0.5]", f"out={out}")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith(f"covstudy: error: out: {message}")
+    assert run.stderr.count("\n") == 1  # no plan line: no work started
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
@@ -242,10 +235,10 @@ def test_backend_that_cannot_start_leaves_no_fresh_folder(tmp_path, monkeypatch)
     assert (tmp_path / "used" / "notes.txt").exists()  # a folder that was not fresh is left alone
 
 
-def test_seq_with_two_numbers_names_the_resolver(tmp_path, monkeypatch, capsys):
-    code, _, err = covstudy_in_process(monkeypatch, capsys, tmp_path, "grid.p=${seq:0.1,0.9}", "out=x")
-    assert code == 2
-    assert err == "covstudy: error: grid.p: needs three numbers ${seq:start,stop,step}, got 2: ${seq:0.1,0.9}\n"
+def test_seq_with_two_numbers_names_the_resolver(tmp_path):
+    run = covstudy_in_process(tmp_path, "grid.p=${seq:0.1,0.9}", "out=x")
+    assert run.returncode == 2
+    assert run.stderr == "covstudy: error: grid.p: needs three numbers ${seq:start,stop,step}, got 2: ${seq:0.1,0.9}\n"
     assert not (tmp_path / "x").exists()
 
 
@@ -318,7 +311,7 @@ def test_rerun_command_in_the_report_reproduces_the_table(tmp_path):
 
     args = ["grid.n=[7,9]", "grid.p=${seq:0.1,0.3,0.1}", "methods=[wilson,{name: bayes, a: 2, b: 1}]",
             "engine=exact", "name=bcd50", "n_jobs=1", "out=made"]
-    assert covstudy(tmp_path, *args).returncode == 0
+    assert covstudy_in_process(tmp_path, *args).returncode == 0
     first = pd.read_csv(tmp_path / "made" / "results.csv")
     md, _ = write_report(tmp_path / "made")
     text = md.read_text()
@@ -327,7 +320,7 @@ def test_rerun_command_in_the_report_reproduces_the_table(tmp_path):
     subprocess.run(["rm", "-r", str(tmp_path / "made")], check=True)
     words = shlex.split(command)
     assert words[0] == "covstudy"
-    assert covstudy(tmp_path, *words[1:]).returncode == 0
+    assert covstudy_in_process(tmp_path, *words[1:]).returncode == 0
     pd.testing.assert_frame_equal(numbers(pd.read_csv(tmp_path / "made" / "results.csv")), numbers(first))
 
 
