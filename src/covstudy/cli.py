@@ -412,7 +412,6 @@ def plan_main(argv=None) -> int:
     """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table;
     ``--design D --AXIS VALUE ...`` for any design."""
     from .plan import plan
-
     from .writable import problem
 
     parser = _plan_parser()
