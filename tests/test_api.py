@@ -1,11 +1,9 @@
 """The one public coverage() over every design, its result type, run_study, and the design= CLI."""
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
+from cli_in_process import covstudy_in_process
 
 import covstudy
 from covstudy import DESIGNS, balanced_coverage, coverage, metric_coverage, multiclass_coverage
@@ -67,8 +65,7 @@ def test_run_study_from_a_notebook(tmp_path):
 
 
 def covstudy_cli(tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "covstudy", *args, "plot=false"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    return covstudy_in_process(tmp_path, *args, "plot=false")  # in-process: a fresh python costs ~3 CPU-s
 
 
 def test_cli_design_group_as_typed(tmp_path):

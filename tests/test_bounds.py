@@ -1,9 +1,6 @@
 """Issue 24, items 6, 7 and 9-12: bools and strings are not numbers, repeated points, and every
 size bounded (reps, draws, levels, Monte Carlo memory, the forecast) in one line before any work."""
 
-import subprocess
-import sys
-
 import pytest
 
 import covstudy
@@ -12,6 +9,7 @@ from covstudy import (DESIGNS, auc_interval, balanced_interval, clustered_interv
                       superiority_probability)
 from covstudy import estimate, validate
 from covstudy.study import ConfigError, Study
+from cli_in_process import covstudy_in_process
 from test_designs import one_method_per_kind
 
 
@@ -139,8 +137,7 @@ def test_a_forecast_beyond_the_machines_memory_is_refused(monkeypatch):
 def test_cli_refuses_unbounded_work_in_one_line_and_writes_nothing(tmp_path):
     for args in (["study=comparing_classifiers", "reps=1000000000000"],
                  ["study=clustered", "grid.clusters=[100000]"]):
-        run = subprocess.run([sys.executable, "-m", "covstudy", *args, "out=o"], cwd=tmp_path, capture_output=True,
-                             text=True, timeout=120)
+        run = covstudy_in_process(tmp_path, *args, "out=o")
         assert run.returncode == 2
         [line] = run.stderr.strip().splitlines()
         assert line.startswith("covstudy: error: reps: ")

@@ -1,10 +1,12 @@
 """The covstudy command: the default study end to end, overrides, bad input, multirun."""
 
+import dataclasses
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
+from cli_in_process import covstudy_in_process
 from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from omegaconf import OmegaConf
@@ -50,7 +52,7 @@ def test_default_study_end_to_end(tmp_path):
 
 
 def test_overrides_map_to_the_table(tmp_path):
-    run = covstudy(tmp_path, "grid.n=[20,50]", "methods=[wilson,wald]", "engine=exact", "grid.p=[0.1,0.5]",
+    run = covstudy_in_process(tmp_path, "grid.n=[20,50]", "methods=[wilson,wald]", "engine=exact", "grid.p=[0.1,0.5]",
                    "out=results/mine", "plot=true")
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "results" / "mine" / "report.md").is_file()
@@ -93,18 +95,26 @@ def test_bad_input_one_line_and_nothing_touched(tmp_path, override, message):
     out = tmp_path / "results" / "old"
     out.mkdir(parents=True)
     (out / "results.csv").write_text("precious\n")
-    run = covstudy(tmp_path, override, f"out={out}")
+    run = covstudy_in_process(tmp_path, override, f"out={out}")
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [f"covstudy: error: {run.stderr.split('error: ')[1].strip()}"]
     assert message in run.stderr
     assert sorted(p.name for p in out.iterdir()) == ["results.csv"]
     assert (out / "results.csv").read_text() == "precious\n"
-    fresh = covstudy(tmp_path, override, "out=results/new")
+    fresh = covstudy_in_process(tmp_path, override, "out=results/new")
     assert fresh.returncode == 2 and not (tmp_path / "results" / "new").exists()
 
 
+def test_an_error_of_the_real_command_is_one_line_and_exit_2(tmp_path):
+    """End to end (the console script, Hydra's exit): the other error tests run in-process."""
+    run = covstudy(tmp_path, "reps=0", "out=x")
+    assert run.returncode == 2
+    assert run.stderr == "covstudy: error: reps: must be an integer in [1, 100,000,000], got 0\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_multirun_over_a_study_knob_writes_each_run_to_its_own_out(tmp_path):
-    run = covstudy(tmp_path, "-m", "seed=1,2", "out=results/seed${seed}", "grid.n=[10]", "grid.p=[0.3]",
+    run = covstudy_in_process(tmp_path, "-m", "seed=1,2", "out=results/seed${seed}", "grid.n=[10]", "grid.p=[0.3]",
                    "methods=[wald]", "reps=100", "n_jobs=1")
     assert run.returncode == 0, run.stderr
     a = pd.read_csv(tmp_path / "results" / "seed1" / "results.csv")
@@ -145,6 +155,66 @@ def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
     assert table["coverage"].between(0, 1).all()
 
 
+DESIGNS = sorted(p.stem for p in (cli.Path(cli._conf_dir()) / "design").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_every_design_runs_with_its_own_defaults(tmp_path, design):
+    """``covstudy design=D``: its defaults validate as they are (engine both runs Monte Carlo where the
+    exact engine cannot take a point) and run, here by Monte Carlo with 20 test sets a point (the
+    exact engine's cost does not shrink with reps; each design's own tests run it)."""
+    study = cli.load_study("quick", [f"design={design}"])
+    assert study.out == cli.Path("results") / design  # not results/quick: one design after another
+    assert all("\n" not in note for note in study.notes)
+    own = OmegaConf.load(cli.Path(cli._conf_dir()) / "design" / f"{design}.yaml")
+    assert (study.reps, study.engine) == (own.get("reps", 10000), own.get("engine", "both"))  # the design's, if any
+    small = dataclasses.replace(study, reps=20, engine="mc", n_jobs=1, plot=False, out=tmp_path / design)
+    table = run_study(small, progress=False)
+    assert len(table) == len(grid.cells(study)) and table["coverage"].between(0, 1).all()
+
+
+def test_paired_binormal_defaults_draw_their_figures(tmp_path):
+    """``covstudy design=paired_binormal`` (plot=true: the quick study's) labelled its points by n, a column
+    the design does not have."""
+    from covstudy.plots import plot_results
+
+    study = cli.load_study("quick", ["design=paired_binormal", "reps=20", "n_jobs=1"], out=tmp_path / "pb")
+    run_study(study, progress=False)
+    assert [p.name for p in plot_results(study.out) if p.suffix == ".png"]
+
+
+def test_engine_both_runs_monte_carlo_where_the_exact_engine_cannot_and_says_so(tmp_path):
+    base = ["design=paired_confusion", "grid.n=[10,30]", "grid.correlation=[0.0]", "reps=50", "n_jobs=1"]
+    study = cli.load_study("quick", base)
+    assert [(c["n"], c.engine) for c in grid.cells(study)] == [(10, "both"), (30, "mc")] * 2
+    note = ("engine both: exact paired-confusion coverage needs n <= 20 (C(n + 7, 7) tables), got 30; "
+            "these 1 of 2 points run Monte Carlo only (no exact_coverage)")
+    assert study.notes == (note,)
+    mc = cli.load_study("quick", [*base, "engine=mc"])  # the same cells as engine mc's: found in its folder
+    assert [c.cell_id for c in grid.cells(study) if c.engine == "mc"] == [c.cell_id for c in grid.cells(mc)
+                                                                          if c["n"] == 30]
+    run = covstudy_in_process(tmp_path, *base)
+    assert run.returncode == 0, run.stderr
+    assert [line for line in run.stderr.splitlines() if "note" in line] == [f"covstudy: note: {note}"]
+    table = pd.read_csv(tmp_path / "results" / "paired_confusion" / "results.csv")
+    assert table.set_index("n")["exact_coverage"].isna().to_dict() == {10: False, 30: True}
+    with pytest.raises(ConfigError, match=r"^grid.n: exact paired-confusion coverage needs n <= 20 .*; use engine mc$"):
+        cli.load_study("quick", [*base, "engine=exact"])  # asked for: still refused
+    assert cli.load_study("quick", ["design=paired_confusion", "grid.n=[10]"]).notes == ()
+
+
+def test_default_out_follows_the_study_or_the_design():
+    def out(study, *overrides):
+        return str(cli.load_study(study, list(overrides)).out)
+
+    assert out("quick") == "results/quick"
+    assert out("quick", "design=stratified") == "results/stratified"
+    assert out("balanced_imbalance") == "results/balanced_imbalance"
+    assert out("balanced_imbalance", "design=iid") == "results/balanced_imbalance"
+    assert out("quick", "design=iid", "out=results/mine") == "results/mine"
+    assert out("quick", "design=iid", "name=mine") == "results/mine"
+
+
 def test_slurm_launcher_config_composes():
     pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
     with initialize_config_dir(config_dir=cli._conf_dir(), version_base="1.3"):
@@ -163,7 +233,7 @@ def test_multirun_through_submitit_local(tmp_path):
 
 
 def test_balanced_study_end_to_end(tmp_path):
-    run = covstudy(tmp_path, "study=balanced_imbalance", "grid.n=[20,60]", "grid.prevalence=[0.1,0.5]",
+    run = covstudy_in_process(tmp_path, "study=balanced_imbalance", "grid.n=[20,60]", "grid.prevalence=[0.1,0.5]",
                    "grid.tpr=[0.9]", "grid.tnr=[0.8]", "reps=500", "methods=[ba_cp_union,ba_wald]",
                    "engine=both", "plot=true", "out=results/ba")
     assert run.returncode == 0, run.stderr
@@ -188,7 +258,7 @@ def test_balanced_study_end_to_end(tmp_path):
     ("methods=[wald", "no viable alternative at input '[wald'"),
 ])
 def test_hydra_errors_are_one_line_and_exit_2(tmp_path, override, message):
-    run = covstudy(tmp_path, override, "out=x")
+    run = covstudy_in_process(tmp_path, override, "out=x")
     assert run.returncode == 2
     assert run.stderr == f"covstudy: error: {message}\n"
     assert list(tmp_path.iterdir()) == []
@@ -201,7 +271,7 @@ def test_unreachable_scheduler_is_one_line_before_the_plan(tmp_path):
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     pytest.importorskip("dask.distributed")
-    run = covstudy(tmp_path, "backend=dask", f"scheduler=tcp://127.0.0.1:{port}", "out=x")
+    run = covstudy_in_process(tmp_path, "backend=dask", f"scheduler=tcp://127.0.0.1:{port}", "out=x")
     assert run.returncode == 2
     assert run.stderr == (f"covstudy: error: scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:{port} "
                           "(Connection refused)\n")

@@ -461,5 +461,5 @@ def test_the_default_engine_both_runs_a_monte_carlo_only_design(tmp_path):
                           "methods=[wilson,nested]", "plot=false", "n_jobs=1"], cwd=tmp_path, capture_output=True,
                          text=True)
     assert run.returncode == 0, run.stderr
-    table = pd.read_csv(tmp_path / "results" / "quick" / "results.csv")
+    table = pd.read_csv(tmp_path / "results" / "crossval" / "results.csv")  # design=D: results/D
     assert len(table) == 2 and set(table["engine"]) == {"mc"} and "exact_coverage" not in table

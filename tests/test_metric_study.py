@@ -53,6 +53,8 @@ def test_config_errors(tmp_path):
     with pytest.raises(ConfigError, match="engine: F1 method f1_bootstrap has Monte Carlo coverage only"):
         Study.from_config(config(tmp_path, engine="exact", methods=["wilson", "f1_bootstrap"]))
     with pytest.raises(ConfigError, match=r"grid.n: exact iid coverage needs at most 10,000,000 outcomes \(k, l\)"):
-        Study.from_config(config(tmp_path, grid={**GRID, "n": [10**6]}))
+        Study.from_config(config(tmp_path, engine="exact", methods=["wilson"], grid={**GRID, "n": [10**6]}))
+    # engine both: those points run Monte Carlo only, and a note says so
+    assert "exact iid coverage needs" in Study.from_config(config(tmp_path, grid={**GRID, "n": [10**6]})).notes[0]
     with pytest.raises(ConfigError, match="draws must be a whole number"):
         Study.from_config(config(tmp_path, methods=[{"name": "f1_bootstrap", "draws": 2.5}]))

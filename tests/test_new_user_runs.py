@@ -12,6 +12,7 @@ import time
 
 import pandas as pd
 import pytest
+from cli_in_process import covstudy_in_process
 
 from covstudy import progress, store
 from covstudy.runner import OutError, StudyMismatch, run_study
@@ -27,13 +28,6 @@ def study(out, **changes):
 
 def numbers(table):
     return table.reset_index(drop=True)
-
-
-def covstudy(cwd, *args, **kwargs):
-    # The default study draws its figures (conf/study/quick.yaml); these runs need not.
-    args = [*args, *([] if any(a.startswith("plot=") for a in args) else ["plot=false"])]
-    return subprocess.run([sys.executable, "-m", "covstudy", *args], cwd=cwd, capture_output=True, text=True, check=False,
-                          **kwargs)
 
 
 # --- 5. damaged parts ----------------------------------------------------------------------
@@ -181,11 +175,69 @@ def test_ctrl_c_to_the_group_is_one_line_every_time_and_the_store_resumes(tmp_pa
 
 # --- 7. out that cannot be written -----------------------------------------------------------
 
-def test_out_that_is_a_file_is_one_line_and_exit_2(tmp_path):
+@pytest.mark.parametrize("out, message", [
+    ("afile", "cannot write the study folder afile: Not a directory"),
+    ("afile/sub", "cannot write the study folder afile/sub: afile: Not a directory"),
+    ("/proc/x", "cannot write the study folder /proc/x: cannot create files in /proc"),
+])
+def test_out_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, out, message):
     (tmp_path / "afile").write_text("x")
-    run = covstudy(tmp_path, "methods=[wald]", "grid.n=[5]", "grid.p=[0.5]", "out=afile")
-    assert run.returncode == 2
-    assert run.stderr == "covstudy: error: out: cannot write the study folder afile: Not a directory\n"
+    run = covstudy_in_process(tmp_path, "methods=[wald]", "grid.n=[5]", "grid.p=[0.5]", f"out={out}")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith(f"covstudy: error: out: {message}")
+    assert run.stderr.count("\n") == 1  # no plan line: no work started
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def nothing_computed(*args, **kwargs):
+    raise AssertionError("work started before the output path was checked")
+
+
+@pytest.mark.parametrize("out, message", [
+    ("/proc/x", "--out /proc/x: cannot create files in /proc (No such file or directory)"),
+    ("afile", "--out afile: Not a directory"),
+    ("afile/report", "--out afile/report: afile: Not a directory"),
+])
+def test_evaluate_checks_its_out_before_any_work(tmp_path, monkeypatch, capsys, out, message):
+    from covstudy import evaluation
+    from covstudy.evaluate_cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(evaluation, "evaluate", nothing_computed)
+    (tmp_path / "afile").write_text("x")
+    pd.DataFrame({"y": [0, 1] * 10, "yhat": [0, 1, 1, 1] * 5}).to_csv("test.csv", index=False)
+    with pytest.raises(SystemExit) as exit:
+        main(["test.csv", "--truth", "y", "--predicted", "yhat", "--out", out])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == f"covstudy-evaluate: error: {message}\n"
+
+
+@pytest.mark.parametrize("option, path, message", [
+    ("--table", "adir", "Is a directory"),
+    ("--figure", "adir", "Is a directory"),
+    ("--table", "afile/t.csv", "afile: Not a directory"),
+    ("--figure", "/proc/x.png", "cannot create files in /proc (No such file or directory)"),
+])
+def test_plan_checks_its_table_and_figure_before_any_work(tmp_path, monkeypatch, capsys, option, path, message):
+    from covstudy.cli import plan_main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys.modules["covstudy.plan"], "plan", nothing_computed)  # the module, not covstudy.plan()
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(SystemExit) as exit:
+        plan_main(["--method", "wilson", "--p", "0.9", "--width", "0.1", option, path])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == f"covstudy-plan: error: {option} {path}: {message}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile"] and not list((tmp_path / "adir").iterdir())
+
+
+def test_plan_writes_a_table_into_a_new_folder(tmp_path, monkeypatch, capsys):
+    from covstudy.cli import plan_main
+
+    monkeypatch.chdir(tmp_path)
+    assert plan_main(["--method", "wilson", "--p", "0.9", "--width", "0.2", "--table", "new/sizes.csv"]) == 0
+    assert pd.read_csv(tmp_path / "new" / "sizes.csv").shape[0] > 0
 
 
 def test_full_disk_is_one_error_and_leaves_no_temporary_file(tmp_path, monkeypatch):
@@ -218,7 +270,7 @@ def test_backend_that_cannot_start_leaves_no_fresh_folder(tmp_path, monkeypatch)
 
 
 def test_seq_with_two_numbers_names_the_resolver(tmp_path):
-    run = covstudy(tmp_path, "grid.p=${seq:0.1,0.9}", "out=x")
+    run = covstudy_in_process(tmp_path, "grid.p=${seq:0.1,0.9}", "out=x")
     assert run.returncode == 2
     assert run.stderr == "covstudy: error: grid.p: needs three numbers ${seq:start,stop,step}, got 2: ${seq:0.1,0.9}\n"
     assert not (tmp_path / "x").exists()
@@ -293,7 +345,7 @@ def test_rerun_command_in_the_report_reproduces_the_table(tmp_path):
 
     args = ["grid.n=[7,9]", "grid.p=${seq:0.1,0.3,0.1}", "methods=[wilson,{name: bayes, a: 2, b: 1}]",
             "engine=exact", "name=bcd50", "n_jobs=1", "out=made"]
-    assert covstudy(tmp_path, *args).returncode == 0
+    assert covstudy_in_process(tmp_path, *args).returncode == 0
     first = pd.read_csv(tmp_path / "made" / "results.csv")
     md, _ = write_report(tmp_path / "made")
     text = md.read_text()
@@ -302,7 +354,7 @@ def test_rerun_command_in_the_report_reproduces_the_table(tmp_path):
     subprocess.run(["rm", "-r", str(tmp_path / "made")], check=True)
     words = shlex.split(command)
     assert words[0] == "covstudy"
-    assert covstudy(tmp_path, *words[1:]).returncode == 0
+    assert covstudy_in_process(tmp_path, *words[1:]).returncode == 0
     pd.testing.assert_frame_equal(numbers(pd.read_csv(tmp_path / "made" / "results.csv")), numbers(first))
 
 

@@ -111,7 +111,19 @@ def load_study(name: str = "quick", overrides: list[str] = (), out=None) -> Stud
     except (OmegaConfBaseException, hydra.errors.HydraException) as err:
         raise ConfigError(str(err).splitlines()[0]) from None
     check_design_choice(name, overrides, raw)
-    return Study.from_config(raw)
+    return Study.from_config(default_out(overrides, raw))
+
+
+def default_out(overrides, raw: dict) -> dict:
+    """``raw`` with ``out`` following the design: the quick study with ``design=D`` (and neither
+    ``out=`` nor ``name=`` given) writes to results/D, so that trying one design after another
+    does not meet the previous one's folder; otherwise ``out`` is as composed (results/<name>)."""
+    given = {o.split("=", 1)[0].lstrip("+~") for o in overrides if "=" in o}
+    designs = [o.split("=", 1)[1] for o in overrides if o.startswith("design=")]
+    studies = [o.split("=", 1)[1] for o in overrides if o.startswith("study=")]
+    if designs and (studies or ["quick"])[-1] == "quick" and not given & {"out", "name"}:
+        return {**raw, "out": f"results/{designs[-1]}"}
+    return raw
 
 
 def check_design_choice(name: str, overrides, raw: dict) -> None:
@@ -194,6 +206,14 @@ def _check_overrides(overrides: list[str]) -> None:
         _fail(_one_line(str(err)))
 
 
+def _check_out(out) -> None:
+    """A study folder that cannot be written is a ConfigError before any work."""
+    from .writable import problem
+
+    if isinstance(out, str) and (why := problem(out, folder=True)):
+        raise ConfigError(f"out: cannot write the study folder {out}: {why}")
+
+
 def _one_line(message: str) -> str:
     """Hydra's multi-line error as one line: its first paragraph (without OmegaConf's key
     details), and the options it lists, if any."""
@@ -221,12 +241,16 @@ def _app(cfg: DictConfig) -> None:
     if raw.get("bands"):  # a band study (bands.py): curves, not intervals
         _run_bands(raw)
         return
+    overrides = list(HydraConfig.get().overrides.task)
     try:
-        check_design_choice(str(HydraConfig.get().runtime.choices.get("study")),
-                            list(HydraConfig.get().overrides.task), raw)
+        check_design_choice(str(HydraConfig.get().runtime.choices.get("study")), overrides, raw)
+        raw = default_out(overrides, raw)
+        _check_out(raw.get("out"))
         study = Study.from_config(raw)
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
+    for note in study.notes:
+        print(f"covstudy: note: {note}", file=sys.stderr)
     # Imported only now so that a bad config fails fast.
     from .report import summary_table, text_table
     from .runner import BackendError, Interrupted, OutError, StudyMismatch, run_study
@@ -403,10 +427,14 @@ def plan_main(argv=None) -> int:
     """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table;
     ``--design D --AXIS VALUE ...`` for any design."""
     from .plan import plan
+    from .writable import problem
 
     parser = _plan_parser()
     args, rest = parser.parse_known_args(argv)
     axes = _plan_axes(parser, args.design, rest)
+    for option, path in (("--table", args.table), ("--figure", args.figure)):
+        if path is not None and (why := problem(path, folder=False)):
+            parser.error(f"{option} {path}: {why}")
     try:
         result = plan(args.method, delta=args.delta, p=args.p, width=args.width, width_prob=args.width_prob,
                       coverage_tol=args.coverage_tol, p_range=args.p_range, side=args.side, n_max=args.n_max,
@@ -418,8 +446,6 @@ def plan_main(argv=None) -> int:
         return 2
     print(result)
     if args.table:
-        from pathlib import Path
-
         Path(args.table).parent.mkdir(parents=True, exist_ok=True)
         result.to_frame().to_csv(args.table, index=False)
         print(args.table)

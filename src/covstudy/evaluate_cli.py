@@ -53,7 +53,12 @@ def _read(path: str):
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    from .writable import problem
+
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.out is not None and (why := problem(args.out, folder=True)):
+        parser.exit(2, f"covstudy-evaluate: error: --out {args.out}: {why}\n")
     from .evaluation import evaluate
 
     try:

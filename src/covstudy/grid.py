@@ -95,6 +95,8 @@ def cells(study: Study) -> list[Cell]:
             for design in study.design:
                 for point in points(study, design):
                     cell = Cell(m, design, point, delta, study.side, study.engine, reps, seed)
+                    if study.mc_only and (m, design, tuple(cell.design_point.items()), cell.estimand) in study.mc_only:
+                        cell = Cell(m, design, point, delta, study.side, "mc", reps, seed)  # no exact engine here
                     if applies[m.name, cell.estimand]:
                         out.append(cell)
     return out

@@ -22,7 +22,9 @@ like R's ``seq(from, to, by)``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +90,11 @@ class Study:
     out: Path
     exact_curve: bool = False  # also the exact confidence coefficient, average coverage and curves (exact_curve.py)
     max_cells: int = MAX_CELLS  # larger studies are refused before any work (a typo in a range, usually)
+    # Derived, not configured (check_feasible): under engine both, the cells (method entry, design,
+    # design point, estimand) whose point the exact engine cannot take, so they run Monte Carlo
+    # only; and the one-line notes saying so.
+    mc_only: frozenset = frozenset()
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def from_config(cls, cfg: dict) -> "Study":
@@ -123,7 +130,8 @@ class Study:
         if study.exact_curve and design != ("binomial",):
             raise ConfigError(f"exact_curve: only for the binomial design, got grid.design {'/'.join(design)}")
         check_size(study)
-        check_feasible(study)
+        mc_only, notes = check_feasible(study)
+        study = dataclasses.replace(study, mc_only=mc_only, notes=notes)
         check_fits(study)
         return study
 
@@ -388,12 +396,15 @@ def check_fits(study: Study) -> None:
         raise ConfigError(problem)
 
 
-def check_feasible(study: Study) -> None:
-    """Every method, side and point of the study can be computed by its engines; else ConfigError."""
+def check_feasible(study: Study) -> tuple[frozenset, tuple[str, ...]]:
+    """Every method, side and point of the study can be computed by its engines; else ConfigError.
+    Under engine both a point the exact engine cannot take runs Monte Carlo only: returns those
+    cells' keys (``Study.mc_only``) and a one-line note saying so (or none)."""
     data = get_design(study.design[0]).data
     estimands = [get_estimand(data, e) for e in study_estimands(study.design, study.axes)]
-    points = {name: get_design(name).points(study.axes) for name in study.design}
-    seen = set()
+    points = {name: [tuple(p.items()) for p in get_design(name).points(study.axes)] for name in study.design}
+    verdicts: dict[tuple, str | None] = {}
+    mc_only: dict[str, list] = {}  # design -> [(cell key, problem)]
     for spec in study.methods:
         method = spec.method
         try:
@@ -406,16 +417,27 @@ def check_feasible(study: Study) -> None:
         for est in (e for e in estimands if method.takes in e.takes):
             for name in study.design:
                 design = get_design(name)
-                for _, a in analyses_of(spec, est, study.axes["delta"][0], study.side, study.engine, study.reps,
-                                        study.seed, design.exact_engine):
+                for kind, a in analyses_of(spec, est, study.axes["delta"][0], study.side, study.engine, study.reps,
+                                           study.seed, design.exact_engine):
                     for point in points[name]:
-                        key = (name, tuple(point.items()), est.name, a.reps is None, a.merge,
+                        key = (name, point, est.name, a.reps is None, a.merge,
                                method.per_test_set, spec.params)  # the last two: the memory check
-                        if key in seen:
+                        if key not in verdicts:
+                            verdicts[key] = infeasible(design, [dict(point)], a)[0]
+                        problem = verdicts[key]
+                        if not problem:
                             continue
-                        seen.add(key)
-                        problem, _ = infeasible(design, [point], a)
-                        if problem:
-                            mc_ok = a.reps is None and design.check(point, False) is None
-                            where = "" if problem.startswith("reps:") else "grid."
-                            raise ConfigError(f"{where}{problem}" + ("; use engine mc" if mc_ok else ""))
+                        if kind == "exact":  # engine both: its Monte Carlo analysis passed above
+                            mc_only.setdefault(name, []).append(((spec, name, point, est.name), problem))
+                            continue
+                        mc_ok = a.reps is None and design.check(dict(point), False) is None
+                        where = "" if problem.startswith("reps:") else "grid."
+                        raise ConfigError(f"{where}{problem}" + ("; use engine mc" if mc_ok else ""))
+    notes = []
+    for name, cells in mc_only.items():
+        problem = cells[0][1].partition(": ")[2] or cells[0][1]
+        problem = re.sub(r"\s*(\(use Monte Carlo: give reps\)|; give reps for Monte Carlo)$", "", problem)
+        count = len({cell[2] for cell, _ in cells})
+        which = "this point runs" if len(points[name]) == 1 else f"these {count} of {len(points[name])} points run"
+        notes.append(f"engine both: {problem}; {which} Monte Carlo only (no exact_coverage)")
+    return frozenset(cell for cells in mc_only.values() for cell, _ in cells), tuple(notes)
