@@ -116,13 +116,19 @@ def _session(pid):
                                            check=False).stdout.split()]
 
 
+def _sigint_default():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupted_run(tmp_path, out, sig):
     """Start the issue-48 run in its own session, wait for two parts it wrote, send ``sig`` to the whole group as a
     terminal's Ctrl-C does; return the process and what it printed after the plan line."""
     cmd = [sys.executable, "-m", "covstudy", "methods=[blaker,mid_p,lrt]", "grid.n=${seq:1000,40000,1000}",
            "grid.p=${seq:0.01,0.99,0.01}", "engine=exact", "n_jobs=2", f"out={out}", "plot=false"]
+    # A terminal's job gets Ctrl-C; a job started in the background of a script inherits SIGINT
+    # ignored (and so would this run, when pytest itself runs so): give it the terminal's.
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_sigint_default)
     plan = proc.stderr.readline()
     assert "11880 cells to compute" in plan, plan + proc.stderr.read()
     before = set((out / "parts").glob("*.csv"))  # a resumed run's parts are there at once
