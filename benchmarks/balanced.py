@@ -2,7 +2,8 @@
 
 import time
 
-from covstudy import balanced_coverage, core
+from covstudy import balanced_coverage
+from covstudy.engine import core
 from covstudy.designs import get_design
 from covstudy.estimands import get_estimand
 from covstudy.methods import get

@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from covstudy.runner import run_study
-from covstudy.study import Study
+from covstudy.study.runner import run_study
+from covstudy.study.config import Study
 
 CONFIG = {
     "name": "cluster_bench",

@@ -18,7 +18,7 @@ import dask
 import psutil
 from dask.distributed import Client, LocalCluster
 
-from covstudy.runner import LOCAL_CLUSTER
+from covstudy.study.runner import LOCAL_CLUSTER
 
 TRIM = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 

@@ -28,7 +28,7 @@ PAIRED = ["paired_wald", "paired_wald_cc", "paired_agresti_min", "paired_bonett_
 CHILD = """
 import json, sys, time
 from covstudy import coverage, methods
-from covstudy.core import clear_cache
+from covstudy.engine.core import clear_cache
 point = json.loads(sys.argv[1])
 names = sys.argv[2:] or [m.name for m in methods("paired").values()]
 coverage(names[0], **{**point, "n": 5})  # imports and first-call costs outside the timing

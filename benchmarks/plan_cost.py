@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from covstudy import plan
-from covstudy.core import clear_cache
+from covstudy.engine.core import clear_cache
 
 CASES = [  # label, method, keywords
     ("binomial, E[width]", "wilson", dict(p=0.9, width=0.05)),

@@ -57,7 +57,7 @@ def engine_mc(ns, ps, reps):
 
 def engine_shared(ns, ps, reps):
     from covstudy.designs import binomial_counts
-    from covstudy.measures import measures
+    from covstudy.engine.measures import measures
     from covstudy.methods import get
     out = {}
     for n in ns:
@@ -95,7 +95,7 @@ def floor_numpy(cells, reps):
 def cell_cost_mc(n, ps, reps, sampler="auto", method="wilson"):
     """Seconds per cell of one method's Monte Carlo coverage (simulate + interval + measures)."""
     from covstudy.designs import binomial_counts
-    from covstudy.measures import measures
+    from covstudy.engine.measures import measures
     from covstudy.methods import get
 
     def run():
@@ -143,7 +143,7 @@ def makespan(chunk_seconds, n_jobs):
 def peak_memory_mb(n, reps, sampler):
     """Peak resident memory (MB) of a fresh process computing MC and exact coverage at n, 99 p."""
     code = ("import resource, numpy as np; from covstudy import coverage; "
-            "from covstudy.designs import binomial_counts; from covstudy.measures import measures; "
+            "from covstudy.designs import binomial_counts; from covstudy.engine.measures import measures; "
             "from covstudy.methods import get; "
             f"n, ps = {n}, np.round(np.arange(1, 100) / 100, 2); "
             f"w = binomial_counts(n, ps, {reps}, 1, '{sampler}') / {reps}; "

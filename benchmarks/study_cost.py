@@ -32,10 +32,10 @@ if __name__ == "__main__":
     study, overrides = sys.argv[1], sys.argv[2:]
     imported = time.process_time() - start_cpu
     with tempfile.TemporaryDirectory() as out:
-        from covstudy import grid
+        from covstudy.study import grid
         from covstudy.cli import load_study
-        from covstudy.estimate import cpu_seconds as forecast_seconds
-        from covstudy.runner import n_workers
+        from covstudy.study.cost import cpu_seconds as forecast_seconds
+        from covstudy.study.runner import n_workers
 
         planned = load_study(study, list(overrides), out)
         workers = n_workers(planned.n_jobs)

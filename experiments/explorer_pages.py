@@ -15,8 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from covstudy.bands import BandStudy
-from covstudy.explorer import write_band_html, write_html, write_index
+from covstudy.bands.coverage import BandStudy
+from covstudy.report.explorer import write_band_html, write_html, write_index
 
 RESULTS = Path("results")
 

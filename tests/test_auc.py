@@ -295,7 +295,7 @@ def test_optional_axes_and_the_size_parametrisations():
 
 
 def test_study_configs_take_the_optional_axes_or_leave_them_out():
-    from covstudy.study import ConfigError, Study
+    from covstudy.study.config import ConfigError, Study
 
     def config(**grid):
         return {"name": "t", "methods": ["delong"], "engine": "mc", "reps": 10,

@@ -8,7 +8,7 @@ from covstudy import balanced_coverage, balanced_interval
 from covstudy.designs import get_design
 from covstudy.designs.iid import FULL_EXACT_LIMIT as IID_EXACT_LIMIT
 from covstudy.estimands import get_estimand
-from covstudy.core import Analysis, Evaluator
+from covstudy.engine.core import Analysis, Evaluator
 from covstudy.methods import get
 
 

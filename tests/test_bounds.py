@@ -7,8 +7,9 @@ import covstudy
 from covstudy import (DESIGNS, auc_interval, balanced_interval, clustered_interval, coverage, difference_interval,
                       interval, methods, metric_interval, multiclass_coverage, paired_interval, plan,
                       superiority_probability)
-from covstudy import estimate, validate
-from covstudy.study import ConfigError, Study
+from covstudy.study import cost as estimate
+from covstudy import validate
+from covstudy.study.config import ConfigError, Study
 from cli_in_process import covstudy_in_process
 from test_designs import one_method_per_kind
 

@@ -11,9 +11,10 @@ from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from omegaconf import OmegaConf
 
-from covstudy import cli, estimate, grid
-from covstudy.runner import run_study
-from covstudy.study import ConfigError, Study
+from covstudy import cli
+from covstudy.study import cost as estimate, grid
+from covstudy.study.runner import run_study
+from covstudy.study.config import ConfigError, Study
 
 COLUMNS = ["method", "n", "p", "delta", "engine", "reps", "seed", "coverage", "mcse", "miss_low", "miss_high",
            "mean_width"]
@@ -130,7 +131,7 @@ STUDIES = sorted(p.stem for p in (cli.Path(cli._conf_dir()) / "study").glob("*.y
 def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
     cfg = compose(f"study={name}")
     if cfg.get("bands"):  # a band study (bands.py): its own config and tables
-        from covstudy.bands import BandStudy, run_band_study
+        from covstudy.bands.coverage import BandStudy, run_band_study
 
         assert BandStudy.from_config(cfg).out == cli.Path("results") / name
         cfg["grid"] = {axis: None if values is None else values[:1] for axis, values in cfg["grid"].items()}

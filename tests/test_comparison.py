@@ -20,7 +20,7 @@ from covstudy import (
 )
 from covstudy.designs import DESIGNS
 from covstudy.estimands import get_estimand
-from covstudy.core import Analysis, Evaluator
+from covstudy.engine.core import Analysis, Evaluator
 
 DATA = Path(__file__).parent / "data"
 # exact_unconditional (tests/test_exact_unconditional.py) is left out of the generic checks: it refuses
@@ -263,7 +263,7 @@ def test_bad_input_is_one_line(call, message):
 
 
 def test_exclusion_summary_of_a_comparison_table():
-    from covstudy.summary import exclusion_table
+    from covstudy.study.summary import exclusion_table
 
     r = coverage("paired_tango", design="paired", n=30, acc_first=np.array([0.7, 0.8, 0.9]), acc_second=0.8,
                  correlation=0.3)

@@ -16,7 +16,7 @@ from scipy import stats
 from covstudy import coverage, interval
 from covstudy.designs import get_design
 from covstudy.designs.crossval import cross_validate, expected_error, separation
-from covstudy.learner import bayes_error, error, expected_error as raw_expected_error, fit, fit_sums
+from covstudy.designs.learner import bayes_error, error, expected_error as raw_expected_error, fit, fit_sums
 from covstudy.methods.crossval import credible, nadeau_bengio, nested
 
 
@@ -230,7 +230,7 @@ def _correlated(rng, n, d, sep, prevalence, rho):
 
 
 def test_exact_error_under_a_given_covariance_matches_a_large_simulated_test_set():
-    from covstudy.learner import ar1_chol
+    from covstudy.designs.learner import ar1_chol
 
     rng = np.random.default_rng(12)
     d, prevalence, rho = 4, 0.4, 0.7
@@ -275,7 +275,7 @@ def test_logistic_regression_minimises_its_objective_as_scipy_does():
     from numpy import logaddexp
     from scipy.special import expit
 
-    from covstudy.learner import fit_logistic
+    from covstudy.designs.learner import fit_logistic
 
     rng = np.random.default_rng(13)
     x, y = _logistic_data(rng, (6, 30), 3, 2.0)
@@ -299,7 +299,7 @@ def test_logistic_regression_minimises_its_objective_as_scipy_does():
 
 def test_logistic_regression_equals_scikit_learn():
     sklearn = pytest.importorskip("sklearn.linear_model")
-    from covstudy.learner import fit_logistic
+    from covstudy.designs.learner import fit_logistic
 
     rng = np.random.default_rng(14)
     x, y = _logistic_data(rng, (4, 50), 5, 1.5)
@@ -373,7 +373,7 @@ def test_logistic_cross_validation_equals_a_brute_force_loop_over_folds():
 
 
 def test_shared_logistic_fits_equal_one_at_a_time():
-    from covstudy.learner import fit_logistic, fit_logistic_shared
+    from covstudy.designs.learner import fit_logistic, fit_logistic_shared
 
     rng = np.random.default_rng(15)
     x, y = _logistic_data(rng, (3, 40), 4, 1.5)
@@ -435,7 +435,7 @@ def test_lda_points_are_unchanged_by_the_learner_axis():
 
 
 def test_a_bad_learner_is_a_one_line_error():
-    from covstudy.study import ConfigError, grid_axes
+    from covstudy.study.config import ConfigError, grid_axes
 
     with pytest.raises(ValueError) as err:
         coverage("nested", design="crossval", reps=10, n=40, d=2, bayes_error=0.2, folds=4, learner="svm")

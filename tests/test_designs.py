@@ -11,7 +11,7 @@ import pytest
 from covstudy import coverage
 from covstudy.designs import DESIGNS
 from covstudy.estimands import estimands_for, get_estimand
-from covstudy.core import Analysis, Evaluator
+from covstudy.engine.core import Analysis, Evaluator
 from covstudy.methods import methods
 
 NAMES = sorted(DESIGNS)

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from covstudy import estimate, grid, runner
-from covstudy.study import Study
+from covstudy.study import cost as estimate, grid, runner
+from covstudy.study.config import Study
 
 
 def study(out, **changes):
@@ -89,7 +89,7 @@ def test_methods_that_need_each_test_set_cost_per_test_set(tmp_path):
 
 
 def test_heartbeat_fraction_and_time_left_follow_the_cost(monkeypatch):
-    from covstudy import progress
+    from covstudy.study import progress
 
     with progress.Progress("t", 10, 1000.0, show=False) as p:
         p.update(9, 100.0)

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from covstudy import core, coverage
+from covstudy.engine import core
+from covstudy import coverage
 from covstudy.designs import get_design
 from covstudy.estimands import get_estimand
-from covstudy.core import Analysis, Evaluator
+from covstudy.engine.core import Analysis, Evaluator
 from covstudy.methods import methods
 
 KEY = (7, 12)  # class sizes (n_pos, n_neg)
@@ -52,7 +53,7 @@ def test_simulated_test_sets_are_shared_and_give_the_same_numbers():
     import importlib
 
     from covstudy import coverage
-    from covstudy.core import _SIMULATED, clear_cache
+    from covstudy.engine.core import _SIMULATED, clear_cache
 
     auc = importlib.import_module("covstudy.methods.auc")
     point = dict(design="binormal", n_pos=30, n_neg=50, auc=[0.8, 0.9], reps=300, seed=4)
@@ -81,7 +82,8 @@ def test_simulated_test_sets_are_shared_and_give_the_same_numbers():
 def test_simulated_cache_is_bounded_in_bytes_of_weights_too():
     """The simulated test sets kept for reuse stay within _SIMULATED_BYTES counting their weights,
     and a batch too large to be worth keeping (n = 10⁶: 16 MB a point) is not kept at all."""
-    from covstudy import core, coverage
+    from covstudy.engine import core
+    from covstudy import coverage
 
     core.clear_cache()
     coverage("wilson", n=10**6, p=[0.3, 0.5, 0.7], reps=1000)

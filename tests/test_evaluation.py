@@ -10,9 +10,9 @@ import pytest
 
 import covstudy
 from covstudy import coverage, interval, superiority_probability
-from covstudy import evaluation
-from covstudy.evaluation import EPSILON, InputError, _recommend, _with_recalls, auc_region, cp
-from covstudy.evaluate_cli import main
+from covstudy.evaluation import result as evaluation
+from covstudy.evaluation.result import EPSILON, InputError, _recommend, _with_recalls, auc_region, cp
+from covstudy.evaluation.cli import main
 
 REPS = 200  # the Monte Carlo audit in these tests
 

@@ -8,8 +8,8 @@ from numpy.polynomial.legendre import leggauss
 
 from covstudy import average_coverage, confidence_coefficient, methods
 from covstudy.designs.binomial import binomial_pmf
-from covstudy.exact_curve import ends, infimum
-from covstudy.measures import measures
+from covstudy.engine.exact_curve import ends, infimum
+from covstudy.engine.measures import measures
 
 EPS = 1e-11  # distance of the brute-force points from each end
 

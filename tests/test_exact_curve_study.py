@@ -7,9 +7,9 @@ import yaml
 
 from covstudy import confidence_coefficient
 from covstudy.plots import plot_results
-from covstudy.report import write_report
-from covstudy.runner import run_study
-from covstudy.study import ConfigError, Study
+from covstudy.report.markdown import write_report
+from covstudy.study.runner import run_study
+from covstudy.study.config import ConfigError, Study
 
 
 def study(out, **changes):

@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 import covstudy
-from covstudy.explorer import decode, encode, write_html, write_index
-from covstudy.report import write_report
-from covstudy.summary import read_results
+from covstudy.report.explorer import decode, encode, write_html, write_index
+from covstudy.report.markdown import write_report
+from covstudy.study.summary import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 OVERRIDES = ["grid.n=[10,20,40]", "grid.p=[0.1,0.3,0.5]", "methods=[wilson,wald,clopper_pearson]",
@@ -241,7 +241,7 @@ def test_evaluation_page_draws_each_metric(browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    from covstudy.explorer import write_evaluation_html
+    from covstudy.report.explorer import write_evaluation_html
 
     rng = np.random.default_rng(3)
     truth = rng.integers(0, 2, 80)
@@ -318,7 +318,7 @@ BANDS = ROOT / "results" / "roc_bands"
 def band_study(out):
     import yaml
 
-    from covstudy.bands import BandStudy
+    from covstudy.bands.coverage import BandStudy
 
     cfg = yaml.safe_load((ROOT / "conf" / "study" / "roc_bands.yaml").read_text())
     return BandStudy.from_config({**cfg, "out": str(out)})
@@ -336,7 +336,7 @@ def test_committed_band_page_is_what_its_tables_write(tmp_path):
         shutil.copy(BANDS / f, folder / f)
     for png in (BANDS / "figures").glob("*.png"):  # the page links the figures there are
         (folder / "figures" / png.name).touch()
-    from covstudy.explorer import write_band_html
+    from covstudy.report.explorer import write_band_html
 
     page = write_band_html(band_study(folder))
     assert page.read_bytes() == (BANDS / "report.html").read_bytes(), \
@@ -395,7 +395,7 @@ def test_band_page_draws_and_its_selectors_work(browser):
 def test_a_band_study_run_with_plot_writes_its_page(tmp_path, monkeypatch):
     """bands.run_band_study with plot on writes report.html (figures skipped here: they are plots/bands.py's)."""
     import covstudy.plots.bands
-    from covstudy.bands import BandStudy, run_band_study
+    from covstudy.bands.coverage import BandStudy, run_band_study
 
     monkeypatch.setattr(covstudy.plots.bands, "band_figures", lambda *args: [])
     cfg = {"name": "tiny_bands", "bands": ["roc"], "band_methods": {"roc": ["wilson", "ks"]}, "reps": 20,

@@ -21,18 +21,18 @@ def test_what_a_worker_imports_is_light():
     # tasks.evaluate_single_threaded (by reference)
     import ast
 
-    from covstudy import runner, tasks
+    from covstudy.study import runner, tasks
 
     assert runner._evaluate_single_threaded is tasks.evaluate_single_threaded
     start = {a.name for node in ast.walk(ast.parse(runner._WORKER_START)) if isinstance(node, ast.Import)
              for a in node.names}
     assert start <= {"ctypes", "os", "signal", "threading", "time"}, start
-    assert _heavy_after("import covstudy.runner, covstudy.tasks") == "[]"
+    assert _heavy_after("import covstudy.study.runner, covstudy.study.tasks") == "[]"
 
 
 def test_a_worker_that_evaluated_a_task_has_no_pandas(tmp_path):
     import covstudy
-    from covstudy import runner
+    from covstudy.study import runner
 
     covstudy.run_study("quick", ["grid.n=[10,20]", "grid.p=[0.2,0.4]", "engine=mc", "reps=100",
                                  "methods=[wilson,wald]", "n_jobs=2"], out=tmp_path, progress=False)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import covstudy as cs
 
-plan_module = importlib.import_module("covstudy.plan")
+plan_module = importlib.import_module("covstudy.planning.plan")
 auc_module = importlib.import_module("covstudy.methods.auc")
 clustered_module = importlib.import_module("covstudy.methods.clustered")
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from covstudy.measures import measures
+from covstudy.engine.measures import measures
 
 
 @settings(max_examples=60, deadline=None)
@@ -41,7 +41,7 @@ def test_rates_stay_in_zero_one_when_weights_sum_above_one():
 @pytest.fixture
 def lower_mean():
     """A throwaway registered measure: the mean lower end."""
-    from covstudy import measures
+    from covstudy.engine import measures
 
     measures.register_measure("lower_mean", -1.0, 1.0, formula=lambda w, lower, upper, truth, width:
                               np.sum(w * lower, axis=-1))
@@ -50,10 +50,10 @@ def lower_mean():
 
 
 def test_a_new_measure_reaches_every_row_and_blanks_nothing(tmp_path, lower_mean):
-    from covstudy import summary
-    from covstudy.runner import run_study
-    from covstudy.study import Study
-    from covstudy.tasks import row_problem
+    from covstudy.study import summary
+    from covstudy.study.runner import run_study
+    from covstudy.study.config import Study
+    from covstudy.study.tasks import row_problem
 
     cfg = {"name": "t", "methods": ["wald", "wilson"], "grid": {"n": [10], "p": [0.2, 0.5], "delta": [0.05]},
            "reps": 500, "seed": 5, "n_jobs": 1}

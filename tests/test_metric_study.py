@@ -3,10 +3,10 @@
 import pytest
 
 from covstudy import metric_coverage
-from covstudy.grid import cells
-from covstudy.report import summary_table
-from covstudy.runner import run_study
-from covstudy.study import ConfigError, Study
+from covstudy.study.grid import cells
+from covstudy.report.markdown import summary_table
+from covstudy.study.runner import run_study
+from covstudy.study.config import ConfigError, Study
 
 GRID = dict(design=["iid", "stratified"], metric=["f1", "precision", "balanced_accuracy"], n=[30],
             prevalence=[0.2, 0.5], tpr=[0.8], tnr=[0.9], delta=[0.1])

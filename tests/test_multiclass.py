@@ -11,7 +11,7 @@ from covstudy.designs import DESIGNS
 from covstudy.designs.multiclass import class_model, class_sizes, exact_outcomes, matrix
 from covstudy.designs.multiclass import bea
 from covstudy.estimands import get_estimand
-from covstudy.core import Analysis, Evaluator
+from covstudy.engine.core import Analysis, Evaluator
 from covstudy import balanced_interval
 from covstudy.methods import beta_mean, beta_mean_k, get
 from covstudy.methods.multiclass import macro_f1, macro_f1_variance

@@ -143,7 +143,7 @@ def test_random_public_functions_default_to_a_fixed_seed():
 @pytest.mark.parametrize("n", [10**6 + 1, 10**9, 10**12])
 def test_exact_curves_refuse_an_n_beyond_the_limit_at_once(n):
     from covstudy import average_coverage
-    from covstudy.exact_curve import coverage_curve
+    from covstudy.engine.exact_curve import coverage_curve
 
     for f in (confidence_coefficient, average_coverage, coverage_curve):
         start = time.perf_counter()
@@ -169,11 +169,11 @@ def test_design_messages_name_the_real_problem(overrides, message):
         assert "grid.acc_first=null grid.acc_second=null grid.correlation=null" in str(err.value)
 
 
-DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.coverage",
-             "covstudy.exact_curve", "covstudy.plan", "covstudy.methods", "covstudy.methods.registry",
-             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation",
-             "covstudy.bands", "covstudy.designs.binormal",
-             "covstudy.eval_power", "covstudy.methods.auc_difference")
+DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.engine.coverage",
+             "covstudy.engine.exact_curve", "covstudy.planning.plan", "covstudy.methods", "covstudy.methods.registry",
+             "covstudy.methods.auc", "covstudy.methods.balanced", "covstudy.methods.clustered", "covstudy.evaluation.result",
+             "covstudy.bands.coverage", "covstudy.designs.binormal",
+             "covstudy.planning.eval_power", "covstudy.methods.auc_difference")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)
@@ -231,7 +231,7 @@ def test_reports_read_short_names_as_the_rows_design_and_metric_do():
     import pandas as pd
 
     from covstudy.plots.style import method_colors
-    from covstudy.summary import display_labels, resolve_method
+    from covstudy.study.summary import display_labels, resolve_method
 
     assert resolve_method("wald", "stratified").name == "ba_wald"
     assert resolve_method("wald", "multiclass", "macro_recall").name == "mr_wald"

@@ -7,7 +7,7 @@ import pytest
 from covstudy import balanced_interval, coverage, interval, metric_interval, plan
 from covstudy.methods import get, methods
 from covstudy.methods.registry import SIDES
-from covstudy.study import ConfigError, Study
+from covstudy.study.config import ConfigError, Study
 
 HINT = "(delta is the miss rate: 95% confidence is delta=0.05)"
 
@@ -172,7 +172,7 @@ def test_heatmap_rows_are_the_computed_n_and_its_colourbar_label_fits():
 
     from covstudy.plots.heatmap import Heatmap
     from covstudy.plots.style import method_colors, method_order
-    from covstudy.summary import tidy
+    from covstudy.study.summary import tidy
 
     table = tidy(binomial_table(["clopper_pearson", "wald"], [20, 100, 1000], np.linspace(0.05, 0.95, 19)))
     combo = {"delta": 0.05, "side": "two-sided", "engine": "exact"}
@@ -194,7 +194,7 @@ def test_tradeoff_keeps_a_low_mean_on_the_axis():
 
     from covstudy.plots.style import method_colors, method_order
     from covstudy.plots.tradeoff import tradeoff
-    from covstudy.summary import tidy
+    from covstudy.study.summary import tidy
 
     table = tidy(binomial_table(["wald", "wilson"], [10, 20], [0.005, 0.01, 0.02]))  # Wald's mean coverage is tiny
     assert table.groupby("method")["coverage"].mean()["wald"] < 0.3
@@ -216,7 +216,7 @@ def test_every_method_has_a_display_name():
 
 
 def test_display_labels_keep_parameters_and_own_labels():
-    from covstudy.summary import display_labels
+    from covstudy.study.summary import display_labels
 
     table = pd.DataFrame({"method": ["wilson", "wilson", "cluster_bootstrap"],
                           "label": ["wilson", "mine", "cluster_bootstrap(draws=400)"]})

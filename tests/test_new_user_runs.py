@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from cli_in_process import covstudy_in_process
 
-from covstudy import progress, store
-from covstudy.runner import OutError, StudyMismatch, run_study
-from covstudy.study import ConfigError, Study
+from covstudy.study import progress, store
+from covstudy.study.runner import OutError, StudyMismatch, run_study
+from covstudy.study.config import ConfigError, Study
 
 
 def study(out, **changes):
@@ -91,10 +91,10 @@ def test_missing_exact_column_of_an_engine_both_part_is_damage(tmp_path, capsys)
 
 
 def test_every_design_writes_the_rows_its_part_check_expects():
-    from covstudy import grid
+    from covstudy.study import grid
     from covstudy.cli import load_study
     from covstudy.designs import DESIGNS
-    from covstudy.tasks import evaluate, row_columns, row_problem
+    from covstudy.study.tasks import evaluate, row_columns, row_problem
 
     for name, design in DESIGNS.items():
         axes = [f"grid.{k}=[{v}]" for k, v in design.example.items()]
@@ -205,8 +205,8 @@ def nothing_computed(*args, **kwargs):
     ("afile/report", "--out afile/report: afile: Not a directory"),
 ])
 def test_evaluate_checks_its_out_before_any_work(tmp_path, monkeypatch, capsys, out, message):
-    from covstudy import evaluation
-    from covstudy.evaluate_cli import main
+    from covstudy.evaluation import result as evaluation
+    from covstudy.evaluation.cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(evaluation, "evaluate", nothing_computed)
@@ -228,7 +228,7 @@ def test_plan_checks_its_table_and_figure_before_any_work(tmp_path, monkeypatch,
     from covstudy.cli import plan_main
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys.modules["covstudy.plan"], "plan", nothing_computed)  # the module, not covstudy.plan()
+    monkeypatch.setattr(sys.modules["covstudy.planning.plan"], "plan", nothing_computed)  # the module, not covstudy.plan()
     (tmp_path / "adir").mkdir()
     (tmp_path / "afile").write_text("x")
     with pytest.raises(SystemExit) as exit:
@@ -258,7 +258,7 @@ def test_full_disk_is_one_error_and_leaves_no_temporary_file(tmp_path, monkeypat
 
 
 def test_backend_that_cannot_start_leaves_no_fresh_folder(tmp_path, monkeypatch):
-    from covstudy import runner
+    from covstudy.study import runner
 
     def unreachable(study, workers):
         raise runner.BackendError("scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:1")
@@ -347,7 +347,7 @@ def test_provenance_keeps_the_history_of_runs(tmp_path):
 # --- 10. the report's rerun command reproduces the table ------------------------------------------
 
 def test_rerun_command_in_the_report_reproduces_the_table(tmp_path):
-    from covstudy.report import write_report
+    from covstudy.report.markdown import write_report
 
     args = ["grid.n=[7,9]", "grid.p=${seq:0.1,0.3,0.1}", "methods=[wilson,{name: bayes, a: 2, b: 1}]",
             "engine=exact", "name=bcd50", "n_jobs=1", "out=made"]
@@ -380,7 +380,7 @@ def test_dask_run_logs_warnings_only(tmp_path, caplog):
 # --- 13. what is committed regenerates byte for byte ----------------------------------------------------
 
 def test_rerun_with_other_run_time_keys_rewrites_study_yaml_and_report_byte_for_byte(tmp_path):
-    from covstudy.report import write_report
+    from covstudy.report.markdown import write_report
 
     s = study(tmp_path / "s")
     run_study(s, overrides=["study=t", "plot=true"], progress=False)
@@ -394,8 +394,8 @@ def test_rerun_with_other_run_time_keys_rewrites_study_yaml_and_report_byte_for_
 
 
 def test_every_column_a_task_writes_is_kept_in_the_table():
-    from covstudy import grid
-    from covstudy.tasks import ROW_MEASURES, evaluate, row_identity
+    from covstudy.study import grid
+    from covstudy.study.tasks import ROW_MEASURES, evaluate, row_identity
 
     for cfg in ({"methods": ["wilson"], "grid": {"n": [10], "p": [0.5], "delta": [0.05]}, "engine": "both"},
                 {"methods": ["diff_wald"], "grid": {"design": "unpaired", "n1": [10], "n2": [10], "p1": [0.4],

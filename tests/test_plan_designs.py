@@ -12,9 +12,9 @@ from scipy import stats
 
 from covstudy import coverage, interval, plan, size_performance
 from covstudy.cli import plan_main
-from covstudy.core import clear_cache
+from covstudy.engine.core import clear_cache
 from covstudy.designs import paired
-from covstudy.sizing import plan_design
+from covstudy.planning.sizing import plan_design
 
 REF = json.loads((Path(__file__).parent / "data" / "presize_plan_reference.json").read_text())
 PROP = {"wilson": "wilson", "agresti-coull": "agresti_coull", "exact": "clopper_pearson", "wald": "wald"}
@@ -216,7 +216,7 @@ def test_stochastic_root_interval_covers_a_known_root():
     # a synthetic rate curve P(n) = Φ(-4 + 0.9·log n) (root of P = 0.8 known), successes drawn
     # per (seed, n) as the planner's streams are: the 95% interval covers the true root in
     # about 95% of 40 seeded runs, and a rerun gives the same answer
-    from covstudy.stochastic_root import solve
+    from covstudy.planning.stochastic_root import solve
 
     true = math.exp((stats.norm.ppf(0.8) + 4) / 0.9)
     reps, hits = 400, 0

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from covstudy import coverage
-from covstudy.report import mc_agreement, summary_table, tex_escape, write_report
+from covstudy.report.markdown import mc_agreement, summary_table, tex_escape, write_report
 from tidy_tables import binomial_table, write_folder
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from covstudy.runner import run_study
-from covstudy.store import Store, StoreLocked
-from covstudy.study import Study
+from covstudy.study.runner import run_study
+from covstudy.study.store import Store, StoreLocked
+from covstudy.study.config import Study
 
 MEASURES = ["coverage", "mcse", "miss_low", "miss_high", "mean_width", "sd_width", "exact_coverage",
             "exact_mean_width"]
@@ -87,7 +87,7 @@ def test_rerun_skips_done_cells_and_force_recomputes(tmp_path):
 
 
 def test_resuming_says_when_the_cells_found_come_from_other_code(tmp_path, monkeypatch):
-    from covstudy import runner
+    from covstudy.study import runner
 
     said = []
     run_study(study(tmp_path / "s"), say=said.append)
@@ -226,7 +226,7 @@ def test_own_local_cluster_samples_less_a_given_scheduler_keeps_its_settings(tmp
     distributed = pytest.importorskip("dask.distributed")
     import dask
 
-    from covstudy import runner
+    from covstudy.study import runner
 
     # dask's nannies prefer a MALLOC_TRIM_THRESHOLD_ already in the environment (an earlier test's
     # cluster leaves dask's 64 KiB there).
@@ -259,7 +259,7 @@ def test_stopping_the_pool_with_tasks_queued_prints_nothing(monkeypatch):
     import concurrent.futures
     import threading
 
-    from covstudy import runner
+    from covstudy.study import runner
 
     errors = []
     monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_type.__name__))

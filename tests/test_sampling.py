@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from covstudy import designs
-from covstudy.measures import measures
+from covstudy.engine.measures import measures
 from covstudy.methods import get
 
 SAMPLERS = ("histogram", "replicates")

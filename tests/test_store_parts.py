@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from covstudy.runner import run_study
-from covstudy.store import checksum, row_inconsistency
-from covstudy.study import Study
+from covstudy.study.runner import run_study
+from covstudy.study.store import checksum, row_inconsistency
+from covstudy.study.config import Study
 
 
 def study(out, **changes):
@@ -97,11 +97,11 @@ def test_an_untouched_part_is_used_not_computed_again(tmp_path, capsys, old_name
 
 def test_every_design_writes_rows_that_agree_with_themselves():
     # The checks of a part without checksum must hold of what every design writes, with either engine.
-    from covstudy import grid
+    from covstudy.study import grid
     from covstudy.cli import load_study
     from covstudy.designs import DESIGNS
-    from covstudy.study import ConfigError
-    from covstudy.tasks import evaluate
+    from covstudy.study.config import ConfigError
+    from covstudy.study.tasks import evaluate
 
     for name, design in DESIGNS.items():
         axes = [f"grid.{k}=[{v}]" for k, v in design.example.items()]

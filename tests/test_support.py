@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from covstudy import core, coverage
-from covstudy.core import clear_cache
+from covstudy.engine import core
+from covstudy import coverage
+from covstudy.engine.core import clear_cache
 from covstudy.designs import binomial, iid, paired, stratified, support, unpaired
 
 BOUND = support.BOUND

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from covstudy import coverage
-from covstudy.core import clear_cache
+from covstudy.engine.core import clear_cache
 from covstudy.designs import clustered
 from covstudy.designs.clustered import beta_parameters, betabinomial_pmf, support_pmf, support_size, total_pmf
 

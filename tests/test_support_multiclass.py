@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from covstudy import core, coverage, multiclass_coverage
-from covstudy.core import clear_cache
+from covstudy.engine import core
+from covstudy import coverage, multiclass_coverage
+from covstudy.engine.core import clear_cache
 from covstudy.designs import multiclass as mc
 from covstudy.designs.support import BOUND
 

@@ -1,29 +1,24 @@
 """covstudy: coverage studies of confidence and credible intervals for classifier metrics."""
 
-from .bands import band_coverage, pr_band, roc_band
+from .bands.coverage import band_coverage, pr_band, roc_band
 from .comparison import (difference_interval, paired_interval, paired_metric_interval, paired_metric_superiority,
                          superiority_probability)
-from .coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
+from .engine.coverage import CoverageResult, balanced_coverage, coverage, metric_coverage, multiclass_coverage
 from .designs import DESIGNS
 from .designs.binormal import true_pr, true_roc
 from .designs.confusion import METRICS
 from .designs.multiclass import MULTICLASS_METRICS
-from .eval_power import components as eval_components, mde as eval_mde, questions_needed as eval_questions_needed
-from .evaluation import Evaluation, evaluate
-from .exact_curve import (
-    AverageCoverage,
-    ConfidenceCoefficient,
-    average_coverage,
-    confidence_coefficient,
-)
+from .planning.eval_power import components as eval_components, mde as eval_mde, questions_needed as eval_questions_needed
+from .evaluation.result import Evaluation, evaluate
+from .engine.exact_curve import AverageCoverage, ConfidenceCoefficient, average_coverage, confidence_coefficient
 from .intervals import Interval, interval, metric_interval, multiclass_interval
 from .methods import auc_methods, balanced_methods, f1_methods, methods  # noqa: F401  (the first three: shortcuts for methods(takes=...), kept importable)
 from .methods.auc import auc_interval
 from .methods.auc_difference import delong_contrast, delong_covariance, unpaired_delong
 from .methods.balanced import balanced_interval
 from .methods.clustered import clustered_interval
-from .plan import PlanResult, plan, size_performance
-from .study import ConfigError
+from .planning.plan import PlanResult, plan, size_performance
+from .study.config import ConfigError
 
 # The earlier result classes are the one result type now (importable, not in __all__).
 BalancedCoverageResult = MetricCoverageResult = CoverageResult
@@ -69,7 +64,7 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
       wald 0.4    0.8989
     """
     from .cli import load_study
-    from .runner import run_study as run
+    from .study.runner import run_study as run
 
     recorded = [f"study={study}", *overrides, *([f"out={out}"] if out is not None else [])]
     return run(load_study(study, list(overrides), out), overrides=recorded, progress=progress)

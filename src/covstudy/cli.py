@@ -25,7 +25,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from .study import ConfigError, Study, seq
+from .study.config import ConfigError, Study, seq
 
 
 def _seq(*args):
@@ -252,9 +252,9 @@ def _app(cfg: DictConfig) -> None:
     for note in study.notes:
         print(f"covstudy: note: {note}", file=sys.stderr)
     # Imported only now so that a bad config fails fast.
-    from .report import summary_table, text_table
-    from .runner import BackendError, Interrupted, OutError, StudyMismatch, run_study
-    from .store import StoreLocked
+    from .report.markdown import summary_table, text_table
+    from .study.runner import BackendError, Interrupted, OutError, StudyMismatch, run_study
+    from .study.store import StoreLocked
 
     try:
         with _sigterm_as_interrupt():
@@ -278,9 +278,9 @@ def _app(cfg: DictConfig) -> None:
 def write_all(folder: Path, report: bool = True) -> list[Path]:
     """Draw the figures and write report.md, report.tex and report.html of ``folder``, and, when
     it sits in a folder named ``results``, results/index.html over every study there."""
-    from .explorer import write_html, write_index
+    from .report.explorer import write_html, write_index
     from .plots import plot_results
-    from .report import write_report
+    from .report.markdown import write_report
 
     paths = plot_results(folder)
     if report:
@@ -299,7 +299,7 @@ def how_to_open(folder: Path) -> str:
 
 def _run_bands(raw: dict) -> None:
     """``covstudy study=roc_bands``: the band study's tables, figures and report (bands.py)."""
-    from .bands import BandStudy, run_band_study
+    from .bands.coverage import BandStudy, run_band_study
 
     try:
         study = BandStudy.from_config(raw)
@@ -426,7 +426,7 @@ def _plan_axes(parser, design: str, rest: list[str]) -> dict:
 def plan_main(argv=None) -> int:
     """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table;
     ``--design D --AXIS VALUE ...`` for any design."""
-    from .plan import plan
+    from .planning.plan import plan
     from .writable import problem
 
     parser = _plan_parser()

@@ -9,7 +9,7 @@ from .plots import OKABE_ITO, PLOTS, method_colors, method_order, plot_results  
 from .plots.kind import MAX_FIXED  # noqa: F401
 from .plots.kind import pick as _pick  # noqa: F401
 from .plots.style import FALLBACK, LABELS, MAX_PANELS, _panel_labels  # noqa: F401
-from .summary import read_results as load_results  # noqa: F401
+from .study.summary import read_results as load_results  # noqa: F401
 
 
 def main(argv=None) -> int:

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import validate
-from .designs.binormal import binormal_scores, true_pr, true_roc
-from .methods import get
-from .methods.bands import FPR_GRID, LATENT_TARGET, RECALL_GRID
-from .methods.auc import _scores
-from .seeds import stream
+from .. import validate
+from ..designs.binormal import binormal_scores, true_pr, true_roc
+from ..methods import get
+from ..methods.bands import FPR_GRID, LATENT_TARGET, RECALL_GRID
+from ..methods.auc import _scores
+from ..seeds import stream
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `import covstudy` stays light
     import pandas as pd
@@ -265,7 +265,7 @@ class BandStudy:
 
     @classmethod
     def from_config(cls, cfg: dict) -> "BandStudy":
-        from .study import ConfigError
+        from ..study.config import ConfigError
 
         def listed(key, value):
             value = value if isinstance(value, list) else [value]
@@ -358,12 +358,12 @@ def band_study_tables(study: BandStudy) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     import pandas as pd
 
-    from .runner import n_workers, worker_pool
+    from ..study.runner import n_workers, worker_pool
 
     workers = min(n_workers(study.n_jobs), len(study.points))
     rows = functools.partial(_point_rows, study)
     if workers > 1:  # as the interval runner: workers ignore Ctrl-C, the driver stops them
-        from .runner import _shutdown_workers, _workers_leave_signals_to_us
+        from ..study.runner import _shutdown_workers, _workers_leave_signals_to_us
 
         executor = worker_pool(workers)
         with _workers_leave_signals_to_us():
@@ -411,11 +411,11 @@ def run_band_study(study: BandStudy) -> pd.DataFrame:
     table.to_parquet(study.out / "bands.parquet", index=False)
     pointwise.to_parquet(study.out / "bands_pointwise.parquet", index=False)
     if study.plot:
-        from .plots.bands import band_figures
+        from ..plots.bands import band_figures
 
         band_figures(study, table, pointwise)
         write_band_report(study, table)
-        from .explorer import write_band_html  # report.html, the interactive page
+        from ..report.explorer import write_band_html  # report.html, the interactive page
 
         write_band_html(study, table, pointwise)
     return table

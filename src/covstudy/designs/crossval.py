@@ -42,7 +42,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import optimize
 
-from .. import learner
+from . import learner
 from ..estimands import Estimand, register_estimand
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
@@ -359,7 +359,7 @@ class Crossval(Design):
         d = 5, 20, K = 5, 10), shared by the ``CELLS_PER_SIMULATION`` cells of a point. Logistic
         regression: R·K(K+1)/2·(3e-5 + 1e-9·n(d+1)²) a data set and, unless stored, Err's
         2·ERR_DRAWS_LOGISTIC·8e-9·n(d+1)² (``LOGISTIC_FIT``, ``LOGISTIC_ERR_FIT``)."""
-        from ..estimate import SECONDS_PER_INTERVAL  # estimate imports the designs
+        from ..study.cost import SECONDS_PER_INTERVAL  # estimate imports the designs
 
         n, d, K, R = point["n"], point["d"], point["folds"], point["repeats"]
         seconds = R * (1.3e-8 * K * K * d * d / 2 + 8e-10 * n * K * d + 1.5e-5)

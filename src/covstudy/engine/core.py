@@ -23,12 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import validate
-from .designs import Design, Outcomes
-from .estimands import Estimand
+from .. import validate
+from ..designs import Design, Outcomes
+from ..estimands import Estimand
 from .measures import measures
-from .methods import Method
-from .seeds import stream
+from ..methods import Method
+from ..seeds import stream
 
 MC_BYTES_PER_NUMBER = 32  # measured: a held number's int64 and the copies made sorting, de-duplicating, scoring
 _BATCH_ELEMENTS = 4_000_000  # (points × outcomes) generated at once: bounds memory

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import validate
-from .designs import DESIGNS, Design, get_design
-from .estimands import get_estimand
+from .. import validate
+from ..designs import DESIGNS, Design, get_design
+from ..estimands import get_estimand
 from .core import Analysis, Evaluator, infeasible
 from .measures import MEASURES, NULL_MEASURES
 

@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special, stats
 
-from . import validate
-from .methods import get
+from .. import validate
+from ..methods import get
 
 _GRID = 65  # points of the numerical search on a piece whose covering set is not contiguous
 _CHUNK = 1 << 20  # entries of a pieces × out-of-order-k matrix at a time

@@ -53,13 +53,13 @@ def _read(path: str):
 
 
 def main(argv=None) -> int:
-    from .writable import problem
+    from ..writable import problem
 
     parser = _parser()
     args = parser.parse_args(argv)
     if args.out is not None and (why := problem(args.out, folder=True)):
         parser.exit(2, f"covstudy-evaluate: error: --out {args.out}: {why}\n")
-    from .evaluation import evaluate
+    from .result import evaluate
 
     try:
         frame = _read(args.file)
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
         return 2
     for w in caught:
         print(f"covstudy-evaluate: warning: {w.message}", file=sys.stderr)
-    from .evaluation import _text
+    from .result import _text
 
     print(_text(ev.recommended))
     if args.out:

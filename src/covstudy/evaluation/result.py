@@ -279,7 +279,7 @@ def _axis(est, lo, hi, grid=GRID):
 def _coverage(method, design, metric, axes: dict, delta, reps, seed):
     """``coverage()`` over the points (arrays, broadcast); exact if the design's engine takes
     them, else Monte Carlo."""
-    from .coverage import coverage
+    from ..engine.coverage import coverage
 
     try:
         return coverage(method, design=design, metric=metric, delta=delta, **axes)
@@ -315,7 +315,7 @@ def _binomial_audit(method, n, p, delta, region) -> dict:
     width at p (as ``coverage()``), and the exact infimum of the coverage over p in ``region``
     (as ``confidence_coefficient(..., p_range=region)``: C(p) jumps at every interval end, so a
     grid misses its dips; the infimum may be a one-sided limit at an end, not attained)."""
-    from .exact_curve import ends, infimum
+    from ..engine.exact_curve import ends, infimum
 
     _, n, delta, _, lower, upper = ends(method, n, delta)
     weight = stats.binom.pmf(np.arange(n + 1), n, p)
@@ -329,7 +329,7 @@ def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, s
     """Coverage at each rate matrix of ``rates`` (the plug-in first), Monte Carlo always: the
     exact multinomial enumeration is feasible only at small n and then slow for the sampling
     methods (every K×K matrix times the draws)."""
-    from .coverage import multiclass_coverage
+    from ..engine.coverage import multiclass_coverage
 
     rs = [multiclass_coverage(metric, method, n, prevalence, r, delta=delta, reps=reps, seed=seed) for r in rates]
     return _summary([r.coverage for r in rs], [r.mcse for r in rs], [r.mean_width for r in rs], rs[0].engine,
@@ -339,7 +339,7 @@ def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, s
 def _bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
     """Test sets per point for a bootstrap method: BOOT_REPS, fewer if reps × draws × the numbers
     one resample draws would pass BOOT_BUDGET; None (not audited) below BOOT_MIN_REPS."""
-    from .methods import methods
+    from ..methods import methods
 
     draws = next(p.default for p in methods()[qualified].params if p.name == "draws")
     point = point or (s.points[0] if s.points else {})
@@ -371,8 +371,8 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
 def _methods(data_kind, metric):
     """(short name, kind, qualified name) of the methods the estimand takes (its ``takes``), skipping
     oracles. The qualified name goes to the door (a short name can name two kinds: F1's ``bayes``)."""
-    from .estimands import get_estimand
-    from .methods import methods
+    from ..estimands import get_estimand
+    from ..methods import methods
 
     out = []
     for takes in get_estimand(data_kind, metric).takes:
@@ -400,9 +400,9 @@ class Spec:
 
 
 def _specs(d: Data, delta, metrics) -> list[Spec]:
-    from .designs.confusion import truth
-    from .designs.multiclass import bea
-    from .methods.clustered import anova_icc
+    from ..designs.confusion import truth
+    from ..designs.multiclass import bea
+    from ..methods.clustered import anova_icc
 
     specs = []
     root = math.sqrt(1 - delta)
@@ -477,7 +477,7 @@ def _specs(d: Data, delta, metrics) -> list[Spec]:
         s = Spec("clustered_accuracy", acc, dict(design="clustered", successes=successes, sizes=sizes),
                  [x for x in _methods("clustered", "accuracy") if x[1] == "clustered" or x[0] == "wilson"])
         s.design, s.coverage_metric = "clustered", "accuracy"
-        from .intervals import interval
+        from ..intervals import interval
 
         lo, hi = interval("wilson_vif", design="clustered", successes=successes, sizes=sizes, delta=delta)
         s.points = [dict(clusters=G, cluster_size=size, p=p, icc=min(max(icc, 0.0), 0.99))
@@ -575,8 +575,8 @@ def _phi(both, only_first, only_second, neither, lo, hi):
 def _difference_specs(d: Data) -> list:
     """metric(first) - metric(second) of two models on the same examples: the paired_confusion design's
     8 cells, audited at the observed prevalence, per-class rates and per-class correlations."""
-    from .designs.paired import correlation_range
-    from .methods.paired_metrics import COUNTS, difference
+    from ..designs.paired import correlation_range
+    from ..methods.paired_metrics import COUNTS, difference
 
     t = d.truth == 1
     a, b = d.predicted == d.truth, d.second == d.truth
@@ -607,7 +607,7 @@ def _difference_specs(d: Data) -> list:
 def _auc_difference_spec(d: Data):
     """AUC(first) - AUC(second) on the same cases: the paired_binormal design at the observed AUCs and
     the mean within-class Spearman correlation of the two models' scores."""
-    from .methods.auc_difference import delong_covariance
+    from ..methods.auc_difference import delong_covariance
 
     t = d.truth == 1
     p1, n1, p2, n2 = d.scores[t], d.scores[~t], d.second_scores[t], d.second_scores[~t]
@@ -701,8 +701,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     """
     import pandas as pd
 
-    from . import validate
-    from .intervals import interval
+    from .. import validate
+    from ..intervals import interval
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
@@ -740,7 +740,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                 warnings.warn(msg, stacklevel=2)
                 notes.append(msg)
     if d.second is not None and (metrics is None or "superiority_probability" in metrics):
-        from .comparison import superiority_probability
+        from ..comparison import superiority_probability
 
         c = next(s.cells for s in specs if s.metric == "accuracy_difference") if any(
             s.metric == "accuracy_difference" for s in specs) else None
@@ -803,7 +803,7 @@ SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test
 def _eval_spec(d: Data, delta) -> "Spec":
     """``eval_accuracy``: per-question correct counts of the answers, the eval methods and Wilson on the pooled
     answers, audited on the eval design at the plug-in point (equal groups, mean K, ``eval_iccs``)."""
-    from .intervals import interval
+    from ..intervals import interval
 
     correct = np.bincount(d.questions, weights=(d.predicted == d.truth)).astype(np.int64)
     answers = np.bincount(d.questions).astype(np.int64)
@@ -835,7 +835,7 @@ def eval_iccs(correct, answers, group) -> tuple[float, float]:
     answer, where icc_question does not matter); ρ = the ANOVA ICC with groups as clusters, a mix of
     same-question and other-question pairs: ρ·N_pairs = r·Σ K(K - 1)/2 + icc_group·(other pairs), solved for
     icc_group; icc_question = (r - icc_group)/(1 - icc_group)."""
-    from .methods.clustered import anova_icc
+    from ..methods.clustered import anova_icc
 
     clip = lambda v: float(min(max(v, 0.0), 0.99))  # noqa: E731
     r = clip(anova_icc(correct, answers)) if answers.size > 1 else 0.0
@@ -869,7 +869,7 @@ def _growth(specs, table, delta, reps, seed):
     today's (``plan``, exact). One row per metric × scale."""
     import pandas as pd
 
-    from .plan import plan
+    from ..planning.plan import plan
 
     rows = []
     for s in specs:
@@ -966,7 +966,7 @@ class Evaluation:
         the audited coverage written beside each. Returns the figure (saved to ``path`` if given)."""
         import matplotlib.pyplot as plt
 
-        from .plots.style import save_figure
+        from ..plots.style import save_figure
 
         t = self.table[self.table.lower.notna()]
         groups = list(dict.fromkeys(t.metric))
@@ -1022,8 +1022,8 @@ class Evaluation:
         forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to ``folder``; returns its path."""
         import matplotlib.pyplot as plt
 
-        from .explorer import write_evaluation_html
-        from .plots.style import save_figure
+        from ..report.explorer import write_evaluation_html
+        from ..plots.style import save_figure
 
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)

@@ -21,8 +21,8 @@ import math
 import numpy as np
 from scipy import special
 
-from . import validate
-from .methods.evals import clustered_variance, question_variance
+from .. import validate
+from ..methods.evals import clustered_variance, question_variance
 
 
 def _z(q):

@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import validate
-from .designs import _supported_pmf
-from .exact_curve import EXACT_N_MAX, infimum
-from .measures import measures
-from .methods import get
+from .. import validate
+from ..designs import _supported_pmf
+from ..engine.exact_curve import EXACT_N_MAX, infimum
+from ..engine.measures import measures
+from ..methods import get
 
 _TOL = 1e-12  # slack in the comparisons, so rounding cannot flip a target that holds with equality
 SEARCH_MAX = 5000  # sizes one search may evaluate (the tests need <= 1,300; ~5 CPU-s of binomial sizes near 10⁴)
@@ -231,7 +231,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     assurance = width_prob if assurance is None else assurance
     if coverage is not None and coverage_tol is not None:
         raise ValueError("coverage: give coverage (the level) or coverage_tol (its distance below 1 - delta), not both")
-    from .designs import get_design
+    from ..designs import get_design
 
     name = get_design(design).name
     binomial_metric = metric in (None, "accuracy")
@@ -429,7 +429,7 @@ def size_performance(method: str, size: int, width: float | None = None, *, desi
     >>> round(row["mean_width"], 4), round(row["prob_width"], 3)
     (0.0991, 0.559)
     """
-    from .designs import get_design
+    from ..designs import get_design
     from .sizing import plan_design
 
     return plan_design(method, get_design(design).name, metric, delta, width, None, None,

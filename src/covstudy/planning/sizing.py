@@ -28,10 +28,10 @@ import math
 import numpy as np
 from scipy import optimize
 
-from . import validate
-from .core import Analysis, Evaluator, infeasible
-from .designs import DESIGNS, get_design
-from .estimands import get_estimand
+from .. import validate
+from ..engine.core import Analysis, Evaluator, infeasible
+from ..designs import DESIGNS, get_design
+from ..estimands import get_estimand
 
 DEFAULT_REPS = 1000  # simulated test sets per size for the Monte Carlo planner
 _TOL = 1e-12
@@ -44,7 +44,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                 power: float | None = None, null: float | None = None):
     """The planner for any design (module docstring); ``given``: the axes and the method's parameters.
     ``at``: no search, the table row of that size only (``size_performance``)."""
-    from .coverage import design_points
+    from ..engine.coverage import design_points
     from .plan import PlanResult, _search, coverage_ceiling
 
     d = get_design(design)
@@ -228,7 +228,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
 
 def _smallest(d, axes: dict, analysis, n_min: int) -> int:
     """The smallest size at which the point exists (multiclass: n >= K; binormal: two of each class)."""
-    from .coverage import design_points
+    from ..engine.coverage import design_points
 
     for n in range(n_min, n_min + 1000):
         try:

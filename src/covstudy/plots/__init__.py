@@ -27,20 +27,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..summary import read_results, split_columns
-from . import (  # noqa: F401  (they register the kinds)
-    auc,
-    clustered,
-    crossval,
-    comparison,
-    coverage,
-    evals,
-    heatmap,
-    mc_vs_exact,
-    multiclass,
-    tradeoff,
-    width,
-)
+from ..study.summary import read_results, split_columns
+from . import auc, clustered, crossval, comparison, coverage, evals, heatmap, mc_vs_exact, multiclass, tradeoff, width
 from .exact_curve import exact_curve_figures
 from .kind import PLOTS, Plot, register_plot
 from .style import _RC, OKABE_ITO, _Output, method_colors, method_order
@@ -53,7 +41,7 @@ def plot_results(folder, formats=("png", "pdf")) -> list[Path]:
 
     ``formats``: file types written per figure; the PNG is always among them (the report embeds it).
     Also writes <folder>/figures/index.csv (file, caption) listing this run's figures in
-    order, which ``covstudy.report.write_report`` embeds.
+    order, which ``covstudy.report.markdown.write_report`` embeds.
     """
     import matplotlib
 

@@ -25,7 +25,7 @@ def _colours(names):
 
 
 def band_figures(study, table, pointwise) -> list:
-    from ..bands import _label, method_bands
+    from ..bands.coverage import _label, method_bands
 
     out = study.out / "figures"
     out.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from ..summary import display_labels
+from ..study.summary import display_labels
 from .kind import describe, file_stem
 from .style import (
     LABELS,

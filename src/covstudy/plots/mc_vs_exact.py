@@ -9,7 +9,7 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..summary import standardised_difference
+from ..study.summary import standardised_difference
 from .coverage import coverage_panels
 from .kind import Plot, describe, fixed_n, has_exact, register_plot
 from .style import DPI, OKABE_ITO

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..summary import method_rank, resolve_method
+from ..study.summary import method_rank, resolve_method
 
 DPI = 150
 MAX_PANELS = 16  # at most this many method panels per figure (the first in the config's order)

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .report import COLUMNS, SUMMARY_COLUMNS, read_overrides, read_study, rerun_command
-from .summary import HOW, read_results, summary_table, with_exact_infimum
+from .markdown import COLUMNS, SUMMARY_COLUMNS, read_overrides, read_study, rerun_command
+from ..study.summary import HOW, read_results, summary_table, with_exact_infimum
 
 # measure column -> (name in the selector, its MCSE column or "binomial": sqrt(m(1 - m)/reps))
 MEASURES = {
@@ -45,7 +45,7 @@ NOT_AXES = {"method", "label", "params", "truth", "n_valid", *HOW}
 
 
 def _asset(name: str) -> str:
-    return resources.files("covstudy").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("covstudy.report").joinpath(name).read_text(encoding="utf-8")
 
 
 def _number(value):
@@ -69,7 +69,7 @@ def _codes(values: pd.Series, levels: list) -> dict:
 
 def axes_of(df: pd.DataFrame) -> list[str]:
     """The grid columns a reader can choose values of: the study's axes, then delta, side, engine, design, metric."""
-    from .measures import RESULT_COLUMNS
+    from ..engine.measures import RESULT_COLUMNS
 
     skip = NOT_AXES | set(RESULT_COLUMNS) | set(CATEGORIES) | set(EXTRA)
     axes = [c for c in df if c not in skip and df[c].notna().any()]
@@ -82,7 +82,7 @@ def encode(df: pd.DataFrame, measures: dict = MEASURES, extra=EXTRA, axes=None, 
     ``measures``: column -> (name in the selector, its MCSE column or "binomial"); ``extra``: further
     columns the page reads; ``axes``: the grid columns (default ``axes_of``); ``colors``: label -> colour
     (default the figures' method colours)."""
-    from .plots import method_colors, method_order
+    from ..plots import method_colors, method_order
 
     order = method_order(df)
     colors = colors or method_colors(df)
@@ -158,7 +158,7 @@ def _summary_html(table: pd.DataFrame) -> str:
 
 
 def _figure_links(folder: Path) -> str:
-    from .report import _figures
+    from .markdown import _figures
 
     items = []
     for rel, caption in _figures(folder):
@@ -266,7 +266,7 @@ def band_data(table: pd.DataFrame, pointwise: pd.DataFrame) -> dict:
     (against n and the other axes), the methods coloured as in the band figures."""
     from matplotlib.colors import to_hex
 
-    from .plots.bands import _colours
+    from ..plots.bands import _colours
 
     names = list(dict.fromkeys([*table.loc[table.curve == "roc", "method"], *table["method"]]))  # as the figures
     colors = {k: to_hex(v) for k, v in _colours(names).items()}

@@ -1,6 +1,6 @@
 """The report of a coverage study: its summary rendered as Markdown (report.md) and LaTeX (report.tex).
 
-The numbers come from ``covstudy.summary``; this module only formats them. ``write_report``
+The numbers come from ``covstudy.study.summary``; this module only formats them. ``write_report``
 assembles report.md from one function per section.
 """
 
@@ -10,14 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .summary import (
-    exclusion_table,
-    mc_agreement,
-    ranking,
-    read_results,
-    summary_table,
-    with_exact_infimum,
-)
+from ..study.summary import exclusion_table, mc_agreement, ranking, read_results, summary_table, with_exact_infimum
 
 
 def _fixed(spec: str):
@@ -177,7 +170,7 @@ def read_overrides(folder) -> list[str] | None:
 
 def _changes(overrides: list[str] | None) -> list[str]:
     """Overrides that change what is computed (not study=, out= or how it runs)."""
-    from .study import RUN_KEYS
+    from ..study.config import RUN_KEYS
 
     return [o for o in overrides or [] if o.split("=")[0].lstrip("+~") not in ("study", "out", *RUN_KEYS)]
 
@@ -255,7 +248,7 @@ def rerun_command(study: dict, overrides: list[str] | None) -> str:
     (without the run-time keys, which do not change a number)."""
     import shlex
 
-    from .study import RUN_KEYS
+    from ..study.config import RUN_KEYS
 
     if overrides is not None:
         words = [o for o in overrides if o.split("=")[0].lstrip("+~") not in RUN_KEYS]

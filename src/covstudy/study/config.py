@@ -28,11 +28,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import validate
-from .designs import DESIGNS, get_design
-from .estimands import estimands_for, get_estimand
-from .core import Analysis, infeasible
-from .methods import SIDES, get, methods
+from .. import validate
+from ..designs import DESIGNS, get_design
+from ..estimands import estimands_for, get_estimand
+from ..engine.core import Analysis, infeasible
+from ..methods import SIDES, get, methods
 
 ENGINES = ("mc", "exact", "both")
 BACKENDS = ("loky", "dask")
@@ -387,7 +387,7 @@ def check_fits(study: Study) -> None:
     if study.scheduler is not None:
         return
     from . import grid
-    from .estimate import memory_problem
+    from .cost import memory_problem
     from .runner import n_workers
 
     workers = n_workers(study.n_jobs) if study.workers is None else study.workers

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import os
 
-from . import core
-from .designs import get_design
+from ..engine import core
+from ..designs import get_design
 from .grid import Cell, Task, cells_cost
 
 SECONDS_PER_INTERVAL = 5e-6  # CPU seconds per interval computed by a table method (rough: see above)

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .designs import get_design
-from .estimands import get_estimand
-from .seeds import canonical
-from .study import MethodSpec, Study, study_estimands
+from ..designs import get_design
+from ..estimands import get_estimand
+from ..seeds import canonical
+from .config import MethodSpec, Study, study_estimands
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import time
 
 from tqdm.auto import tqdm
 
-from .estimate import duration
+from .cost import duration
 
 HEARTBEAT = 10.0  # seconds between heartbeat lines when stderr is not a terminal
 

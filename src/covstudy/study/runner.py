@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 import joblib
 
 from . import grid
-from .designs import DESIGNS
-from .estimate import cell_seconds, forecast
+from ..designs import DESIGNS
+from .cost import cell_seconds, forecast
 from .progress import Progress
-from .study import RUN_KEYS, Study
+from .config import RUN_KEYS, Study
 from .tasks import WALL_CLOCK, row_columns
 from .tasks import evaluate_single_threaded as _evaluate_single_threaded
 
@@ -338,7 +338,7 @@ def _workers_leave_signals_to_us():
 def write_exact_curve(study: Study) -> None:
     """<out>/exact_curve.csv (confidence coefficient, where, average coverage per method, n and
     delta over the study's p range) and <out>/exact_curve_points.csv (the exact curves)."""
-    from .exact_curve import study_tables
+    from ..engine.exact_curve import study_tables
     from .store import _csv_bytes, atomic_write
 
     p = study.axes["p"]
@@ -466,7 +466,7 @@ def history(previous: dict | None) -> list[dict]:
 def code_fingerprint() -> str:
     """SHA-256 of covstudy's own files (every module and data file of the installed package, by
     relative path and bytes): the same code gives the same fingerprint, with or without git."""
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]  # the covstudy package
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
@@ -475,7 +475,7 @@ def code_fingerprint() -> str:
 
 def git_commit() -> str | None:
     """The commit of the covstudy source tree, with '+dirty' if it has changes; None outside git."""
-    src = Path(__file__).resolve().parent
+    src = Path(__file__).resolve().parents[1]
     try:
         commit = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
                                 text=True, timeout=5, check=True).stdout.strip()

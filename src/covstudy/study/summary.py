@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .measures import RESULT_COLUMNS
+from ..engine.measures import RESULT_COLUMNS
 
 ROUNDING = 1e-12  # exact coverages are sums of pmf terms; ignore shortfalls this small
 GROUP = ("method", "label", "delta", "side", "engine")
@@ -139,9 +139,9 @@ def resolve_method(method: str, design=None, metric=None):
     """The registered method a results table's ``method`` names, or None: short names are read
     as ``design``'s ``metric`` reads them (its default metric without one, as a table without a
     ``metric`` column means; as binomial's without a design)."""
-    from .designs import DESIGNS
-    from .estimands import ESTIMANDS
-    from .methods import get, methods
+    from ..designs import DESIGNS
+    from ..estimands import ESTIMANDS
+    from ..methods import get, methods
 
     kinds = None
     if isinstance(design, str) and design in DESIGNS:
@@ -179,7 +179,7 @@ def display_name(method: str, design: str | None = None, metric: str | None = No
 
 def method_rank(method: str, design: str | None = None, metric: str | None = None) -> int:
     """Position of ``method`` in registry order (proportion, balanced-accuracy, F1 methods); unknown last."""
-    from .methods import methods
+    from ..methods import methods
 
     names = [m.name for m in methods().values()]
     m = resolve_method(method, design, metric)

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import validate
-from .designs import DESIGNS, get_design
-from .estimands import get_estimand
-from .core import Evaluator
+from .. import validate
+from ..designs import DESIGNS, get_design
+from ..estimands import get_estimand
+from ..engine.core import Evaluator
 from .grid import Cell, Task
-from .measures import MEASURES, NULL_MEASURES, RANGES, RESULT_COLUMNS
-from .study import analyses_of
+from ..engine.measures import MEASURES, NULL_MEASURES, RANGES, RESULT_COLUMNS
+from .config import analyses_of
 
 if TYPE_CHECKING:  # pandas is for reading parts back, in the driver: a worker that evaluates never imports it
     import pandas as pd
