@@ -25,49 +25,9 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from . import validate
-from .methods.registry import INPUTS
+from .methods.counts import broadcast_counts, difference_counts, paired_confusion_counts
 
 UNPAIRED_MAX = 20_000  # distinct unpaired count sets of one superiority_probability call (~20 CPU-s)
-
-def _counts(names, values) -> tuple[np.ndarray, ...]:
-    arrays = {name: validate.counts(name, value) for name, value in zip(names, values)}
-    try:
-        return tuple(np.broadcast_arrays(*arrays.values()))
-    except ValueError:
-        shapes = ", ".join(f"{name} {a.shape}" for name, a in arrays.items())
-        raise ValueError(f"{', '.join(names)} must broadcast together, got shapes {shapes}") from None
-
-
-def difference_counts(k1, n1, k2, n2) -> tuple[np.ndarray, ...]:
-    """Validated (k1, n1, k2, n2): whole numbers, 0 <= ki <= ni, ni >= 1, broadcasting together."""
-    k1, n1, k2, n2 = _counts(INPUTS["difference"].counts, (k1, n1, k2, n2))
-    for k, n, i in ((k1, n1, 1), (k2, n2, 2)):
-        if np.any(n < 1):
-            raise ValueError(f"n{i} must be >= 1 (a test set has at least one example), got {n.flat[np.argmax(n < 1)]}")
-        if np.any(k > n):
-            j = np.argmax(k > n)
-            raise ValueError(f"k{i} must be in [0, n{i}], got k{i}={k.flat[j]} > n{i}={n.flat[j]}")
-    return k1, n1, k2, n2
-
-
-def paired_counts(both, only_first, only_second, neither) -> tuple[np.ndarray, ...]:
-    """Validated table counts: whole numbers >= 0 broadcasting together, at least one example."""
-    out = _counts(INPUTS["paired"].counts, (both, only_first, only_second, neither))
-    if np.any(sum(out) == 0):
-        raise ValueError("both + only_first + only_second + neither must be >= 1 (a test set has at least "
-                         "one example), got 0")
-    return out
-
-
-def paired_confusion_counts(*cells) -> tuple[np.ndarray, ...]:
-    """Validated 8-cell counts (methods/paired_metrics.py ``COUNTS``): whole numbers >= 0 broadcasting
-    together, at least one example."""
-    from .methods.paired_metrics import COUNTS
-
-    out = _counts(COUNTS, cells)
-    if np.any(sum(out) == 0):
-        raise ValueError(f"{' + '.join(COUNTS)} must be >= 1 (a test set has at least one example), got 0")
-    return out
 
 
 def difference_interval(method: str, k1, n1, k2, n2, delta=0.05, **params):
@@ -194,7 +154,7 @@ def superiority_probability(only_first=None, only_second=None, prior: float = 1.
         return _float_out(out[inverse.ravel()].reshape(k1.shape))
     if only_first is None or only_second is None:
         raise ValueError("give either only_first, only_second (paired) or all of k1, n1, k2, n2 (unpaired)")
-    b, c = _counts(("only_first", "only_second"), (only_first, only_second))
+    b, c = broadcast_counts(("only_first", "only_second"), (only_first, only_second))
     # P(R > 1/2) for R ~ Beta(b + a, c + a): the reflected form keeps full precision near 1.
     return _float_out(special.betainc(c + a, b + a, 0.5))
 

@@ -39,15 +39,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats
 
-from .. import validate
 from ..estimands import Estimand, get_estimand, register_estimand
+from ..methods.counts import CELLS
 from .base import Axis, Design
 
 if TYPE_CHECKING:
     from ..methods.registry import Method
 
 METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "jaccard", "f1")
-CELLS = ("tp", "fn", "fp", "tn")
 RATIO_CELLS = {  # metric -> (cells summed into k, cells summed into l); f1 through the Jaccard index
     "accuracy": (("tp", "tn"), ("fn", "fp")),
     "precision": (("tp",), ("fp",)),
@@ -199,16 +198,3 @@ def ratio_bounds(metric: str, method: Method, k, l, delta, side: str = "two-side
     if metric == "f1":
         lower, upper = f1_from_jaccard(lower), f1_from_jaccard(upper)
     return lower, upper
-
-
-def confusion_counts(tp, fn, fp, tn) -> tuple[np.ndarray, ...]:
-    """Validated cell counts: whole numbers >= 0 broadcasting together, each test set non-empty."""
-    arrays = {name: validate.counts(name, value) for name, value in zip(CELLS, (tp, fn, fp, tn))}
-    try:
-        out = np.broadcast_arrays(*arrays.values())
-    except ValueError:
-        shapes = ", ".join(f"{name} {a.shape}" for name, a in arrays.items())
-        raise ValueError(f"tp, fn, fp and tn must broadcast together, got shapes {shapes}") from None
-    if np.any(sum(out) == 0):
-        raise ValueError("tp + fn + fp + tn must be >= 1 (a test set has at least one example), got 0")
-    return tuple(out)

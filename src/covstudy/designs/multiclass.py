@@ -44,8 +44,8 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from .. import validate
 from ..estimands import Estimand, register_estimand
+from ..methods.multiclass import macro_f1
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .registry import register
@@ -522,8 +522,6 @@ class MacroF1(Estimand):
     """mean_i 2P_ii/(P_i· + P_·i): methods on the confusion matrix."""
 
     def truth(self, inputs):
-        from ..methods.multiclass import macro_f1
-
         return float(macro_f1(multiclass_cells(inputs)))
 
     def valid(self, columns):
@@ -557,14 +555,3 @@ class MulticlassAccuracy(Estimand):
             K = np.asarray(columns["K"])
             lower, upper = bea(lower, K), bea(upper, K)
         return lower, upper
-
-
-def confusion_matrices(confusion) -> np.ndarray:
-    """Validated K×K confusion matrices (..., K, K): whole numbers >= 0, K >= 2, each non-empty."""
-    c = validate.counts("confusion", confusion)
-    if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
-        raise ValueError(f"confusion must be a K×K matrix (or an array of them, shape (..., K, K)) with K >= 2, "
-                         f"got shape {c.shape}")
-    if np.any(c.sum(axis=(-2, -1)) == 0):
-        raise ValueError("confusion must count at least one example per matrix, got an all-zero matrix")
-    return c

@@ -18,14 +18,13 @@ import numpy as np
 
 from .. import validate
 from .binomial import _z, wilson, wilson_cc
+from .counts import difference_counts
 from .posterior_difference import UnpairedLaw, equal_tailed
 from .registry import Param, register, register_kind
 
 
 def _door(m, est, counts, delta, side, rng, params, icc):
     """The interval door's route for two independent test sets' counts (intervals.py)."""
-    from ..comparison import difference_counts
-
     return m.bounds(difference_counts(*counts), validate.delta(delta), side, **params)
 
 

@@ -20,13 +20,12 @@ import numpy as np
 
 from .. import validate
 from .binomial import _z, beta_interval
+from .counts import CELLS, confusion_counts
 from .registry import Param, draws_param, register, register_kind
 
 
 def _door(m, est, counts, delta, side, rng, params, icc):
     """The interval door's route for a confusion matrix (tp, fn, fp, tn) and a metric (intervals.py)."""
-    from ..designs.confusion import CELLS, confusion_counts
-
     columns = dict(zip(CELLS, confusion_counts(*counts)))
     return est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
 

@@ -28,6 +28,7 @@ from .. import validate
 from . import beta_mean_k
 from .balanced import class_bounds
 from .binomial import _z
+from .counts import confusion_matrices
 from .f1 import _BLOCK, row_quantiles
 from .registry import Param, draws_param, register, register_kind
 
@@ -48,8 +49,6 @@ def _classes_door(m, est, counts, delta, side, rng, params, icc):
 
 def _matrix_door(m, est, counts, delta, side, rng, params, icc):
     """The interval door's route for K×K confusion matrices and a metric (intervals.py)."""
-    from ..designs.multiclass import confusion_matrices
-
     c = confusion_matrices(counts[0])
     K = c.shape[-1]
     columns = {"K": np.full(c.shape[:-2], K), **{f"c{i}_{j}": c[..., i, j] for i in range(K) for j in range(K)}}

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import validate
 from .binomial import _z, wilson
+from .counts import paired_counts
 from .difference import invert_score, skew_corrected
 from .distinct import unique_rows
 from .posterior_difference import paired_equal_tailed
@@ -31,8 +32,6 @@ from .registry import Param, register, register_kind
 
 def _door(m, est, counts, delta, side, rng, params, icc):
     """The interval door's route for a paired table (intervals.py)."""
-    from ..comparison import paired_counts
-
     return m.bounds(paired_counts(*counts), validate.delta(delta), side, **params)
 
 

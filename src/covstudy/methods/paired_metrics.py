@@ -25,7 +25,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import validate
 from .binomial import _z, wilson
+from .counts import paired_confusion_counts
 from .registry import Param, draws_param, register, register_kind
 
 COUNTS = ("pos_both", "pos_only_first", "pos_only_second", "pos_neither",
@@ -34,9 +36,6 @@ COUNTS = ("pos_both", "pos_only_first", "pos_only_second", "pos_neither",
 
 def _door(m, est, counts, delta, side, rng, params, icc):
     """The interval door's route for an eight-cell paired table and a metric (intervals.py)."""
-    from .. import validate
-    from ..comparison import paired_confusion_counts
-
     columns = dict(zip(COUNTS, paired_confusion_counts(*counts)))
     return est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validate
 from .binomial import _z
+from .counts import confusion_counts
 from .paired_metrics import (_draws_needed, _MAX_DRAWS, _MIN_DRAWS, _one_interval, _rows, _stack,
                              value_and_gradient)
 from .registry import Param, draws_param, register, register_kind
@@ -30,9 +32,6 @@ _EMBED = (1, 3, 7, 5)  # a confusion matrix (tp, fn, fp, tn) as the first classi
 
 def _door(m, est, counts, delta, side, rng, params, icc):
     """The interval door's route for two confusion matrices and a metric (intervals.py)."""
-    from .. import validate
-    from ..designs.confusion import confusion_counts
-
     first, second = confusion_counts(*counts[:4]), confusion_counts(*counts[4:])
     columns = dict(zip(COUNTS, np.broadcast_arrays(*first, *second)))
     return est.bounds(m, columns, validate.delta(delta), side, rng=rng, **params)
