@@ -17,7 +17,7 @@ import numpy as np
 from scipy import special
 
 from covstudy import coverage
-from covstudy.methods import interval
+from covstudy.intervals import interval
 
 METHODS = ("wald", "wilson", "agresti_coull", "jeffreys", "clopper_pearson")
 NS = (10, 20, 50, 100, 200, 500, 1000)

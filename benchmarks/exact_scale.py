@@ -29,7 +29,7 @@ import json, resource, sys, time
 import numpy as np
 from scipy import stats
 from covstudy import coverage
-from covstudy.methods import interval
+from covstudy.intervals import interval
 
 which, method, n, p = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 extra = sys.argv[5:]  # clustered: cluster_size, icc; multiclass: design, metric, K

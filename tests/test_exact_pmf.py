@@ -7,7 +7,7 @@ from scipy import stats
 
 from covstudy import coverage
 from covstudy.designs import binomial_pmf
-from covstudy.methods import interval
+from covstudy.intervals import interval
 
 PS = np.r_[0.0, 1e-12, 1e-6, np.linspace(0.001, 0.999, 37), 1 - 1e-6, 1 - 1e-12, 1.0]
 

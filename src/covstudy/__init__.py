@@ -11,12 +11,10 @@ from .designs.multiclass import MULTICLASS_METRICS
 from .planning.eval_power import components as eval_components, mde as eval_mde, questions_needed as eval_questions_needed
 from .evaluation.result import Evaluation, evaluate
 from .engine.exact_curve import AverageCoverage, ConfidenceCoefficient, average_coverage, confidence_coefficient
-from .intervals import Interval, interval, metric_interval, multiclass_interval
-from .methods import auc_methods, balanced_methods, f1_methods, methods  # noqa: F401  (the first three: shortcuts for methods(takes=...), kept importable)
-from .methods.auc import auc_interval
+from .intervals import (Interval, auc_interval, balanced_interval, clustered_interval, interval, methods, metric_interval,
+                        multiclass_interval)
+from .methods import auc_methods, balanced_methods, f1_methods  # noqa: F401  (shortcuts for methods(takes=...), kept importable)
 from .methods.auc_difference import delong_contrast, delong_covariance, unpaired_delong
-from .methods.balanced import balanced_interval
-from .methods.clustered import clustered_interval
 from .planning.plan import PlanResult, plan, size_performance
 from .study.config import ConfigError
 

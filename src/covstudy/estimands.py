@@ -6,6 +6,11 @@ designs/confusion.py, ``multiclass`` in designs/multiclass.py, ``scores`` in
 designs/binormal.py, ``unpaired`` and ``paired`` in their design modules, ``clustered`` in
 designs/clustered.py. ``Estimand.bounds`` turns a method and outcome columns into intervals;
 ``valid`` marks the outcomes that carry information (counted as ``n_valid`` by Monte Carlo).
+
+Place: below the designs (which import this module to declare their estimands) and above
+methods/. This module never imports the designs: the registry is complete once
+``covstudy.designs`` is imported, which ``import covstudy`` does before anything can look an
+estimand up (every module is reached through the package), as do the doors above.
 """
 
 from __future__ import annotations
@@ -123,5 +128,3 @@ def get_estimand(data: str, name: str) -> Estimand:
         raise ValueError(f"metric must be one of {valid}, got {name!r}")
     return ESTIMANDS[data, name]
 
-
-from . import designs  # noqa: E402, F401  (registers the estimands declared beside the designs)

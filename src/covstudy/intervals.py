@@ -6,7 +6,12 @@ method declares, where it is registered (``register_kind``), what data its count
 that checks them and calls the method; the tables here are read off those declarations. The
 per-kind functions (``balanced_interval``, ``metric_interval``, ``multiclass_interval``,
 ``difference_interval``, ``paired_interval``, ``auc_interval``, ``clustered_interval``) are thin
-wrappers over it, kept because their positional arguments read well.
+wrappers over it, kept because their positional arguments read well: ``difference_interval`` and
+``paired_interval`` live in comparison.py, the others here. ``methods(takes, design)``
+lists the methods, by design too: it joins the method registry (methods/, below) with the
+designs' estimands (designs/, estimands.py), which only this level sees.
+
+Place: the top of the core; it imports designs, estimands and methods, none of which imports it.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ import numpy as np
 from . import validate
 from .designs import get_design
 from .estimands import ESTIMANDS, estimands_for, get_estimand
-from .methods.registry import INPUTS, Method, get
+from .methods import registry
+from .methods.registry import INPUTS, Method, MethodTable, get
 
 DEFAULT_SEED = 0  # the seed of every sampling method's draws by default: the same call, the same interval
 
@@ -127,6 +133,42 @@ def interval(method: str, *counts, design: str | None = None, metric: str | None
     return Interval(*validate.bounds_out(lower, upper))
 
 
+def methods(takes: str | None = None, design: str | None = None) -> dict[str, Method]:
+    """Every registered method, by qualified name (``"paired.tango"``), in registration order.
+
+    Parameters
+    ----------
+    takes : str, optional
+        Only the methods of one kind: a public kind (``KINDS``: "proportion", "balanced", "f1",
+        "macro_recall", "macro_f1", "difference", "paired", "auc", "clustered", "deff", "roc_band",
+        "pr_band") or a
+        kind of input (``INPUTS``: "two_class", "confusion", "scores", ...).
+    design : str, optional
+        Only the methods that apply to one of the design's metrics (``DESIGNS``).
+
+    Returns
+    -------
+    dict
+        Qualified name -> ``Method``; ``str(method)`` is its one-line description, ``.short``
+        the name to give where its kind is known, ``.display`` its name in figures.
+
+    Examples
+    --------
+    >>> from covstudy import methods
+    >>> list(methods("paired"))[:3]
+    ['paired.wald', 'paired.wald_cc', 'paired.agresti_min']
+    >>> str(methods()["proportion.wilson"]).split(":")[0]
+    'Wilson score interval'
+    >>> sorted(m.short for m in methods(design="binormal").values())
+    ['bootstrap', 'delong', 'hanley_mcneil', 'logit_delong', 'newcombe']
+    """
+    found = registry.methods(takes)  # checks takes first
+    if design is None:
+        return found
+    applies = {t for e in estimands_for(get_design(design).data) for t in e.takes}
+    return MethodTable({q: m for q, m in found.items() if m.takes in applies})
+
+
 def _data(design, metric, given) -> str | None:
     """What the counts are: from the design, else from the counts' names, else from the metric."""
     if design is not None:
@@ -171,8 +213,6 @@ def _estimand(data, design, metric, m: Method):
         raise ValueError(f"metric: {m.qualified} on these counts needs metric=, one of "
                          f"{', '.join(e.name for e in fits)}")
     return fits[0]
-
-
 
 
 def metric_interval(metric: str, method: str, tp, fn, fp, tn, delta=0.05, side: str = "two-sided",
@@ -254,3 +294,109 @@ def multiclass_interval(metric: str, method: str, confusion, delta=0.05, side: s
     (0.5198, 0.9498)
     """
     return interval(method, metric=metric, confusion=confusion, delta=delta, side=side, seed=seed, **params)
+
+
+def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided ``1 - delta`` interval ``(lower, upper)`` for balanced accuracy (tpr + tnr)/2.
+
+    ``k_pos`` of ``n_pos`` positives and ``k_neg`` of ``n_neg`` negatives are correct; all
+    arguments broadcast. One class may be empty (n = 0); see docs/balanced.md. A thin wrapper:
+    ``interval(method, k_pos=..., n_pos=..., k_neg=..., n_neg=..., delta=...)``.
+
+    Parameters
+    ----------
+    method : str
+        A balanced-accuracy method (``methods("balanced")``), e.g. ``"cp_union"``, ``"wald"``.
+    k_pos, n_pos, k_neg, n_neg : int or array
+        Correct positives of ``n_pos``, correct negatives of ``n_neg``.
+    delta : float or array
+        The miss rate in (0, 1).
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)``: floats for scalar counts, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import balanced_interval
+    >>> lo, hi = balanced_interval("cp_union", 45, 50, 80, 100)
+    >>> round(lo, 4), round(hi, 4)
+    (0.7294, 0.927)
+    """
+    return interval(method, k_pos=k_pos, n_pos=n_pos, k_neg=k_neg, n_neg=n_neg, delta=delta)
+
+
+def auc_interval(method: str, scores_pos, scores_neg, delta=0.05, seed: int | None = 0, **params):
+    """The ``1 - delta`` interval ``(lower, upper)`` for the AUC from one test set's scores.
+
+    A thin wrapper: ``interval(method, scores_pos=..., scores_neg=..., delta=..., seed=...)``.
+
+    Parameters
+    ----------
+    method : str
+        An AUC method (``methods("auc")``): delong, logit_delong, hanley_mcneil, newcombe, bootstrap.
+    scores_pos, scores_neg : array
+        The classifier's scores of the positives and of the negatives (1-d, at least 2 finite
+        numbers each; higher = more likely positive).
+    delta : float
+        The miss rate in (0, 1).
+    seed : int or None
+        Seeds the bootstrap's draws (default 0, as every interval function: the same call, the
+        same interval; None: fresh entropy).
+    **params
+        The method's parameters (``draws`` of bootstrap).
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)`` as floats.
+
+    Examples
+    --------
+    >>> from covstudy import auc_interval
+    >>> lo, hi = auc_interval("delong", [0.9, 0.8, 0.4], [0.3, 0.5, 0.1, 0.2])
+    >>> round(lo, 4), round(hi, 4)
+    (0.6857, 1.0)
+    >>> auc_interval("bootstrap", [0.9, 0.8, 0.4], [0.3, 0.5, 0.1]) == auc_interval("bootstrap", [0.9, 0.8, 0.4], [0.3, 0.5, 0.1])
+    True
+    """
+    return interval(method, scores_pos=scores_pos, scores_neg=scores_neg, delta=delta, seed=seed, **params)
+
+
+def clustered_interval(method: str, successes, sizes, delta=0.05, icc=None, seed: int | None = 0, **params):
+    """Two-sided ``1 - delta`` interval ``(lower, upper)`` for the accuracy p from per-cluster counts.
+
+    A thin wrapper: ``interval(method, successes=..., sizes=..., icc=..., delta=..., seed=...)``.
+
+    Parameters
+    ----------
+    method : str
+        A clustered method (``methods("clustered")``: wilson_vif, scas_vif, ratio_wald,
+        cluster_bootstrap), an oracle (``methods("deff")``: wilson_deff, clopper_pearson_deff,
+        which need the true ``icc``) or any proportion method, applied naively to the totals.
+    successes, sizes : array
+        ``successes[..., i]`` of ``sizes[..., i]`` examples of cluster i are correct (clusters on
+        the last axis, at least 2; leading axes are separate test sets).
+    delta : float
+        The miss rate in (0, 1).
+    icc : float, optional
+        The true intra-cluster correlation in [0, 1), for the oracles only.
+    seed : int or None
+        Seeds cluster_bootstrap (default 0, fixed; None: fresh entropy).
+    **params
+        The method's parameters (e.g. ``draws=2000``).
+
+    Returns
+    -------
+    Interval
+        ``(lower, upper)``: floats for one test set, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import clustered_interval
+    >>> lo, hi = clustered_interval("wilson_vif", [3, 5, 4], [5, 5, 5])
+    >>> round(lo, 4), round(hi, 4)
+    (0.5286, 0.9345)
+    """
+    return interval(method, successes=successes, sizes=sizes, icc=icc, delta=delta, seed=seed, **params)

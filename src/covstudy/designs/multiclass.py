@@ -34,6 +34,12 @@ accuracy reaches n = 10⁹; macro recall with fixed sizes K = 2 n ≈ 2.5·10⁵
 near n = 50 (fixed) and 20 (i.i.d.): there the support is most of the table. Monte Carlo
 draws C for each test set from the stream keyed by the point and keeps the distinct matrices
 with their counts.
+
+Long because one outcome format (the K×K matrix as columns ``c{i}_{j}``) and one class model
+(π, R) thread everything here: the two designs, the exact enumeration at the three needs above
+(whole table and support: chains of conditional binomials specific to this model), simulation,
+and the five estimands that read those outcomes. The support part (~150 lines) is the one
+separable piece; it is only ever called by these designs.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Interval methods: one registry of pure vectorised kernels and the public ``interval`` function."""
+"""Interval methods: one registry of pure vectorised kernels (the public ``interval`` door is intervals.py, above)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pkgutil
 from . import binomial, inverted_tests, balanced, f1, multiclass, difference, paired, auc, clustered  # noqa: F401  (register the methods, in this order)
 from .registry import INPUTS, KINDS, SIDES, Method, Param, get, methods, register, registered, side_message
 
-__all__ = ["INPUTS", "KINDS", "SIDES", "Method", "Param", "auc_methods", "balanced_methods", "f1_methods", "get", "interval", "methods",
+__all__ = ["INPUTS", "KINDS", "SIDES", "Method", "Param", "auc_methods", "balanced_methods", "f1_methods", "get", "methods",
            "register", "registered", "side_message"]
 
 
@@ -67,11 +67,3 @@ def auc_methods() -> dict[str, Method]:
     ['auc.bootstrap', 'auc.delong', 'auc.hanley_mcneil', 'auc.logit_delong', 'auc.newcombe']
     """
     return methods("scores")
-
-
-def interval(method: str, k, n, delta=0.05, side: str = "two-sided", **params):
-    """The proportion interval: ``covstudy.interval(method, k=k, n=n, ...)`` (``covstudy.intervals``),
-    kept for ``from covstudy.methods import interval``."""
-    from ..intervals import interval as door
-
-    return door(method, k=k, n=n, delta=delta, side=side, **params)

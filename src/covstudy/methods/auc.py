@@ -267,45 +267,6 @@ def _resample_blocks(rng, draws: int, n: int, m: int):
         yield slice(s, s + c), first.integers(0, n, size=(c, n)), rng.integers(0, m, size=(c, m))
 
 
-def auc_interval(method: str, scores_pos, scores_neg, delta=0.05, seed: int | None = 0, **params):
-    """The ``1 - delta`` interval ``(lower, upper)`` for the AUC from one test set's scores.
-
-    A thin wrapper: ``interval(method, scores_pos=..., scores_neg=..., delta=..., seed=...)``.
-
-    Parameters
-    ----------
-    method : str
-        An AUC method (``methods("auc")``): delong, logit_delong, hanley_mcneil, newcombe, bootstrap.
-    scores_pos, scores_neg : array
-        The classifier's scores of the positives and of the negatives (1-d, at least 2 finite
-        numbers each; higher = more likely positive).
-    delta : float
-        The miss rate in (0, 1).
-    seed : int or None
-        Seeds the bootstrap's draws (default 0, as every interval function: the same call, the
-        same interval; None: fresh entropy).
-    **params
-        The method's parameters (``draws`` of bootstrap).
-
-    Returns
-    -------
-    Interval
-        ``(lower, upper)`` as floats.
-
-    Examples
-    --------
-    >>> from covstudy import auc_interval
-    >>> lo, hi = auc_interval("delong", [0.9, 0.8, 0.4], [0.3, 0.5, 0.1, 0.2])
-    >>> round(lo, 4), round(hi, 4)
-    (0.6857, 1.0)
-    >>> auc_interval("bootstrap", [0.9, 0.8, 0.4], [0.3, 0.5, 0.1]) == auc_interval("bootstrap", [0.9, 0.8, 0.4], [0.3, 0.5, 0.1])
-    True
-    """
-    from ..intervals import interval
-
-    return interval(method, scores_pos=scores_pos, scores_neg=scores_neg, delta=delta, seed=seed, **params)
-
-
 def _scores(name: str, value) -> np.ndarray:
     try:
         if validate.not_numbers(value):

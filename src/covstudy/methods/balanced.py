@@ -33,39 +33,6 @@ def _door(m, est, counts, delta, side, rng, params, icc):
 register_kind("two_class", ("k_pos", "n_pos", "k_neg", "n_neg"), "balanced-accuracy", kind="balanced", prefix="ba_", route=_door, plain=True)
 
 
-def balanced_interval(method: str, k_pos, n_pos, k_neg, n_neg, delta=0.05) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided ``1 - delta`` interval ``(lower, upper)`` for balanced accuracy (tpr + tnr)/2.
-
-    ``k_pos`` of ``n_pos`` positives and ``k_neg`` of ``n_neg`` negatives are correct; all
-    arguments broadcast. One class may be empty (n = 0); see docs/balanced.md. A thin wrapper:
-    ``interval(method, k_pos=..., n_pos=..., k_neg=..., n_neg=..., delta=...)``.
-
-    Parameters
-    ----------
-    method : str
-        A balanced-accuracy method (``methods("balanced")``), e.g. ``"cp_union"``, ``"wald"``.
-    k_pos, n_pos, k_neg, n_neg : int or array
-        Correct positives of ``n_pos``, correct negatives of ``n_neg``.
-    delta : float or array
-        The miss rate in (0, 1).
-
-    Returns
-    -------
-    Interval
-        ``(lower, upper)``: floats for scalar counts, float arrays otherwise.
-
-    Examples
-    --------
-    >>> from covstudy import balanced_interval
-    >>> lo, hi = balanced_interval("cp_union", 45, 50, 80, 100)
-    >>> round(lo, 4), round(hi, 4)
-    (0.7294, 0.927)
-    """
-    from ..intervals import interval
-
-    return interval(method, k_pos=k_pos, n_pos=n_pos, k_neg=k_neg, n_neg=n_neg, delta=delta)
-
-
 # ---------------------------------------------------------------------------------------------
 # Union-bound methods (Groundlight / Langford): per-class one-sided bounds at delta/4, averaged.
 

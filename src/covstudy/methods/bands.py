@@ -4,7 +4,7 @@ A band kernel maps ``(scores_pos, scores_neg, delta, rng=None, grid=..., **param
 ``(lower, upper)``, arrays over ``grid``: FPR values in (0, 1) for a ROC band (``roc_band``),
 recall values in (0, 1] for a PR band (``pr_band``); one test set (1-d scores) per call, a
 higher score meaning "more likely positive". The public doors are ``covstudy.roc_band`` and
-``covstudy.pr_band`` (bands.py), which validate; kernels never do.
+``covstudy.pr_band`` (bands/coverage.py), which validate; kernels never do.
 
 The empirical ROC curve (as pROC's ``coords(..., input = "specificity")``): with the pooled
 scores' distinct values v_1 > ... > v_K, the vertices after the first k of them are
@@ -17,6 +17,11 @@ resample as weights (how often each example is drawn), so a test set is sorted o
 Pointwise bands hold R(t) at each t with probability about 1 - delta; simultaneous bands
 (``working_hotelling``, ``ks``, ``fixed_width``, ``sup_t``) aim to hold the whole curve on
 the grid at once.
+
+Long because the ROC and PR bands (two kinds, 13 methods) share one machinery: the sorted test
+set, the empirical curves at a grid, the weighted bootstrap resamples and the binormal fits.
+Split by curve, the shared part would be a third module and the registration order of the
+methods and kinds (listings, error messages) would follow file names instead of this file.
 """
 
 from __future__ import annotations

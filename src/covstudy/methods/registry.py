@@ -312,20 +312,13 @@ class Registry:
         """The method registered under ``name`` (its stream identity) or answering to a qualified name."""
         return self._methods[self._global.get(name, name)]
 
-    def all(self, takes: str | None = None, design: str | None = None) -> dict[str, Method]:
+    def all(self, takes: str | None = None) -> dict[str, Method]:
         """Methods by qualified name, in registration order, that take ``takes`` (an INPUTS key
-        or a public kind, ``KINDS``) and apply to ``design`` (None: any)."""
+        or a public kind, ``KINDS``; None: any)."""
         if takes is not None and takes not in INPUTS and takes not in KINDS:
             raise ValueError(f"takes must be one of {', '.join(dict.fromkeys((*INPUTS, *KINDS)))} or None, "
                              f"got {takes!r}")
-        applies = None
-        if design is not None:
-            from ..designs import get_design
-            from ..estimands import estimands_for
-
-            applies = {t for e in estimands_for(get_design(design).data) for t in e.takes}
-        return MethodTable({m.qualified: m for m in self._methods.values()
-                            if (takes is None or takes in (m.takes, m.kind)) and (applies is None or m.takes in applies)})
+        return MethodTable({m.qualified: m for m in self._methods.values() if takes is None or takes in (m.takes, m.kind)})
 
 
 class MethodTable(dict):
@@ -348,33 +341,15 @@ get = METHODS.get
 registered = METHODS.registered
 
 
-def methods(takes: str | None = None, design: str | None = None) -> dict[str, Method]:
-    """Every registered method, by qualified name (``"paired.tango"``), in registration order.
-
-    Parameters
-    ----------
-    takes : str, optional
-        Only the methods of one kind: a public kind (``KINDS``: "proportion", "balanced", "f1",
-        "macro_recall", "macro_f1", "difference", "paired", "auc", "clustered", "deff", "roc_band",
-        "pr_band") or a
-        kind of input (``INPUTS``: "two_class", "confusion", "scores", ...).
-    design : str, optional
-        Only the methods that apply to one of the design's metrics (``DESIGNS``).
-
-    Returns
-    -------
-    dict
-        Qualified name -> ``Method``; ``str(method)`` is its one-line description, ``.short``
-        the name to give where its kind is known, ``.display`` its name in figures.
+def methods(takes: str | None = None) -> dict[str, Method]:
+    """Every registered method, by qualified name, in registration order; only those taking
+    ``takes`` (an INPUTS key or a public kind, ``KINDS``) if given. The public ``covstudy.methods``
+    (intervals.py) also filters by design, which this layer does not know.
 
     Examples
     --------
-    >>> from covstudy import methods
+    >>> from covstudy.methods import methods
     >>> list(methods("paired"))[:3]
     ['paired.wald', 'paired.wald_cc', 'paired.agresti_min']
-    >>> str(methods()["proportion.wilson"]).split(":")[0]
-    'Wilson score interval'
-    >>> sorted(m.short for m in methods(design="binormal").values())
-    ['bootstrap', 'delong', 'hanley_mcneil', 'logit_delong', 'newcombe']
     """
-    return METHODS.all(takes, design)
+    return METHODS.all(takes)

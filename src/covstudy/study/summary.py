@@ -141,7 +141,8 @@ def resolve_method(method: str, design=None, metric=None):
     ``metric`` column means; as binomial's without a design)."""
     from ..designs import DESIGNS
     from ..estimands import ESTIMANDS
-    from ..methods import get, methods
+    from ..intervals import methods  # with design=: the door's
+    from ..methods import get
 
     kinds = None
     if isinstance(design, str) and design in DESIGNS:
