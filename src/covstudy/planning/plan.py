@@ -21,6 +21,7 @@ from .binomial import plan_binomial
 from .search import PlanResult, coverage_ceiling
 from .sizing import plan_design
 
+
 def plan(method: str, delta: float = 0.05, p: float | None = None, width: float | None = None,
          width_prob: float | None = None, coverage_tol: float | None = None, p_range=None,
          side: str = "two-sided", n_max: int = 10**6, horizon: int = 20, p_points: int = 51, *,
