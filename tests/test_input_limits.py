@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import covstudy as cs
 
-plan_module = importlib.import_module("covstudy.planning.plan")
+binomial_planner = importlib.import_module("covstudy.planning.binomial")
+search_module = importlib.import_module("covstudy.planning.search")
 auc_module = importlib.import_module("covstudy.methods.auc")
 clustered_module = importlib.import_module("covstudy.methods.clustered")
 
@@ -68,9 +69,9 @@ def test_oscillating_target_stops_after_the_search_budget(monkeypatch):
     # Wilson's coverage at p = 0.9 oscillates about 0.95: met at scattered n, never for 21 in a row,
     # so the search would step through every n up to n_max (it did: a hang). It stops at the budget.
     calls = []
-    performance = plan_module.performance
-    monkeypatch.setattr(plan_module, "performance", lambda *a, **k: calls.append(a[1]) or performance(*a, **k))
-    monkeypatch.setattr(plan_module, "SEARCH_MAX", 300)
+    performance = binomial_planner.performance
+    monkeypatch.setattr(binomial_planner, "performance", lambda *a, **k: calls.append(a[1]) or performance(*a, **k))
+    monkeypatch.setattr(search_module, "SEARCH_MAX", 300)
     with pytest.raises(ValueError, match=r"horizon: the target \(mean width <= 0.1 and coverage >= 0.95 at p = 0.9\) "
                                          r"holds at scattered sizes .* not for 21 consecutive ones within the 300 "
                                          r"sizes") as err:
@@ -81,7 +82,7 @@ def test_oscillating_target_stops_after_the_search_budget(monkeypatch):
 def test_costly_design_search_stops_after_its_outcome_budget(monkeypatch):
     # each size of the iid design at prevalence 0.001 scores up to 10⁷ outcomes (seconds): the
     # search's total is bounded, with the way out (Monte Carlo)
-    monkeypatch.setattr(plan_module, "SEARCH_OUTCOMES", 10**5)
+    monkeypatch.setattr(search_module, "SEARCH_OUTCOMES", 10**5)
     with pytest.raises(ValueError, match=r"n_max: the search evaluated [\d,]+ outcomes \(at most 1e\+05.*"
                                          r"plan by Monte Carlo \(reps=\.\.\.\)"):
         cs.plan("wald", design="iid", prevalence=0.001, tpr=0.9, tnr=0.9, width=0.1)

@@ -11,14 +11,18 @@ Targets (several given: all must hold) at the point:
 Engines:
 
 * exact, where the design enumerates its outcomes and the method draws no random numbers:
-  the binomial planner's sawtooth-aware search (plan._search: the first n that meets the
-  target and keeps meeting it for ``horizon`` more sizes) on exact measures (core.Evaluator);
+  the binomial planner's sawtooth-aware search (search.first_lasting_size: the first n that meets
+  the target and keeps meeting it for ``horizon`` more sizes) on exact measures (engine.core.Evaluator);
 * Monte Carlo otherwise (or with ``reps``): stochastic_root.solve, a seeded, deterministic
   root-finder; ``PlanResult.n_interval`` is the 95% interval of the root from its Monte Carlo
   error; several targets: the largest of their roots;
 * plug-in (``plugin=True``, width only): presize's answer (Haynes et al. 2021), the real size
   at which the interval computed at the *expected* counts (``Design.expected``: k = n·p, ...)
   has width w, by Brent's method; ``.n`` is its ceiling.
+
+In the planning wing: ``plan.plan()`` (the door) calls ``plan_design`` for every design but the
+exact binomial one, and ``plan.size_performance()`` for one size's row; it imports ``search``
+(PlanResult, the search) and ``stochastic_root`` below it, never ``plan`` or ``binomial``.
 """
 
 from __future__ import annotations
@@ -29,12 +33,14 @@ import numpy as np
 from scipy import optimize
 
 from .. import validate
-from ..engine.core import Analysis, Evaluator, infeasible
 from ..designs import DESIGNS, get_design
+from ..engine.core import Analysis, Evaluator, infeasible
+from ..engine.coverage import design_points
 from ..estimands import get_estimand
+from .search import TOL, PlanResult, coverage_ceiling, first_lasting_size
+from .stochastic_root import solve
 
 DEFAULT_REPS = 1000  # simulated test sets per size for the Monte Carlo planner
-_TOL = 1e-12
 _FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)  # the plug-in table's sizes, as multiples of the answer
 
 
@@ -44,9 +50,6 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                 power: float | None = None, null: float | None = None):
     """The planner for any design (module docstring); ``given``: the axes and the method's parameters.
     ``at``: no search, the table row of that size only (``size_performance``)."""
-    from ..engine.coverage import design_points
-    from .plan import PlanResult, _search, coverage_ceiling
-
     d = get_design(design)
     est = get_estimand(d.data, d.estimand if metric is None else metric)
     m = est.method(method)
@@ -110,7 +113,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         reps, seed = None, None
     [probe], _ = design_points(d, d.sized({k: v for k, v in axes.items()}, max(n_min, 10)))  # axes checked
     analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed,
-                        max_width=None if width is None else width + _TOL, null=null if power is not None else None)
+                        max_width=None if width is None else width + TOL, null=null if power is not None else None)
     n_min = _smallest(d, axes, analysis, n_min)
     evaluator = Evaluator(d)
     work: dict[int, int] = {}  # size -> outcomes scored there (bounds the search's work)
@@ -172,21 +175,19 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
             r = perf(n)
             ok = True
             if width is not None:
-                ok &= r["prob_width"] >= assurance - _TOL if assurance is not None else r["mean_width"] <= width + _TOL
+                ok &= r["prob_width"] >= assurance - TOL if assurance is not None else r["mean_width"] <= width + TOL
             if coverage is not None:
-                ok &= r["coverage"] >= coverage - _TOL
+                ok &= r["coverage"] >= coverage - TOL
             if power is not None:
-                ok &= r["power"] >= power - _TOL
+                ok &= r["power"] >= power - TOL
             return bool(ok)
 
-        n = _search(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.get(n, 0))
+        n = first_lasting_size(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.get(n, 0))
         if n is None:
             raise ValueError(f"n_max: no {d.size_axis} <= {n_max:,} meets the target ({target}); "
                              f"raise n_max or relax the target")
         engine = "exact"
     else:
-        from .stochastic_root import solve
-
         start = n_min
         if width is not None and d.expected(axes, 1.0) is not None:  # the plug-in answer: a close start
             start = max(n_min, math.ceil(_plugin(d, est, m, axes, params, delta, side, width, n_min, n_max)))
@@ -228,8 +229,6 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
 
 def _smallest(d, axes: dict, analysis, n_min: int) -> int:
     """The smallest size at which the point exists (multiclass: n >= K; binormal: two of each class)."""
-    from ..engine.coverage import design_points
-
     for n in range(n_min, n_min + 1000):
         try:
             [pt], _ = design_points(d, d.sized(dict(axes), n))

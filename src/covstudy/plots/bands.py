@@ -1,14 +1,13 @@
-"""Figures of a band study (bands.py): one test set's bands around the true ROC curve, pointwise
+"""Figures of a band study (bands/coverage.py): one test set's bands around the true ROC curve, pointwise
 coverage against FPR, whole-curve containment against n. Drawn from the study's tables, except
 the example, which runs the methods on the one test set it shows."""
 
 from __future__ import annotations
 
-import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from .style import save_figure
+from .style import band_colours, save_figure
 
 DPI = 110
 
@@ -19,11 +18,6 @@ def _subplots(nrows, ncols, figsize, **kwargs):
     return fig, fig.subplots(nrows, ncols, **kwargs)
 
 
-def _colours(names):
-    cmap = matplotlib.colormaps["tab10"]
-    return {n: cmap(i % 10) for i, n in enumerate(names)}
-
-
 def band_figures(study, table, pointwise) -> list:
     from ..bands.coverage import _label, method_bands
 
@@ -32,7 +26,7 @@ def band_figures(study, table, pointwise) -> list:
     paths = []
     roc = table[table.curve == "roc"]
     names = list(dict.fromkeys(roc.method))
-    colours = _colours(names)
+    colours = band_colours(names)
     # 1. one test set's bands around the true curve
     pt = study.example or study.points[0]
     pos, neg = pt.test_sets(1, study.seed)

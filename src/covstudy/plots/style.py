@@ -13,6 +13,7 @@ import io
 import math
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -101,6 +102,13 @@ def method_colors(table: pd.DataFrame) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- small helpers
+
+def band_colours(names) -> dict:
+    """A band study's methods coloured in order from matplotlib's tab10 (the band figures and the
+    band page of report.html: the same colour for a method in both)."""
+    cmap = matplotlib.colormaps["tab10"]
+    return {n: cmap(i % 10) for i, n in enumerate(names)}
+
 
 def _fmt(x) -> str:
     return f"{float(x):g}"

@@ -7,7 +7,14 @@ against any grid axis, with a selector for every other axis and a check box per 
 ±2·MCSE bands for Monte Carlo rows, the nominal line and values on hover, and links to the
 static figures (PNG, PDF), the report and the table. ``write_index(results)`` lists every study
 folder under ``results`` (name, question, design, cells, date, links). ``write_band_html(study)``
-writes a band study's page (bands.py) from its two tables with the same script.
+writes a band study's page (covstudy.bands.coverage) from its two tables with the same script;
+``write_evaluation_html(ev, folder)`` the page of a ``covstudy.evaluate`` result.
+
+In the report wing data flow down: the band study and ``Evaluation.save`` call this module with
+their results (duck-typed: the study's ``out``, ``name``, ``question``, ``reps``, ``delta``; the
+evaluation's ``table``, ``info``, ``recommended`` ...), so it imports neither wing; it reads a
+study folder through ``report.markdown`` and ``study.summary``, and takes the figures' colours
+from ``plots.style``.
 
 The drawing is 33 kB of plain JavaScript and SVG of our own (``explorer.js``) rather than a
 plotting library: plotly's offline page embeds 4.8 MB of script, Vega-Lite's about 1 MB, and
@@ -28,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .markdown import COLUMNS, SUMMARY_COLUMNS, read_overrides, read_study, rerun_command
+from .markdown import COLUMNS, SUMMARY_COLUMNS, _figures, read_overrides, read_study, rerun_command
 from ..study.summary import HOW, read_results, summary_table, with_exact_infimum
 
 # measure column -> (name in the selector, its MCSE column or "binomial": sqrt(m(1 - m)/reps))
@@ -158,8 +165,6 @@ def _summary_html(table: pd.DataFrame) -> str:
 
 
 def _figure_links(folder: Path) -> str:
-    from .markdown import _figures
-
     items = []
     for rel, caption in _figures(folder):
         pdf = Path(rel).with_suffix(".pdf").as_posix()
@@ -245,7 +250,7 @@ covstudy-plot {_e(replot)}   # figures, report.md, report.html</pre>
 
 # --------------------------------------------------------------------------- band studies
 
-# A band study (bands.py) has two tables: pointwise coverage at each grid value of the curve, and
+# A band study (bands/coverage.py) has two tables: pointwise coverage at each grid value of the curve, and
 # one row per method and point (whole-curve containment, band area). The page draws either.
 BAND_POINTWISE = {"coverage": ("pointwise coverage", "mcse"),
                   "miss_low": ("miss below: P(true curve < lower)", "binomial"),
@@ -266,10 +271,10 @@ def band_data(table: pd.DataFrame, pointwise: pd.DataFrame) -> dict:
     (against n and the other axes), the methods coloured as in the band figures."""
     from matplotlib.colors import to_hex
 
-    from ..plots.bands import _colours
+    from ..plots.style import band_colours
 
     names = list(dict.fromkeys([*table.loc[table.curve == "roc", "method"], *table["method"]]))  # as the figures
-    colors = {k: to_hex(v) for k, v in _colours(names).items()}
+    colors = {k: to_hex(v) for k, v in band_colours(names).items()}
     axes = [a for a in BAND_AXES if a in table]
     labels = {"at": {"by": "curve", "roc": "FPR", "pr": "recall"}}
     if (table["n_neg"] == table["n_pos"]).all():  # n per class: one axis
@@ -284,7 +289,7 @@ def band_data(table: pd.DataFrame, pointwise: pd.DataFrame) -> dict:
 
 
 def band_page(study, table: pd.DataFrame, pointwise: pd.DataFrame) -> str:
-    """The report.html of a band study (``bands.BandStudy``): the figure of either table with a
+    """The report.html of a band study (``bands.coverage.BandStudy``): the figure of either table with a
     selector per axis and a check box per method, ±2·MCSE bands and the nominal 1 − δ, values on
     hover; the sortable summary per curve and method (as report.md); links to the figures."""
     folder = Path(study.out)

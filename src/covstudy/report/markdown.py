@@ -2,6 +2,9 @@
 
 The numbers come from ``covstudy.study.summary``; this module only formats them. ``write_report``
 assembles report.md from one function per section.
+
+In the report wing: ``report.explorer`` (report.html) reuses its columns and study-folder readers;
+it imports ``study.summary`` and ``study.config`` (RUN_KEYS) below it, nothing of the report wing.
 """
 
 from __future__ import annotations
