@@ -1,4 +1,4 @@
-"""The metric specs: per metric, its counts, estimate, the interval door's arguments, the methods and the audit's design.
+"""The metric specs: per metric its counts, estimate, the interval door's arguments, methods and audit design.
 
 ``metric_specs`` turns ``Data`` (from ``data``) into one ``Spec`` per metric. Every interval comes from the
 one interval door (``intervals.interval``) on the spec's ``door`` arguments, so it equals the library's own
