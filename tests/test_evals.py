@@ -192,7 +192,7 @@ def test_evaluate_takes_a_question_id_and_a_group_id(tmp_path, capsys):
 
     from covstudy import evaluate
     from covstudy.evaluation.cli import main
-    from covstudy.evaluation.result import eval_iccs
+    from covstudy.evaluation.metrics import eval_iccs
 
     y, truth, pred, group, question = _answers()
     with warnings.catch_warnings():

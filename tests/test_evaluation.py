@@ -10,9 +10,12 @@ import pytest
 
 import covstudy
 from covstudy import coverage, interval, superiority_probability
-from covstudy.evaluation import result as evaluation
-from covstudy.evaluation.result import EPSILON, InputError, _recommend, _with_recalls, auc_region, cp
+from covstudy.evaluation import audit
 from covstudy.evaluation.cli import main
+from covstudy.evaluation.data import InputError
+from covstudy.evaluation.metrics import Spec
+from covstudy.evaluation.recommend import EPSILON, recommend
+from covstudy.evaluation.region import auc_region, cp, with_recalls
 
 REPS = 200  # the Monte Carlo audit in these tests
 
@@ -30,7 +33,7 @@ def _binary(n=80, seed=1):
 def binary():
     y, p, s, p2, s2 = _binary()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(evaluation, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
+        mp.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
         ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS)
     return (y, p, s, p2, s2), ev
 
@@ -170,25 +173,25 @@ def test_recommendation_rule(binary):
         plug_in = "p = 0.5 at n = 10"
         region_text = "over a region"
 
-    pick, why = _recommend(rows, 0.95, True, S)
+    pick, why = recommend(rows, 0.95, True, S)
     assert rows.loc[pick, "method"] == "clopper_pearson" and "guaranteed" in why
     rows.loc[1, "worst_coverage"] = 0.946
-    pick, why = _recommend(rows, 0.95, True, S)
+    pick, why = recommend(rows, 0.95, True, S)
     assert rows.loc[pick, "method"] == "clopper_pearson" and "narrowest" in why
     rows.loc[0, "worst_coverage"] = 0.9451
-    assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "wald"
+    assert rows.loc[recommend(rows, 0.95, True, S)[0], "method"] == "wald"
     # Monte Carlo: short of the floor by at most Z_MCSE = 1 MCSE qualifies, by more does not
     rows.loc[0, ["worst_coverage", "engine", "reps"]] = [0.94, "mc", 400]
     rows.loc[0, "worst_mcse"] = 0.006
-    pick, why = _recommend(rows, 0.95, True, S)
+    pick, why = recommend(rows, 0.95, True, S)
     assert rows.loc[pick, "method"] == "wald" and "within 1 MCSE" in why
     rows.loc[0, "worst_mcse"] = 0.004
-    assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "clopper_pearson"
+    assert rows.loc[recommend(rows, 0.95, True, S)[0], "method"] == "clopper_pearson"
     # a bootstrap only for more than 1% less width
     rows.loc[0, ["method", "worst_coverage", "mean_width"]] = ["bootstrap", 0.95, 0.199]
-    assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "clopper_pearson"
+    assert rows.loc[recommend(rows, 0.95, True, S)[0], "method"] == "clopper_pearson"
     rows.loc[0, "mean_width"] = 0.197
-    assert rows.loc[_recommend(rows, 0.95, True, S)[0], "method"] == "bootstrap"
+    assert rows.loc[recommend(rows, 0.95, True, S)[0], "method"] == "bootstrap"
 
 
 def test_bootstrap_methods_are_audited_within_a_budget():
@@ -209,10 +212,10 @@ def test_bootstrap_methods_are_audited_within_a_budget():
                   seed=0)
     assert (r.reps, r.coverage_at_estimate, r.worst_coverage) == (REPS, mc.coverage[0], mc.coverage.min())
     # at 10,000 scores, 2000 draws: 100 test sets would pass the budget, so the AUC bootstrap is not audited
-    spec = evaluation.Spec("auc", 0.8, {}, [], design="binormal", points=[dict(n_pos=3000, n_neg=7000, auc=0.8)])
-    assert evaluation._bootstrap_reps("auc.bootstrap", spec, 2000) is None
+    spec = Spec("auc", 0.8, {}, [], design="binormal", points=[dict(n_pos=3000, n_neg=7000, auc=0.8)])
+    assert audit.bootstrap_reps("auc.bootstrap", spec, 2000) is None
     spec.points = [dict(n_pos=100, n_neg=100, auc=0.8)]
-    assert evaluation._bootstrap_reps("auc.bootstrap", spec, 2000) == evaluation.BOOT_REPS
+    assert audit.bootstrap_reps("auc.bootstrap", spec, 2000) == audit.BOOT_REPS
 
 
 def test_auc_region_is_the_maximum_variance_score_interval():
@@ -272,7 +275,7 @@ def test_multiclass_and_string_labels():
     # the region: every class's recall at the low ends, then the high ends, of Clopper–Pearson at 0.95^(1/3)
     rates = C / C.sum(1)[:, None]
     ends = np.array([cp(int(C[i, i]), int(C[i].sum()), 0.95 ** (1 / 3)) for i in range(3)]).T
-    grid = [_with_recalls(rates, e) for e in ends]
+    grid = [with_recalls(rates, e) for e in ends]
     for g, e in zip(grid, ends):
         assert np.allclose(g.sum(1), 1) and np.allclose(np.diag(g), e)
         off = ~np.eye(3, dtype=bool)
@@ -319,7 +322,7 @@ def test_input_errors_are_one_line_naming_the_column(kwargs, message):
 
 
 def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(evaluation, "BOOT_BUDGET", 0)  # bootstrap audits: their own test (time)
+    monkeypatch.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits: their own test (time)
     y, p, s, p2, s2 = _binary(60, seed=2)
     frame = pd.DataFrame({"label": np.where(y == 1, "spam", "ham"), "pred": np.where(p == 1, "spam", "ham"),
                           "score": s, "pred2": np.where(p2 == 1, "spam", "ham")})

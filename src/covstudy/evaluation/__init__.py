@@ -1,2 +1,11 @@
 """covstudy-evaluate: a user's own predictions in, per metric the interval whose audited coverage
-meets the target out (result: Evaluation and evaluate; cli: the command)."""
+meets the target out (result: Evaluation and evaluate; cli: the command).
+
+Inside, data flows one way: data (columns checked) -> metrics (one spec per metric, its region from
+region) -> audit (coverage over the region) -> recommend (the rule) -> growth (widths at other sizes)
+-> render (tables, figures, files); result wires them.
+"""
+
+from .result import Evaluation, evaluate  # the documented path ``from covstudy.evaluation import evaluate``
+
+__all__ = ["Evaluation", "evaluate"]

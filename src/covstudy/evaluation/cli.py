@@ -87,9 +87,9 @@ def main(argv=None) -> int:
         return 2
     for w in caught:
         print(f"covstudy-evaluate: warning: {w.message}", file=sys.stderr)
-    from .result import _text
+    from .render import text
 
-    print(_text(ev.recommended))
+    print(text(ev.recommended))
     if args.out:
         out = ev.save(args.out)
         written = ["table.csv", "report.md", "report.html", "forest.png", "forest.pdf"]

@@ -1,0 +1,131 @@
+"""The audit: each interval method's coverage at a metric's operating point and the worst over its region.
+
+Input: a metric's spec from ``metrics`` (design, plug-in point first, region points or the binomial
+region) and a method; output: the audit columns of the table (coverage_at_estimate, coverage_mcse,
+worst_coverage, worst_mcse, mean_width, engine, reps). Every number is ``coverage()`` (engine wing) at the
+points: exact wherever the design's exact engine accepts them, otherwise Monte Carlo with ``reps``
+simulated test sets (fixed seed, shared by every method at a point) and its MCSE. Bootstrap methods are
+audited by Monte Carlo with at most BOOT_REPS test sets, within BOOT_BUDGET. ``worst_coverage`` is the
+exact infimum over the region for the one-proportion metrics, else the minimum over a small grid of it
+(the plug-in point included). Flow: metrics -> audit -> recommend (reads the columns) and growth (reuses
+``coverage_over`` and the reps rules); the audit knows nothing of the recommendation or the report.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy import stats
+
+if TYPE_CHECKING:
+    from .metrics import Spec
+
+REPS = 2000  # Monte Carlo test sets per audited point
+AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n per region point (each rep draws and ranks n scores)
+BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
+NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of reps test sets: too costly to audit
+BOOT_REPS = 400  # Monte Carlo test sets per point for a bootstrap method (MCSE ≈ 0.011 at 0.95)
+BOOT_MIN_REPS = 100  # fewer affordable than this: the bootstrap is not audited (MCSE would exceed 0.02)
+BOOT_BUDGET = 200_000_000  # reps × draws × numbers resampled per test set, per audited point
+
+
+def coverage_over(method, design, metric, axes: dict, delta, reps, seed):
+    """``coverage()`` over the points (arrays, broadcast); exact if the design's engine takes
+    them, else Monte Carlo."""
+    from ..engine.coverage import coverage
+
+    try:
+        return coverage(method, design=design, metric=metric, delta=delta, **axes)
+    except ValueError as e:
+        if "Monte Carlo" not in str(e) and "no exact engine" not in str(e):
+            raise
+    return coverage(method, design=design, metric=metric, delta=delta, reps=reps, seed=seed, **axes)
+
+
+def _summary(cov, mcse, width, engine, reps) -> dict:
+    """The audit's columns from coverage, MCSE and mean width over the points (the plug-in first)."""
+    cov, mcse = np.asarray(cov, dtype=float), np.asarray(mcse, dtype=float)
+    worst = int(np.argmin(cov))
+    return {"coverage_at_estimate": float(cov[0]), "coverage_mcse": float(mcse[0]),
+            "worst_coverage": float(cov[worst]), "worst_mcse": float(mcse[worst]), "mean_width": float(width[0]),
+            "engine": engine, "reps": reps}
+
+
+def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, seed=0, region=None) -> dict:
+    """Coverage at the plug-in point (``points[0]``) and the worst over ``points``; with ``region``
+    (binomial design, exact engine) the worst is the exact infimum of the coverage over p in it."""
+    if region is not None:
+        return _binomial_audit(method, points[0]["n"], points[0]["p"], delta, region)
+    axes = {k: np.array([p[k] for p in points]) for k in points[0]}
+    r = coverage_over(method, design, metric, axes, delta, reps, seed)
+    cov, mcse, width = (np.atleast_1d(np.asarray(getattr(r, a), dtype=float)) for a in ("coverage", "mcse",
+                                                                                           "mean_width"))
+    return _summary(cov, mcse, width, r.engine, r.reps)
+
+
+def _binomial_audit(method, n, p, delta, region) -> dict:
+    """One proportion, exact, from one table of the n + 1 intervals: the coverage and expected
+    width at p (as ``coverage()``), and the exact infimum of the coverage over p in ``region``
+    (as ``confidence_coefficient(..., p_range=region)``: C(p) jumps at every interval end, so a
+    grid misses its dips; the infimum may be a one-sided limit at an end, not attained)."""
+    from ..engine.exact_curve import ends, infimum
+
+    _, n, delta, _, lower, upper = ends(method, n, delta)
+    weight = stats.binom.pmf(np.arange(n + 1), n, p)
+    cov = float(np.sum(weight[(lower <= p) & (p <= upper)]))
+    width = float(np.sum(weight * (upper - lower)))
+    worst = float(infimum(lower, upper, n, *region)[0])
+    return _summary([cov, min(cov, worst)], [0.0, 0.0], [width], "exact", None)
+
+
+def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, seed) -> dict:
+    """Coverage at each rate matrix of ``rates`` (the plug-in first), Monte Carlo always: the
+    exact multinomial enumeration is feasible only at small n and then slow for the sampling
+    methods (every K×K matrix times the draws)."""
+    from ..engine.coverage import multiclass_coverage
+
+    rs = [multiclass_coverage(metric, method, n, prevalence, r, delta=delta, reps=reps, seed=seed) for r in rates]
+    return _summary([r.coverage for r in rs], [r.mcse for r in rs], [r.mean_width for r in rs], rs[0].engine,
+                    rs[0].reps)
+
+
+def bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
+    """Test sets per point for a bootstrap method: BOOT_REPS, fewer if reps × draws × the numbers
+    one resample draws would pass BOOT_BUDGET; None (not audited) below BOOT_MIN_REPS."""
+    from ..methods import methods
+
+    draws = next(p.default for p in methods()[qualified].params if p.name == "draws")
+    point = point or (s.points[0] if s.points else {})
+    numbers = {"binormal": point.get("n_pos", 0) + point.get("n_neg", 0), "clustered": point.get("clusters", 0),
+               "stratified": 2, "paired_confusion": 8,
+               "paired_binormal": 2 * (point.get("n_pos", 0) + point.get("n_neg", 0))}.get(s.design, 0) \
+        or len(s.multiclass[1]) ** 2
+    r = min(reps, BOOT_REPS, BOOT_BUDGET // (draws * numbers))
+    return r if r >= BOOT_MIN_REPS else None
+
+
+def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
+    """The audit columns of one metric × method (empty for a bootstrap too costly to audit)."""
+    if method in NOT_AUDITED:
+        return {}
+    if method in BOOTSTRAP:
+        reps = bootstrap_reps(qualified, s, reps)
+        if reps is None:
+            return {}
+    elif s.design in ("binormal", "paired_binormal"):
+        reps = int(min(reps, max(200, AUC_BUDGET // examples(s.points[0]))))
+    if s.multiclass is not None:
+        return _multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed)
+    return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region)
+
+
+def examples(point: dict) -> int:
+    """The examples a design point's test set holds: n, or n_pos + n_neg, or clusters × cluster size."""
+    if "n" in point:
+        return int(point["n"])
+    if "n_pos" in point:
+        return int(point["n_pos"] + point["n_neg"])
+    if "questions" in point:
+        return int(point["questions"] * point["answers"])
+    return int(point["clusters"] * point["cluster_size"])

@@ -1,0 +1,55 @@
+"""The growth table: how each metric's recommended interval shrinks with more data.
+
+Input: the metric specs and the table after ``recommend``; output: one row per metric × scale (the
+recommended method's expected width at the plug-in operating point for test sets SCALES times the
+user's, via ``audit.coverage_over``; for one-proportion metrics the n for half today's width, via
+``planning.plan``). Flow: recommend -> growth -> render (the "shrinks with more data" section and the
+width-vs-n figure).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .audit import AUC_BUDGET, BOOTSTRAP, bootstrap_reps, coverage_over, examples
+
+SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as multiples of the user's
+SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
+
+
+def growth_table(specs, table, delta, reps, seed):
+    """How the recommended interval shrinks with more data: its expected width at the plug-in
+    operating point for test sets SCALES times the user's (``coverage()``'s mean_width, exact where
+    the engine is), and for the metrics of one proportion the n whose expected width is half
+    today's (``plan``, exact). One row per metric × scale."""
+    import pandas as pd
+
+    from ..planning.plan import plan
+
+    rows = []
+    for s in specs:
+        pick = table[(table.metric == s.metric) & table.recommended]
+        if (not s.points or s.multiclass is not None or s.design == "eval" or not len(pick)
+                or np.isnan(pick.mean_width.iloc[0])):  # eval: equal groups do not scale by 0.5-4
+            continue
+        r = pick.iloc[0]
+        qualified = next(q for m, k, q in s.methods if m == r.method and k == r.kind)
+        point = s.points[0]
+        axes = {k: np.array([max(1, round(v * f)) if k in SIZES else v for f in SCALES]) for k, v in point.items()}
+        n_reps = reps if s.design not in ("binormal", "paired_binormal") else int(min(reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1]
+                                                                                        + axes["n_neg"][-1]))))
+        if r.method in BOOTSTRAP:  # as its audit, at the largest test set
+            n_reps = bootstrap_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
+            if n_reps is None:
+                continue
+        widths = np.atleast_1d(coverage_over(qualified, s.design, s.coverage_metric, axes, delta, n_reps, seed).mean_width)
+        half = None
+        if s.design == "binomial":
+            try:
+                half = plan(qualified, delta=delta, p=point["p"], width=float(r.mean_width) / 2).n
+            except ValueError:
+                pass
+        for i, f in enumerate(SCALES):
+            rows.append(dict(metric=s.metric, method=r.method, scale=f, n=examples({k: v[i] for k, v in axes.items()}),
+                             mean_width=float(widths[i]), n_for_half_width=half))
+    return pd.DataFrame(rows) if rows else None

@@ -1,0 +1,365 @@
+"""The metric specs: per metric its counts, estimate, the interval door's arguments, methods and audit design.
+
+``metric_specs`` turns ``Data`` (from ``data``) into one ``Spec`` per metric. Every interval comes from the
+one interval door (``intervals.interval``) on the spec's ``door`` arguments, so it equals the library's own
+function on those counts. The spec also holds the operating point the data estimate and its (1 - delta)
+region (points built with ``region``), which ``audit`` evaluates (docs/evaluate.md):
+
+=====================  =============  ====================================================
+metric                 design         operating point (plug-in) and (1 - delta) region
+=====================  =============  ====================================================
+accuracy, bea (binary  binomial       p̂ at n; region: the Clopper–Pearson interval of p
+accuracy)                             at 1 - delta; worst: the exact infimum over it
+                                      (``confidence_coefficient`` with ``p_range``)
+recall, specificity    binomial       tpr̂ at n_pos (tnr̂ at n_neg): k of a fixed class size;
+                                      region as for accuracy
+balanced_accuracy,     stratified     (tpr̂, tnr̂) at the observed n_pos, n_neg; region: the
+precision, npv, f1                    box of the two Clopper–Pearson intervals, each at
+                                      sqrt(1 - delta) (independent classes); grid: corners
+auc                    binormal       AUĈ at n_pos, n_neg (Monte Carlo); region: the
+                                      maximum-variance (van Dantzig) score interval; grid:
+                                      its ends
+accuracy_difference    paired         the four cells; region: discordant share d and
+                                      only-first share r | discordant, each Clopper–Pearson
+                                      at sqrt(1 - delta), concordant split fixed; 3×3+1 grid
+<metric>_difference    paired_        the 8 cells (class × first correct × second correct):
+(two models)           confusion      prevalence, per-class rates, per-class correlations
+                                      (plug-in point only)
+auc_difference         paired_        the two AUCs and the mean within-class Spearman
+                       binormal       correlation of the scores (Monte Carlo; plug-in only)
+clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cluster size;
+                                      region: p over the wilson_vif interval
+eval_accuracy          eval           rows are answers to questions (several per question):
+                                      p̂, G groups of round(m/G) questions, K = mean answers,
+                                      ICCs by ANOVA (eval_iccs); region: p over the
+                                      eval.wilson_design interval (Monte Carlo)
+macro_recall,          multiclass     the observed prevalence and row rates (Monte Carlo
+macro_f1, bea (multi)                 always); region: each class's recall Clopper–Pearson
+                                      at (1 - delta)^(1/K), misclassifications in their
+                                      observed proportions; grid: all recalls low, all high
+=====================  =============  ====================================================
+
+Flow: data -> metrics -> audit -> recommend -> growth -> render; this module imports only ``data`` and
+``region`` from the wing.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from .data import Data, InputError
+from .region import auc_region, axis, cp, with_recalls
+
+BINARY_METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "f1")
+MULTICLASS = ("accuracy", "macro_recall", "macro_f1", "bea")
+
+
+def _methods(data_kind, metric):
+    """(short name, kind, qualified name) of the methods the estimand takes (its ``takes``), skipping
+    oracles. The qualified name goes to the door (a short name can name two kinds: F1's ``bayes``)."""
+    from ..estimands import get_estimand
+    from ..methods import methods
+
+    out = []
+    for takes in get_estimand(data_kind, metric).takes:
+        if takes == "deff":
+            continue  # oracles on the true ICC
+        out += [(m.short, takes, m.qualified) for m in methods(takes=takes).values()]
+    return out
+
+
+@dataclass
+class Spec:
+    """One metric: its estimate, the door's arguments, and how to audit it."""
+
+    metric: str
+    estimate: float
+    door: dict  # interval(method, **door)
+    methods: list  # (short name, kind)
+    design: str | None = None
+    coverage_metric: str | None = None
+    points: list = field(default_factory=list)
+    multiclass: tuple | None = None  # (n, prevalence, [rates at the plug-in, then the region's grid])
+    region: tuple | None = None  # binomial: the p range whose exact infimum is the worst coverage
+    region_text: str = ""  # how the region is formed, in words ("" : not audited over a region)
+    plug_in: str = ""  # the operating point in words
+
+
+def metric_specs(d: Data, delta, metrics) -> list[Spec]:
+    """One ``Spec`` per metric the inputs allow (``metrics``: only these; an unknown one is an ``InputError``)."""
+    from ..designs.confusion import truth
+    from ..designs.multiclass import bea
+    from ..methods.clustered import anova_icc
+
+    specs = []
+    root = math.sqrt(1 - delta)
+    if d.predicted is not None and d.binary:
+        t, p = d.truth, d.predicted
+        tp, fn = int(np.sum((t == 1) & (p == 1))), int(np.sum((t == 1) & (p == 0)))
+        fp, tn = int(np.sum((t == 0) & (p == 1))), int(np.sum((t == 0) & (p == 0)))
+        n_pos, n_neg = tp + fn, fp + tn
+        tpr, tnr = tp / n_pos, tn / n_neg
+        cells = dict(tp=tp, fn=fn, fp=fp, tn=tn)
+        (tpr_lo, tpr_hi), (tnr_lo, tnr_hi) = cp(tp, n_pos, root), cp(tn, n_neg, root)
+        box = [dict(n_pos=n_pos, n_neg=n_neg, tpr=a, tnr=b)  # the plug-in point, then the box's corners
+               for a, b in [(tpr, tnr), (tpr_lo, tnr_lo), (tpr_lo, tnr_hi), (tpr_hi, tnr_lo), (tpr_hi, tnr_hi)]]
+        acc = (tp + tn) / d.n
+        where = f"tpr = {tpr:.4g}, tnr = {tnr:.4g} at n_pos = {n_pos}, n_neg = {n_neg}"
+        for metric in BINARY_METRICS:
+            est = float(truth(metric, n_pos / d.n, tpr, tnr)) if metric != "accuracy" else acc
+            if metric in ("precision", "npv", "f1"):
+                k, l = {"precision": (tp, fp), "npv": (tn, fn), "f1": (2 * tp, fp + fn)}[metric]
+                est = k / (k + l) if k + l else float("nan")
+            s = Spec(metric, est, dict(metric=metric, **cells), _methods("confusion", metric))
+            if metric == "accuracy":
+                s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
+                _binomial_region(s, tp + tn, d.n, delta)
+            elif metric in ("recall", "specificity"):  # k of a fixed class size: the binomial design, exact
+                k, m, rate = (tp, n_pos, tpr) if metric == "recall" else (tn, n_neg, tnr)
+                s.design, s.coverage_metric = "binomial", "accuracy"
+                s.plug_in = f"p = {rate:.4g} at n = {m} ({'positives' if metric == 'recall' else 'negatives'})"
+                _binomial_region(s, k, m, delta)
+            else:
+                s.design, s.coverage_metric, s.points, s.plug_in = "stratified", metric, box, where
+                s.region_text = (f"over the corners of the box tpr ∈ [{tpr_lo:.4g}, {tpr_hi:.4g}], tnr ∈ "
+                                 f"[{tnr_lo:.4g}, {tnr_hi:.4g}] (Clopper–Pearson at √(1 − δ) each)")
+            specs.append(s)
+    if d.predicted is not None and not d.binary:
+        K = len(d.classes)
+        C = np.zeros((K, K), dtype=np.int64)
+        np.add.at(C, (d.truth, d.predicted), 1)
+        sizes = C.sum(1)
+        acc = float(np.trace(C) / d.n)
+        recalls = np.diag(C) / sizes
+        prevalence = sizes / d.n
+        rates = C / sizes[:, None]
+        precision = np.divide(np.diag(C), C.sum(0), out=np.zeros(K), where=C.sum(0) > 0)
+        f1 = np.divide(2 * precision * recalls, precision + recalls, out=np.zeros(K), where=precision + recalls > 0)
+        ests = {"accuracy": acc, "macro_recall": float(recalls.mean()), "macro_f1": float(f1.mean()),
+                "bea": float(bea(acc, K))}
+        ends = np.array([cp(int(C[i, i]), int(sizes[i]), (1 - delta) ** (1 / K)) for i in range(K)]).T
+        grid = [rates.tolist()] + [with_recalls(rates, e).tolist() for e in ends]
+        for metric in MULTICLASS:
+            s = Spec(metric, ests[metric], dict(metric=metric, confusion=C), _methods("multiclass", metric))
+            if metric == "accuracy":
+                s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
+                _binomial_region(s, int(np.trace(C)), d.n, delta)
+            else:
+                s.multiclass = (d.n, prevalence.tolist(), grid)
+                s.plug_in = f"the observed {K}×{K} rates at class sizes {', '.join(map(str, sizes))}"
+                s.region_text = (f"at every class's recall at the low ends, then the high ends, of its Clopper–Pearson "
+                                 f"interval at (1 − δ)^(1/{K}) (lows {', '.join(f'{v:.3g}' for v in ends[0])})")
+            specs.append(s)
+    if d.scores is not None:
+        pos, neg = d.scores[d.truth == 1], d.scores[d.truth == 0]
+        specs.append(_auc_spec("auc", pos, neg, delta))
+    if d.groups is not None and d.predicted is not None:
+        correct = (d.predicted == d.truth).astype(np.int64)
+        G = int(d.groups.max()) + 1
+        successes = np.bincount(d.groups, weights=correct, minlength=G).astype(np.int64)
+        sizes = np.bincount(d.groups, minlength=G).astype(np.int64)
+        icc = float(anova_icc(successes, sizes))
+        acc = float(successes.sum() / sizes.sum())
+        size = max(1, int(round(d.n / G)))
+        s = Spec("clustered_accuracy", acc, dict(design="clustered", successes=successes, sizes=sizes),
+                 [x for x in _methods("clustered", "accuracy") if x[1] == "clustered" or x[0] == "wilson"])
+        s.design, s.coverage_metric = "clustered", "accuracy"
+        from ..intervals import interval
+
+        lo, hi = interval("wilson_vif", design="clustered", successes=successes, sizes=sizes, delta=delta)
+        s.points = [dict(clusters=G, cluster_size=size, p=p, icc=min(max(icc, 0.0), 0.99))
+                    for p in axis(acc, lo, hi)]
+        s.region_text = f"over p = {lo:.4g}, {(lo + hi) / 2:.4g}, {hi:.4g} (the wilson_vif interval) at the estimated ICC"
+        s.plug_in = f"p = {acc:.4g}, ICC = {max(icc, 0):.3g} ({G} clusters of mean size {d.n / G:.3g})"
+        s.icc = icc
+        specs.append(s)
+    if d.questions is not None:
+        specs.append(_eval_spec(d, delta))
+    if d.second is not None:
+        a, b = d.predicted == d.truth, d.second == d.truth
+        cells = dict(both=int(np.sum(a & b)), only_first=int(np.sum(a & ~b)), only_second=int(np.sum(~a & b)),
+                     neither=int(np.sum(~a & ~b)))
+        s = Spec("accuracy_difference", (cells["only_first"] - cells["only_second"]) / d.n,
+                 dict(design="paired", **cells), _methods("paired", "difference"))
+        s.design, s.coverage_metric = "paired", "difference"
+        disc = cells["only_first"] + cells["only_second"]
+        conc = cells["both"] + cells["neither"]
+        share_both = cells["both"] / conc if conc else 0.5
+        r_hat = cells["only_first"] / disc if disc else 0.5
+        ds = axis(disc / d.n, *cp(disc, d.n, root))
+        rs = axis(r_hat, *(cp(cells["only_first"], disc, root) if disc else (0.0, 1.0)))
+        pts = []
+        for dd in ds:
+            for r in rs:
+                pts.append(dict(n=d.n, p_both=(1 - dd) * share_both, p_only_first=dd * r,
+                                p_only_second=dd * (1 - r), p_neither=(1 - dd) * (1 - share_both)))
+        s.points = pts
+        s.region_text = ("over a 3 × 3 grid of the discordant share and the only-first share of the discordant "
+                         "(Clopper–Pearson at √(1 − δ) each)")
+        s.plug_in = (f"the observed cells both, only_first, only_second, neither = {cells['both']}, "
+                     f"{cells['only_first']}, {cells['only_second']}, {cells['neither']} at n = {d.n}")
+        s.cells = cells
+        specs.append(s)
+    if d.second_scores is not None:
+        pos, neg = d.second_scores[d.truth == 1], d.second_scores[d.truth == 0]
+        specs.append(_auc_spec("auc_second", pos, neg, delta))
+    if d.second is not None and d.binary:
+        specs += _difference_specs(d)
+    if d.scores is not None and d.second_scores is not None:
+        specs.append(_auc_difference_spec(d))
+    if metrics is not None:
+        wanted = set(metrics)
+        known = {s.metric for s in specs} | {"superiority_probability"}
+        unknown = wanted - known
+        if unknown:
+            raise InputError(f"metrics: {', '.join(sorted(unknown))} not available for this input; "
+                             f"available: {', '.join(sorted(known))}")
+        specs = [s for s in specs if s.metric in wanted]
+    return specs
+
+
+
+def _binomial_region(s: Spec, k, n, delta):
+    """One proportion k of n: audited at p̂, worst = the exact infimum over the Clopper–Pearson interval."""
+    s.points = [dict(n=n, p=k / n)]
+    s.region = cp(k, n, 1 - delta)
+    s.region_text = (f"the exact infimum over p ∈ [{s.region[0]:.4g}, {s.region[1]:.4g}] "
+                     f"(Clopper–Pearson at 1 − δ)")
+
+
+
+def _phi(both, only_first, only_second, neither, lo, hi):
+    """The correlation of two correctness indicators from a 2×2 table, 0 where a margin is empty,
+    clipped to the range the design accepts for the class's rates."""
+    margins = (both + only_first) * (only_second + neither) * (both + only_second) * (only_first + neither)
+    phi = (both * neither - only_first * only_second) / math.sqrt(margins) if margins else 0.0
+    return min(max(phi, lo), hi)
+
+
+def _difference_specs(d: Data) -> list:
+    """metric(first) - metric(second) of two models on the same examples: the paired_confusion design's
+    8 cells, audited at the observed prevalence, per-class rates and per-class correlations."""
+    from ..designs.paired import correlation_range
+    from ..methods.paired_metrics import COUNTS, difference
+
+    t = d.truth == 1
+    a, b = d.predicted == d.truth, d.second == d.truth
+    x = [int(np.sum(c & m1 & m2)) for c in (t, ~t) for m1, m2 in ((a, b), (a, ~b), (~a, b), (~a, ~b))]
+    n_pos, n_neg = sum(x[:4]), sum(x[4:])
+    if n_pos == 0 or n_neg == 0:
+        return []
+    cells = dict(zip(COUNTS, x))
+    rates = dict(tpr_first=(x[0] + x[1]) / n_pos, tpr_second=(x[0] + x[2]) / n_pos,
+                 tnr_first=(x[4] + x[5]) / n_neg, tnr_second=(x[4] + x[6]) / n_neg)
+    rho_pos = _phi(*x[:4], *correlation_range(rates["tpr_first"], rates["tpr_second"]))
+    rho_neg = _phi(*x[4:], *correlation_range(rates["tnr_first"], rates["tnr_second"]))
+    point = dict(n=d.n, prevalence=n_pos / d.n, **rates, correlation_pos=rho_pos, correlation_neg=rho_neg)
+    where = (f"the observed 8 cells {', '.join(map(str, x))} (positives: both, only first, only second, neither; "
+             f"then negatives) at n = {d.n}: correlations {rho_pos:.3g} (positives), {rho_neg:.3g} (negatives)")
+    specs = []
+    for metric in ("recall", "specificity", "precision", "npv", "f1", "balanced_accuracy"):
+        name = f"{metric}_difference"
+        est = float(difference(metric, np.array(x, dtype=float)))
+        if math.isnan(est):
+            continue  # undefined for a model (e.g. no predicted positives, for precision)
+        s = Spec(name, est, dict(metric=name, **cells), _methods("paired_confusion", name))
+        s.design, s.coverage_metric, s.points, s.plug_in = "paired_confusion", name, [point], where
+        specs.append(s)
+    return specs
+
+
+def _auc_difference_spec(d: Data):
+    """AUC(first) - AUC(second) on the same cases: the paired_binormal design at the observed AUCs and
+    the mean within-class Spearman correlation of the two models' scores."""
+    from ..methods.auc_difference import delong_covariance
+
+    t = d.truth == 1
+    p1, n1, p2, n2 = d.scores[t], d.scores[~t], d.second_scores[t], d.second_scores[~t]
+    auc, _ = delong_covariance(np.stack([p1, p2]), np.stack([n1, n2]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant scores within a class: no correlation (nan -> 0)
+        rs = [stats.spearmanr(u, v)[0] for u, v in ((p1, p2), (n1, n2))]
+    rho = float(np.clip(np.nanmean(rs) if not np.all(np.isnan(rs)) else 0.0, -0.99, 0.99))
+    s = Spec("auc_difference", float(auc[0] - auc[1]),
+             dict(metric="auc_difference", pos_first=p1, neg_first=n1, pos_second=p2, neg_second=n2),
+             _methods("paired_scores", "auc_difference"))
+    s.design, s.coverage_metric = "paired_binormal", "auc_difference"
+    clip = [min(max(float(v), 1e-3), 1 - 1e-3) for v in auc]
+    s.points = [dict(n_pos=int(p1.size), n_neg=int(n1.size), auc_first=clip[0], auc_second=clip[1], correlation=rho)]
+    s.plug_in = (f"binormal AUCs {auc[0]:.4g} and {auc[1]:.4g}, score correlation {rho:.3g} (Spearman, within "
+                 f"class) at n_pos = {p1.size}, n_neg = {n1.size}")
+    return s
+
+
+def _auc_spec(name, pos, neg, delta):
+
+    # the Mann–Whitney AUC with ties counted half
+    ranks = stats.rankdata(np.concatenate([pos, neg]))
+    auc = float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+    s = Spec(name, auc, dict(metric="auc", scores_pos=pos, scores_neg=neg), _methods("scores", "auc"))
+    s.design, s.coverage_metric = "binormal", "auc"
+    lo, hi = auc_region(auc, pos.size, neg.size, delta)
+    s.points = [dict(n_pos=int(pos.size), n_neg=int(neg.size), auc=min(max(v, 1e-3), 1 - 1e-3))
+                for v in axis(auc, lo, hi, 2)]
+    s.region_text = (f"over the ends of the maximum-variance interval [{lo:.4g}, {hi:.4g}] of the AUC "
+                     f"(van Dantzig/Bamber)")
+    s.plug_in = f"a binormal AUC of {auc:.4g} at n_pos = {pos.size}, n_neg = {neg.size}"
+    return s
+
+
+
+def _eval_spec(d: Data, delta) -> "Spec":
+    """``eval_accuracy``: per-question correct counts of the answers, the eval methods and Wilson on the pooled
+    answers, audited on the eval design at the plug-in point (equal groups, mean K, ``eval_iccs``)."""
+    from ..intervals import interval
+
+    correct = np.bincount(d.questions, weights=(d.predicted == d.truth)).astype(np.int64)
+    answers = np.bincount(d.questions).astype(np.int64)
+    if d.groups is not None:
+        group = np.zeros(answers.size, dtype=np.int64)
+        group[d.questions] = d.groups
+        _, group = np.unique(group, return_inverse=True)
+    else:
+        group = np.arange(answers.size)  # no groups: each question its own
+    m, g = answers.size, int(group.max()) + 1
+    acc = float(correct.sum() / answers.sum())
+    door = dict(design="eval", correct=correct, answers=answers, group=group)
+    s = Spec("eval_accuracy", acc, door, [x for x in _methods("eval", "accuracy") if x[1] == "eval" or x[0] == "wilson"])
+    s.design, s.coverage_metric = "eval", "accuracy"
+    icc_group, icc_question = eval_iccs(correct, answers, group)
+    lo, hi = interval("eval.wilson_design", delta=delta, **door)
+    k = max(1, int(round(answers.mean())))
+    s.points = [dict(questions=g * max(1, round(m / g)), groups=g, answers=k, p=p, icc_group=icc_group,
+                     icc_question=icc_question) for p in axis(acc, lo, hi)]
+    s.plug_in = (f"p = {acc:.4g}, icc_group = {icc_group:.3g}, icc_question = {icc_question:.3g} "
+                 f"({m} questions in {g} groups, {answers.mean():.3g} answers a question)")
+    return s
+
+
+def eval_iccs(correct, answers, group) -> tuple[float, float]:
+    """(icc_group, icc_question) of the eval design by ANOVA (methods.clustered.anova_icc), each in [0, 0.99].
+
+    r = the ANOVA ICC with questions as clusters (two answers to one question; 0 when every question has one
+    answer, where icc_question does not matter); ρ = the ANOVA ICC with groups as clusters, a mix of
+    same-question and other-question pairs: ρ·N_pairs = r·Σ K(K - 1)/2 + icc_group·(other pairs), solved for
+    icc_group; icc_question = (r - icc_group)/(1 - icc_group)."""
+    from ..methods.clustered import anova_icc
+
+    clip = lambda v: float(min(max(v, 0.0), 0.99))  # noqa: E731
+    r = clip(anova_icc(correct, answers)) if answers.size > 1 else 0.0
+    sums = np.bincount(group, weights=correct)
+    sizes = np.bincount(group, weights=answers)
+    if sizes.size < 2:
+        return 0.0, r
+    rho = float(anova_icc(sums, sizes))
+    pairs = float(np.sum(sizes * (sizes - 1))) / 2
+    same = float(np.sum(answers * (answers - 1))) / 2
+    other = pairs - same
+    icc_group = clip((rho * pairs - r * same) / other) if other > 0 else 0.0
+    return icc_group, clip((r - icc_group) / (1 - icc_group))
+

@@ -1,0 +1,177 @@
+"""Rendering: an ``Evaluation`` as text, markdown and LaTeX tables, the forest and width-vs-n figures, and files.
+
+The last step of the flow (data -> metrics -> audit -> recommend -> growth -> render): reads an
+evaluation's table, reasons, warnings, info and growth table and computes nothing new. ``text`` is the
+console table (``repr``, the CLI), ``markdown`` the report (with ``latex``), ``forest`` and
+``width_figure`` the figures, ``save`` writes table.csv, report.md, report.html (``report.explorer``),
+forest.png/.pdf and width_vs_n.png/.pdf. The ``Evaluation`` methods of ``result`` delegate here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .audit import BOOT_REPS
+from .growth import SCALES
+
+
+def markdown(ev) -> str:
+    """The report: the recommended intervals, why, warnings, the full audited table, a LaTeX table."""
+    i = ev.info
+    level = 1 - i["delta"]
+    lines = ["# covstudy-evaluate report", "",
+             f"{i['n']} examples; classes {', '.join(map(repr, i['classes']))}"
+             + (f" (positive: {i['positive']!r})" if i["positive"] is not None else "")
+             + f"; intervals at level {level:g}; recommendation tolerance ε = {i['epsilon']}; "
+             f"Monte Carlo audit with {i['reps']} test sets, seed {i['seed']}.", ""]
+    for w in ev.warnings:
+        lines += [f"> **Warning:** {w}", ""]
+    lines += ["## Recommended intervals", "", _md(ev.recommended, ["metric", "method", "estimate", "lower",
+                                                                 "upper", "coverage_at_estimate",
+                                                                 "worst_coverage"]), ""]
+    lines += ["## Why", ""] + [f"- **{m}**: {why}" for m, why in ev.reasons.items()] + [""]
+    if ev.growth is not None:
+        g = ev.growth
+        lines += ["## How the interval shrinks with more data", "",
+                  "Expected width of the recommended interval at this operating point for test sets of "
+                  f"{', '.join(f'{f:g}' for f in SCALES)} times this one, and for the metrics of one proportion "
+                  "the n whose expected width is half today's (exact, `covstudy.plan`; n counts the examples the "
+                  "metric reads: positives for recall, negatives for specificity):", ""]
+        wide = g.pivot_table(index=["metric", "method"], columns="scale", values="mean_width", sort=False)
+        head = "| metric | method | " + " | ".join(f"width at {f:g}×" for f in wide.columns) + " | n for half the width |"
+        half = g.groupby(["metric", "method"], sort=False)["n_for_half_width"].first()
+        body = [f"| {m} | {meth} | " + " | ".join(f"{w:.4f}" for w in ws) + " | "
+                + ("" if half[(m, meth)] is None or half[(m, meth)] != half[(m, meth)] else f"{int(half[(m, meth)]):,}")
+                + " |" for (m, meth), ws in zip(wide.index, wide.to_numpy())]
+        lines += [head, "|---|---|" + "---:|" * (len(wide.columns) + 1), *body, "",
+                  "![width against n](width_vs_n.png)", ""]
+    lines += ["## Every method, audited", "",
+              "coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest "
+              "coverage over a (1 − δ) region of the operating point — the exact infimum for accuracy, recall "
+              "and specificity, the minimum over a grid of the region otherwise (docs/evaluate.md); "
+              "mean_width: the expected width at the plug-in point; engine: exact or Monte Carlo (mc, with "
+              "coverage_mcse and worst_mcse; bootstrap methods with at most "
+              f"{BOOT_REPS} test sets a point, none when that would cost too much).", "",
+              _md(ev.table, ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
+                             "coverage_mcse", "worst_coverage", "worst_mcse", "mean_width", "engine",
+                             "recommended"]), ""]
+    lines += ["## LaTeX", "", "```latex", latex(ev.recommended), "```", ""]
+    return "\n".join(lines)
+
+
+def forest(ev, path=None):
+    """A forest plot: one panel per metric, methods side by side, the recommended one marked,
+    the audited coverage written beside each. Returns the figure (saved to ``path`` if given)."""
+    import matplotlib.pyplot as plt
+
+    from ..plots.style import save_figure
+
+    t = ev.table[ev.table.lower.notna()]
+    groups = list(dict.fromkeys(t.metric))
+    heights = [max(1, (t.metric == m).sum()) for m in groups]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(7.5, 0.9 + 0.22 * sum(heights) + 0.35 * len(groups)),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, m in zip(axes[:, 0], groups):
+        g = t[t.metric == m].reset_index(drop=True)
+        y = np.arange(len(g))[::-1]
+        for yi, (_, r) in zip(y, g.iterrows()):
+            colour = "C3" if r.recommended else "0.35"
+            ax.plot([r.lower, r.upper], [yi, yi], color=colour, lw=2.2 if r.recommended else 1.2)
+            label = "" if np.isnan(r.coverage_at_estimate) else f"{r.coverage_at_estimate:.3f}"
+            if not np.isnan(r.worst_coverage):
+                label += f" (worst {r.worst_coverage:.3f})"
+            ax.annotate(label, (1.01, yi), xycoords=("axes fraction", "data"), va="center", fontsize=6.5,
+                        color=colour)
+        ax.axvline(g.estimate.iloc[0], color="0.6", lw=0.8, ls="--")
+        ax.set_yticks(y, [f"{r.method}{' ★' if r.recommended else ''}" for _, r in g.iterrows()], fontsize=7)
+        ax.set_ylim(-0.7, len(g) - 0.3)
+        ax.set_title(f"{m} = {g.estimate.iloc[0]:.4g}", fontsize=8, loc="left")
+        ax.tick_params(axis="x", labelsize=7)
+    fig.suptitle(f"{1 - ev.info['delta']:g} intervals (★ recommended; audited coverage at the operating point, "
+                 f"worst over its region)", fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))  # the title above the first panel
+    if path is not None:
+        save_figure(fig, path, bbox_inches="tight")
+    return fig
+
+
+def width_figure(ev):
+    """The width-vs-n figure: each metric's recommended interval's expected width against the
+    test-set size (log-log), the user's n marked."""
+    import matplotlib.pyplot as plt
+
+    g = ev.growth
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for (metric, method), rows in g.groupby(["metric", "method"], sort=False):
+        line, = ax.plot(rows.n, rows.mean_width, marker="o", ms=3, lw=1.2, label=f"{metric} ({method})")
+        now = rows[rows.scale == 1.0]
+        ax.plot(now.n, now.mean_width, marker="o", ms=7, mfc="none", color=line.get_color())
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("test-set size n (examples)")
+    ax.set_ylabel("expected width of the recommended interval")
+    ax.set_title(f"How the {1 - ev.info['delta']:g} intervals shrink with more data (circle: this test set)",
+                 fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the lines, not over them
+    fig.tight_layout()
+    return fig
+
+
+def save(ev, folder):
+    """Write table.csv, report.md, report.html (interactive: ``explorer.evaluation_page``),
+    forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to ``folder``; returns its path."""
+    import matplotlib.pyplot as plt
+
+    from ..report.explorer import write_evaluation_html
+    from ..plots.style import save_figure
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    ev.table.to_csv(out / "table.csv", index=False)
+    fig = forest(ev)
+    for ext in ("png", "pdf"):
+        save_figure(fig, out / f"forest.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None)
+    plt.close(fig)
+    if ev.growth is not None:
+        fig = width_figure(ev)
+        for ext in ("png", "pdf"):
+            save_figure(fig, out / f"width_vs_n.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None)
+        plt.close(fig)
+    (out / "report.md").write_text(markdown(ev) + "\n![forest plot](forest.png)\n")
+    write_evaluation_html(ev, out)
+    return out
+
+
+def _fmt(v):
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else ""
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else f"{v:.4f}"
+    return "" if v is None else str(v)
+
+
+def _md(frame, cols) -> str:
+    head = "| " + " | ".join(cols) + " |"
+    rule = "|" + "|".join("---" for _ in cols) + "|"
+    body = ["| " + " | ".join(_fmt(r[c]) for c in cols) + " |" for _, r in frame.iterrows()]
+    return "\n".join([head, rule, *body])
+
+
+def text(frame) -> str:
+    cols = ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage"]
+    cells = [[c for c in cols]] + [[_fmt(r[c]) for c in cols] for _, r in frame.iterrows()]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+    return "\n".join("  ".join(v.rjust(w) if j else v.ljust(w) for j, (v, w) in enumerate(zip(row, widths)))
+                     for row in cells)
+
+
+def latex(frame) -> str:
+    rows = [r"\begin{tabular}{llrrrr}", r"\hline",
+            r"Metric & Method & Estimate & Interval & Coverage & Worst \\", r"\hline"]
+    for _, r in frame.iterrows():
+        ci = "" if np.isnan(r.lower) else f"[{r.lower:.4f}, {r.upper:.4f}]"
+        rows.append(f"{r.metric.replace('_', ' ')} & {r.method.replace('_', ' ')} & {r.estimate:.4f} & {ci} & "
+                    f"{_fmt(r.coverage_at_estimate)} & {_fmt(r.worst_coverage)} \\\\")
+    return "\n".join(rows + [r"\hline", r"\end{tabular}"])
