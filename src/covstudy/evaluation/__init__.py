@@ -8,4 +8,7 @@ region) -> audit (coverage over the region) -> recommend (the rule) -> growth (w
 
 from .result import Evaluation, evaluate  # the documented path ``from covstudy.evaluation import evaluate``
 
+from .recommend import EPSILON  # noqa: F401  (earlier docs gave it at covstudy.evaluation)
+from .region import auc_region  # noqa: F401  (the same)
+
 __all__ = ["Evaluation", "evaluate"]
