@@ -48,7 +48,8 @@ FIRST_DIGIT = lambda v: "0.4" + v[3:] if v.startswith("0.9") else "0.9" + v[3:] 
     (edit("coverage", FIRST_DIGIT), "coverage"),
     (edit("miss_low", lambda v: repr(float(v) / 2)), "miss_low"),
     (edit("mean_width", lambda v: repr(float(v) + 0.01)), "mean_width"),
-    (lambda b: b[: len(b) * 2 // 3], "truncated"),
+    # cut inside a row, just after a comma two thirds in (a cut at a line's end would leave whole rows)
+    (lambda b: b[: b.index(b",", len(b) * 2 // 3) + 1], "truncated"),
     (lambda b: b[: b.rindex(b"\n", 0, -1) + 1], "last row cut off"),
     (lambda b: b[:40] + bytes(range(256)) + b[60:], "garbled"),
 ])
