@@ -26,6 +26,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from .study.config import ConfigError, Study, seq
+from .study.cost import check_fits
 
 
 def _seq(*args):
@@ -111,7 +112,9 @@ def load_study(name: str = "quick", overrides: list[str] = (), out=None) -> Stud
     except (OmegaConfBaseException, hydra.errors.HydraException) as err:
         raise ConfigError(str(err).splitlines()[0]) from None
     check_design_choice(name, overrides, raw)
-    return Study.from_config(default_out(overrides, raw))
+    study = Study.from_config(default_out(overrides, raw))
+    check_fits(study)
+    return study
 
 
 def default_out(overrides, raw: dict) -> dict:
@@ -247,6 +250,7 @@ def _app(cfg: DictConfig) -> None:
         raw = default_out(overrides, raw)
         _check_out(raw.get("out"))
         study = Study.from_config(raw)
+        check_fits(study)
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     for note in study.notes:
