@@ -241,7 +241,7 @@ def _app(cfg: DictConfig) -> None:
         except OmegaConfBaseException:
             out = None
         _fail(f"{err.full_key}: {detail}", out if isinstance(out, str) else None)
-    if raw.get("bands"):  # a band study (bands.py): curves, not intervals
+    if raw.get("bands"):  # a band study (bands/study.py): curves, not intervals
         _run_bands(raw)
         return
     overrides = list(HydraConfig.get().overrides.task)
@@ -302,8 +302,8 @@ def how_to_open(folder: Path) -> str:
 
 
 def _run_bands(raw: dict) -> None:
-    """``covstudy study=roc_bands``: the band study's tables, figures and report (bands.py)."""
-    from .bands.coverage import BandStudy, run_band_study
+    """``covstudy study=roc_bands``: the band study's tables, figures and report (bands/study.py)."""
+    from .bands.study import BandStudy, run_band_study
 
     try:
         study = BandStudy.from_config(raw)
