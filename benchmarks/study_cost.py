@@ -35,7 +35,7 @@ if __name__ == "__main__":
         from covstudy.study import grid
         from covstudy.cli import load_study
         from covstudy.study.cost import cpu_seconds as forecast_seconds
-        from covstudy.study.runner import n_workers
+        from covstudy.study.config import n_workers
 
         planned = load_study(study, list(overrides), out)
         workers = n_workers(planned.n_jobs)

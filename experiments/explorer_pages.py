@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from covstudy.bands.coverage import BandStudy
+from covstudy.bands.study import BandStudy
 from covstudy.report.explorer import write_band_html, write_html, write_index
 
 RESULTS = Path("results")

@@ -353,7 +353,7 @@ def test_ks_band_is_campbells_steps_for_untied_scores():
 
 
 def test_a_band_study_points_numbers_do_not_depend_on_the_other_points(tmp_path):
-    from covstudy.bands.coverage import BandStudy, band_study_tables
+    from covstudy.bands.study import BandStudy, band_study_tables
 
     cfg = {"name": "t", "bands": ["roc"], "band_methods": {"roc": ["ks", {"name": "sup_t", "draws": 30}]},
            "grid": {"n_pos": [12], "auc": [0.7, 0.9], "delta": [0.05]}, "reps": 6, "seed": 3, "out": str(tmp_path)}
@@ -379,7 +379,7 @@ def test_a_band_study_points_numbers_do_not_depend_on_the_other_points(tmp_path)
 ])
 def test_a_bad_band_study_is_a_one_line_config_error(change, message):
     from covstudy import ConfigError
-    from covstudy.bands.coverage import BandStudy
+    from covstudy.bands.study import BandStudy
 
     cfg = {"name": "t", "bands": ["roc"], "band_methods": {"roc": ["ks"]}, "grid": {"n_pos": [10], "auc": [0.8]},
            **change}
@@ -424,7 +424,7 @@ def test_the_committed_band_study_regenerates_at_one_point():
     # results/roc_bands/bands.parquet: rerun its cheapest point from the committed config
     import yaml
 
-    from covstudy.bands.coverage import BandStudy, band_study_tables
+    from covstudy.bands.study import BandStudy, band_study_tables
 
     root = Path(__file__).resolve().parents[1]
     cfg = yaml.safe_load((root / "conf" / "study" / "roc_bands.yaml").read_text())

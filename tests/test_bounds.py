@@ -10,6 +10,7 @@ from covstudy import (DESIGNS, auc_interval, balanced_interval, clustered_interv
 from covstudy.study import cost as estimate
 from covstudy import validate
 from covstudy.study.config import ConfigError, Study
+from covstudy.study.runner import run_study
 from cli_in_process import covstudy_in_process
 from test_designs import one_method_per_kind
 
@@ -125,14 +126,24 @@ def test_monte_carlo_memory_is_checked_before_any_work(method, point, message, m
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
-def test_a_forecast_beyond_the_machines_memory_is_refused(monkeypatch):
-    config = {"name": "t", "methods": ["wilson"], "reps": 1000, "n_jobs": 2,
+def test_a_forecast_beyond_the_machines_memory_is_refused(monkeypatch, tmp_path):
+    # The check needs the study's cells and tasks (cost.check_fits): the CLI calls it right after
+    # Study.from_config, and run_study before any work.
+    config = {"name": "t", "methods": ["wilson"], "reps": 1000, "n_jobs": 2, "out": str(tmp_path / "t"),
               "grid": {"n": [10, 20, 30], "p": [0.5], "delta": [0.05]}}
-    Study.from_config(config)
+    estimate.check_fits(Study.from_config(config))
     monkeypatch.setattr(estimate, "physical_memory", lambda: 1e8)
-    with pytest.raises(ConfigError, match=r"^n_jobs: the forecast is ~200 MB a worker on 2 workers, more than "
-                                          r"this machine's 100 MB of memory; lower reps or the grid$"):
-        Study.from_config(config)
+    message = (r"^n_jobs: the forecast is ~200 MB a worker on 2 workers, more than "
+               r"this machine's 100 MB of memory; lower reps or the grid$")
+    with pytest.raises(ConfigError, match=message):
+        estimate.check_fits(Study.from_config(config))
+    with pytest.raises(ConfigError, match=message):
+        run_study(Study.from_config(config), progress=False)
+    assert not (tmp_path / "t").exists()
+    run = covstudy_in_process(tmp_path, "study=quick", "methods=[wilson]", "reps=1000", "n_jobs=2", "engine=mc",
+                              "grid.n=[10,20,30]", "grid.p=[0.5]", "grid.delta=[0.05]", "out=cli")
+    assert run.returncode == 2 and not (tmp_path / "cli").exists()
+    assert run.stderr.splitlines() == ["covstudy: error: " + message[1:-1].replace("\\", "")]
 
 
 def test_cli_refuses_unbounded_work_in_one_line_and_writes_nothing(tmp_path):

@@ -130,8 +130,8 @@ STUDIES = sorted(p.stem for p in (cli.Path(cli._conf_dir()) / "study").glob("*.y
 @pytest.mark.parametrize("name", STUDIES)
 def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
     cfg = compose(f"study={name}")
-    if cfg.get("bands"):  # a band study (bands.py): its own config and tables
-        from covstudy.bands.coverage import BandStudy, run_band_study
+    if cfg.get("bands"):  # a band study (bands/study.py): its own config and tables
+        from covstudy.bands.study import BandStudy, run_band_study
 
         assert BandStudy.from_config(cfg).out == cli.Path("results") / name
         cfg["grid"] = {axis: None if values is None else values[:1] for axis, values in cfg["grid"].items()}

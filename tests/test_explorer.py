@@ -318,7 +318,7 @@ BANDS = ROOT / "results" / "roc_bands"
 def band_study(out):
     import yaml
 
-    from covstudy.bands.coverage import BandStudy
+    from covstudy.bands.study import BandStudy
 
     cfg = yaml.safe_load((ROOT / "conf" / "study" / "roc_bands.yaml").read_text())
     return BandStudy.from_config({**cfg, "out": str(out)})
@@ -395,7 +395,7 @@ def test_band_page_draws_and_its_selectors_work(browser):
 def test_a_band_study_run_with_plot_writes_its_page(tmp_path, monkeypatch):
     """bands.run_band_study with plot on writes report.html (figures skipped here: they are plots/bands.py's)."""
     import covstudy.plots.bands
-    from covstudy.bands.coverage import BandStudy, run_band_study
+    from covstudy.bands.study import BandStudy, run_band_study
 
     monkeypatch.setattr(covstudy.plots.bands, "band_figures", lambda *args: [])
     cfg = {"name": "tiny_bands", "bands": ["roc"], "band_methods": {"roc": ["wilson", "ks"]}, "reps": 20,

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from covstudy import plotting
+from covstudy.cli import plot_main
 from covstudy.plotting import OKABE_ITO, method_colors, plot_results
 from tidy_tables import balanced_table, binomial_table, write_folder
 
@@ -170,7 +171,7 @@ def test_pick_prefers_targets_then_spreads():
 
 def test_main_writes_figures_and_report(tmp_path, capsys):
     write_folder(tmp_path, binomial_table(["wilson"], [10], [0.2, 0.5]), {"name": "tiny"})
-    assert plotting.main([str(tmp_path)]) == 0
+    assert plot_main([str(tmp_path)]) == 0  # covstudy-plot (covstudy.plotting.main before issue 39)
     printed = capsys.readouterr().out.split()
     assert str(tmp_path / "report.md") in printed and str(tmp_path / "report.tex") in printed
     figure = str(tmp_path / "figures" / f"coverage_vs_p_n10_{TAIL}_exact")
@@ -180,7 +181,7 @@ def test_main_writes_figures_and_report(tmp_path, capsys):
 
 def test_main_without_results_is_a_one_line_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
-        plotting.main([str(tmp_path)])
+        plot_main([str(tmp_path)])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err == f"covstudy-plot: error: no results.csv in {tmp_path}\n"

@@ -26,6 +26,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from .study.config import ConfigError, Study, seq
+from .study.cost import check_fits
 
 
 def _seq(*args):
@@ -111,7 +112,9 @@ def load_study(name: str = "quick", overrides: list[str] = (), out=None) -> Stud
     except (OmegaConfBaseException, hydra.errors.HydraException) as err:
         raise ConfigError(str(err).splitlines()[0]) from None
     check_design_choice(name, overrides, raw)
-    return Study.from_config(default_out(overrides, raw))
+    study = Study.from_config(default_out(overrides, raw))
+    check_fits(study)
+    return study
 
 
 def default_out(overrides, raw: dict) -> dict:
@@ -238,7 +241,7 @@ def _app(cfg: DictConfig) -> None:
         except OmegaConfBaseException:
             out = None
         _fail(f"{err.full_key}: {detail}", out if isinstance(out, str) else None)
-    if raw.get("bands"):  # a band study (bands.py): curves, not intervals
+    if raw.get("bands"):  # a band study (bands/study.py): curves, not intervals
         _run_bands(raw)
         return
     overrides = list(HydraConfig.get().overrides.task)
@@ -247,6 +250,7 @@ def _app(cfg: DictConfig) -> None:
         raw = default_out(overrides, raw)
         _check_out(raw.get("out"))
         study = Study.from_config(raw)
+        check_fits(study)
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     for note in study.notes:
@@ -298,8 +302,8 @@ def how_to_open(folder: Path) -> str:
 
 
 def _run_bands(raw: dict) -> None:
-    """``covstudy study=roc_bands``: the band study's tables, figures and report (bands.py)."""
-    from .bands.coverage import BandStudy, run_band_study
+    """``covstudy study=roc_bands``: the band study's tables, figures and report (bands/study.py)."""
+    from .bands.study import BandStudy, run_band_study
 
     try:
         study = BandStudy.from_config(raw)

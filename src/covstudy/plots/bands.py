@@ -1,6 +1,7 @@
-"""Figures of a band study (bands/coverage.py): one test set's bands around the true ROC curve, pointwise
-coverage against FPR, whole-curve containment against n. Drawn from the study's tables, except
-the example, which runs the methods on the one test set it shows."""
+"""Figures of a band study (bands/study.py): one test set's bands around the true ROC curve, pointwise
+coverage against FPR, whole-curve containment against n. Drawn from the study's tables and, for
+the example, from the bands the study computed on the one test set it shows (``example_bands``):
+figures only draw, and import nothing of the bands wing."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ def _subplots(nrows, ncols, figsize, **kwargs):
     return fig, fig.subplots(nrows, ncols, **kwargs)
 
 
-def band_figures(study, table, pointwise) -> list:
-    from ..bands.coverage import _label, method_bands
-
+def band_figures(study, table, pointwise, example: dict) -> list:
+    """The band study's three figures in <out>/figures; ``example``: one test set's bands
+    (bands/study.py ``example_bands``: point, grid, truth, empirical, [(name, label, lower, upper)])."""
     out = study.out / "figures"
     out.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -28,19 +29,14 @@ def band_figures(study, table, pointwise) -> list:
     names = list(dict.fromkeys(roc.method))
     colours = band_colours(names)
     # 1. one test set's bands around the true curve
-    pt = study.example or study.points[0]
-    pos, neg = pt.test_sets(1, study.seed)
-    grid = np.round(np.arange(1, 100) / 100, 2)
-    shown = [s for s in study.methods["roc"] if s[0] in ("bootstrap", "working_hotelling", "ks", "sup_t")]
+    pt, grid, truth = example["point"], example["grid"], example["truth"]
+    shown = example["bands"]
     fig, axes = _subplots(1, len(shown), figsize=(3.2 * len(shown), 3.4), sharey=True)
-    for ax, (name, params) in zip(np.atleast_1d(axes), shown):
-        lower, upper = method_bands("roc", name, pt, pos, neg, study.delta, grid, study.seed, dict(params))
-        truth = pt.truth("roc", grid)
-        held = bool(np.all((lower[0] <= truth + 1e-12) & (truth <= upper[0] + 1e-12)))
-        ax.fill_between(grid, lower[0], upper[0], color=colours.get(_label(name, params), "grey"), alpha=0.3, lw=0)
+    for ax, (name, label, lower, upper) in zip(np.atleast_1d(axes), shown):
+        held = bool(np.all((lower <= truth + 1e-12) & (truth <= upper + 1e-12)))
+        ax.fill_between(grid, lower, upper, color=colours.get(label, "grey"), alpha=0.3, lw=0)
         ax.plot(grid, truth, "k-", lw=1.5, label="true ROC")
-        from ..methods.bands import empirical_roc
-        ax.plot(grid, empirical_roc(pos[0], neg[0], grid), color="0.4", lw=0.8, ls="--", label="empirical")
+        ax.plot(grid, example["empirical"], color="0.4", lw=0.8, ls="--", label="empirical")
         ax.plot([0, 1], [0, 1], color="0.8", lw=0.6)
         ax.set_title(f"{name}\n{'holds' if held else 'misses'} the true curve (FPR 0.01..0.99)", fontsize=9)
         ax.set_xlabel("FPR")

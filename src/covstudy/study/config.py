@@ -1,4 +1,4 @@
-"""A study's configuration, validated once before any work starts.
+"""A study's configuration, validated once before any work starts: the study wing's first room.
 
 ``Study.from_config(mapping)`` takes the resolved Hydra config (a plain dict) and either
 returns a normalised, immutable ``Study`` or raises ``ConfigError`` with one line that
@@ -15,6 +15,8 @@ estimands (the confusion-matrix designs) take an optional ``grid.metric`` axis; 
 they study their default estimand. Each method must apply to at least one of the study's
 estimands and runs for those it applies to. Every point is checked against the engine's
 limits (``core.infeasible``) here, so an infeasible study stops before any work.
+Whether the run fits in this machine's memory needs the cells and their tasks: the wing's next
+rooms check it (``cost.check_fits``, called by ``run_study`` and the CLI before any work).
 A numeric grid axis is a number, a list of numbers, or an inclusive range
 ``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
 like R's ``seq(from, to, by)``).
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,9 +134,7 @@ class Study:
             raise ConfigError(f"exact_curve: only for the binomial design, got grid.design {'/'.join(design)}")
         check_size(study)
         mc_only, notes = check_feasible(study)
-        study = dataclasses.replace(study, mc_only=mc_only, notes=notes)
-        check_fits(study)
-        return study
+        return dataclasses.replace(study, mc_only=mc_only, notes=notes)
 
     def config(self) -> dict:
         """The resolved configuration as plain data (what study.yaml records)."""
@@ -309,6 +310,16 @@ def n_jobs_value(value):
     return value
 
 
+def n_workers(n_jobs: int) -> int:
+    """Workers for ``n_jobs``; -1 means the cores this process may use (SLURM's allocation, not the node's)."""
+    if n_jobs != -1:
+        return n_jobs
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def method_specs(entries, estimands, metric_axis: bool = False) -> tuple[MethodSpec, ...]:
     """Method entries: a name, or a mapping {name: ..., label: ..., <param>: value, ...}; each
     must apply to at least one of the study's ``estimands``."""
@@ -379,21 +390,6 @@ def check_size(study: Study) -> None:
         what = " × ".join(f"{n:,} {name}{'s' * (n > 1)}" for n, name in factors if name != "metric" or n > 1)
         raise ConfigError(f"grid: {count:,} cells ({what}) exceed max_cells={study.max_cells:,}; "
                           f"set max_cells={count} to run them")
-
-
-def check_fits(study: Study) -> None:
-    """The run's memory forecast (the plan line's) fits in this machine's RAM; else ConfigError.
-    Not for a dask scheduler elsewhere, whose workers' memory is unknown here."""
-    if study.scheduler is not None:
-        return
-    from . import grid
-    from .cost import memory_problem
-    from .runner import n_workers
-
-    workers = n_workers(study.n_jobs) if study.workers is None else study.workers
-    problem = memory_problem(grid.tasks(grid.cells(study), workers), workers)
-    if problem:
-        raise ConfigError(problem)
 
 
 def check_feasible(study: Study) -> tuple[frozenset, tuple[str, ...]]:

@@ -21,7 +21,10 @@ designs/base.py), the same estimate the runner splits tasks by:
   simulated test sets and resamples (``core.mc_bytes``).
 
 A study whose forecast does not fit in the machine's memory is refused before any work
-(``memory_problem``, called by ``Study.from_config``).
+(``check_fits``, called by ``run_study`` and the CLI right after ``Study.from_config``).
+
+In the study wing's flow this room comes after grid (it prices the cells and tasks grid makes)
+and before progress and the runner, which print and advance by its forecast.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import os
 
 from ..engine import core
 from ..designs import get_design
+from . import grid
+from .config import ConfigError, Study, n_workers
 from .grid import Cell, Task, cells_cost
 
 SECONDS_PER_INTERVAL = 5e-6  # CPU seconds per interval computed by a table method (rough: see above)
@@ -129,6 +134,18 @@ def memory_problem(tasks: list[Task], workers: int, ram: float | None = None) ->
     fewer = f"lower n_jobs (now {spread} workers), " if spread > 1 and each <= ram else ""
     return (f"n_jobs: the forecast is ~{size(each)} a worker on {spread} worker{'s' * (spread > 1)}, more than "
             f"this machine's {size(ram)} of memory; {fewer}lower reps or the grid")
+
+
+def check_fits(study: Study, cells: list[Cell] | None = None) -> None:
+    """The run's memory forecast (the plan line's) fits in this machine's RAM; else ConfigError.
+    Not for a dask scheduler elsewhere, whose workers' memory is unknown here. ``cells``: the
+    study's cells (``grid.cells(study)``) when the caller has them already."""
+    if study.scheduler is not None:
+        return
+    workers = n_workers(study.n_jobs) if study.workers is None else study.workers
+    problem = memory_problem(grid.tasks(grid.cells(study) if cells is None else cells, workers), workers)
+    if problem:
+        raise ConfigError(problem)
 
 
 def physical_memory() -> float | None:

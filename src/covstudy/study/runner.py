@@ -29,9 +29,9 @@ import joblib
 
 from . import grid
 from ..designs import DESIGNS
-from .cost import cell_seconds, forecast
+from .cost import cell_seconds, check_fits, forecast
 from .progress import Progress
-from .config import RUN_KEYS, Study
+from .config import RUN_KEYS, Study, n_workers
 from .tasks import WALL_CLOCK, row_columns
 from .tasks import evaluate_single_threaded as _evaluate_single_threaded
 
@@ -46,16 +46,6 @@ PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "ome
 
 class BackendError(RuntimeError):
     """The parallel backend cannot start: dask missing, or its scheduler unreachable."""
-
-
-def n_workers(n_jobs: int) -> int:
-    """Workers for ``n_jobs``; -1 means the cores this process may use (SLURM's allocation, not the node's)."""
-    if n_jobs != -1:
-        return n_jobs
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def check_backend(study: Study) -> None:
@@ -99,7 +89,7 @@ LOCAL_CLUSTER = {
     "distributed.admin.system-monitor.interval": "2s",
     # Each worker and nanny checks its worker's memory against the pause (80%) and terminate (95%)
     # limits every 100 ms: every 500 ms here, and before any work the run's memory forecast must
-    # fit in RAM (study.check_fits); loky's workers have no such watch at all.
+    # fit in RAM (cost.check_fits); loky's workers have no such watch at all.
     "distributed.worker.memory.monitor-interval": "500ms",
 }
 
@@ -179,17 +169,20 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
 
     ``progress=None`` shows a progress bar on an interactive terminal and a heartbeat line
     every ~10 s otherwise. ``say`` (default: print to stderr) receives the one-line plan
-    before any work. Raises ``Interrupted`` on Ctrl-C/SIGTERM (finished cells are saved),
-    ``OutError`` when ``out`` cannot be written, ``StudyMismatch`` when ``out`` holds another study.
+    before any work. Raises ``ConfigError`` before any work when the run's memory forecast does
+    not fit in this machine's RAM (``cost.check_fits``), ``Interrupted`` on Ctrl-C/SIGTERM (finished
+    cells are saved), ``OutError`` when ``out`` cannot be written, ``StudyMismatch`` when ``out``
+    holds another study.
     """
     import pandas as pd
 
     from .store import Store
 
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+    all_cells = grid.cells(study)
+    check_fits(study, all_cells)
     check_backend(study)
     started = dt.datetime.now(dt.timezone.utc)
-    all_cells = grid.cells(study)
     try:
         fresh = not study.out.exists() or (study.out.is_dir() and not any(study.out.iterdir()))
         with Store(study.out) as store:
