@@ -7,7 +7,7 @@ against any grid axis, with a selector for every other axis and a check box per 
 ±2·MCSE bands for Monte Carlo rows, the nominal line and values on hover, and links to the
 static figures (PNG, PDF), the report and the table. ``write_index(results)`` lists every study
 folder under ``results`` (name, question, design, cells, date, links). ``write_band_html(study)``
-writes a band study's page (covstudy.bands.coverage) from its two tables with the same script;
+writes a band study's page (covstudy.bands.study) from its two tables with the same script;
 ``write_evaluation_html(ev, folder)`` the page of a ``covstudy.evaluate`` result.
 
 In the report wing data flow down: the band study and ``Evaluation.save`` call this module with
