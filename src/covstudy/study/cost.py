@@ -26,6 +26,7 @@ A study whose forecast does not fit in the machine's memory is refused before an
 
 from __future__ import annotations
 
+import functools
 import os
 
 from ..engine import core
@@ -99,6 +100,7 @@ def cpu_seconds(tasks: list[Task], workers: int = 1) -> float:
     return seconds + sum(sum(sorted(each, reverse=True)[:max(1, workers)]) for each in tables.values())
 
 
+@functools.lru_cache(maxsize=1024)  # a run asks twice: check_fits, then the plan line's forecast
 def task_bytes(task: Task) -> float:
     """Forecast peak memory of a worker computing ``task``."""
     design = get_design(task.key[0])
