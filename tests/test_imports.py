@@ -38,3 +38,15 @@ def test_a_worker_that_evaluated_a_task_has_no_pandas(tmp_path):
                                  "methods=[wilson,wald]", "n_jobs=2"], out=tmp_path, progress=False)
     probe = f"sorted(m for m in {HEAVY!r} if m in __import__('sys').modules)"
     assert runner.worker_pool(2).submit(eval, probe).result() == []
+
+
+def test_import_covstudy_leaves_the_heavy_scipy_submodules_to_their_first_use():
+    # scipy.stats alone is ~0.4 CPU-s of every `import covstudy` and every worker (covstudy._lazy)
+    lazy = ("scipy.stats", "scipy.optimize", "scipy.integrate", "scipy.fft")
+    probe = f"import sys, covstudy.study.tasks; print(sorted(m for m in {lazy!r} if m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True).stdout.strip() == "[]"
+    from covstudy import _lazy
+    from scipy import stats
+
+    assert _lazy.stats.norm is stats.norm  # the stand-in is the module on first use

@@ -22,8 +22,9 @@ import itertools
 import math
 
 import numpy as np
-from scipy import integrate, special, stats
+from scipy import special
 
+from ._lazy import integrate, stats
 from . import validate
 from .methods.counts import broadcast_counts, difference_counts, paired_confusion_counts
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._lazy import stats
 from ..seeds import stream
 from ..estimands import Estimand, register_estimand
 from .base import Axis, Design, Outcomes, Segment

@@ -40,8 +40,9 @@ import itertools
 from typing import ClassVar
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
+from .._lazy import optimize, stats
 from .. import validate
 from ..estimands import Estimand, register_estimand
 from ..seeds import stream

@@ -30,9 +30,9 @@ import functools
 import math
 
 import numpy as np
-from scipy import stats
 from threadpoolctl import ThreadpoolController
 
+from .._lazy import stats
 from ..seeds import stream
 from ..estimands import Estimand, register_estimand
 from ..methods.clustered import clustered_bounds

@@ -37,8 +37,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import stats
 
+from .._lazy import stats
 from ..estimands import Estimand, get_estimand, register_estimand
 from ..methods.counts import CELLS
 from .base import Axis, Design

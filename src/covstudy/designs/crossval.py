@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
-from scipy import optimize
 
+from .._lazy import optimize
 from . import learner
 from ..estimands import Estimand, register_estimand
 from ..seeds import stream

@@ -26,8 +26,9 @@ import itertools
 import math
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._lazy import stats
 from ..estimands import Estimand, register_estimand
 from ..methods.evals import eval_bounds, group_sums
 from ..seeds import stream

@@ -16,8 +16,8 @@ import itertools
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
+from .._lazy import stats
 from ..seeds import stream
 from .base import Axis, Outcomes, Segment
 from .confusion import PREVALENCE, RATES, ConfusionDesign, cell_probabilities, cells, stratified_pmf

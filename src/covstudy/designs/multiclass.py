@@ -48,8 +48,9 @@ import itertools
 import math
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._lazy import stats
 from ..estimands import Estimand, register_estimand
 from ..methods.multiclass import macro_f1
 from ..seeds import stream

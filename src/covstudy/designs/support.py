@@ -16,7 +16,8 @@ n = 10⁵, p = 0.5, ~270,000 at n = 10⁹.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+
+from .._lazy import stats
 
 BOUND = 1e-15  # probability outside the support, at most
 RECTANGLE_LIMIT = 10_000_000  # most outcomes of one point's two-binomial support (measured: 1.2 GB, 1.3 CPU-s at 7.3 million)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy import stats
 
+from .._lazy import stats
 from ..seeds import stream
 from ..estimands import Estimand, register_estimand
 from .base import Axis, Design, Outcomes, Segment

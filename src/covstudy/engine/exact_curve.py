@@ -39,8 +39,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
+from .._lazy import optimize, stats
 from .. import validate
 from ..methods import get
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import stats
+
+from .._lazy import stats
 
 if TYPE_CHECKING:
     from .metrics import Spec

@@ -50,8 +50,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
+from .._lazy import stats
 from .data import Data, InputError
 from .region import auc_region, axis, cp, with_recalls
 

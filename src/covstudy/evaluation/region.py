@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+
+from .._lazy import stats
 
 GRID = 3  # points per axis of the region grid (ends and the plug-in point)
 

@@ -21,8 +21,9 @@ per test set, vectorised over test sets (in blocks of at most ``_BLOCK`` scores)
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._lazy import stats
 from .. import validate
 from .binomial import _z
 from .registry import draws_param, register, register_kind

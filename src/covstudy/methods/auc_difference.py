@@ -18,8 +18,9 @@ cᵀÂ ± z·sqrt(Var) (``delong`` matches pROC 1.18 on its aSAH data: tests/dat
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._lazy import stats
 from .. import validate
 from .auc import _scores, delong_placements
 from .binomial import _z

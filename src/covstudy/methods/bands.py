@@ -29,8 +29,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._lazy import stats
 from .binomial import clopper_pearson, jeffreys, wilson
 from .registry import draws_param, register, register_kind
 

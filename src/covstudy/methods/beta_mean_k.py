@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import fft, special
+from scipy import special
 
+from .._lazy import fft
 from . import beta_mean
 
 EPS = 1e-13  # tail mass of each X_i left out of its lattice (each side)

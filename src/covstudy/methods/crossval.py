@@ -17,8 +17,8 @@ Notation: e_rk errors of fold k (size m_rk) in repeat r, ê_rk = e_rk/m_rk, J = 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
+from .._lazy import stats
 from .. import validate
 from .binomial import _z, clopper_pearson, wilson
 from .registry import Param, draws_param, register, register_kind

@@ -11,8 +11,9 @@ the regularised incomplete beta function, so P(X >= k) = I_p(k, n - k + 1) for k
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._lazy import stats
 from .binomial import clopper_pearson
 from .registry import register
 from .roots import solve_increasing

@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
 
+from .._lazy import optimize
 from .. import validate
 from ..designs import DESIGNS, get_design
 from ..engine.core import Analysis, Evaluator, infeasible

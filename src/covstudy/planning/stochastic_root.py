@@ -25,9 +25,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
-Z95 = stats.norm.ppf(0.975)
+from .._lazy import stats
+
+Z95 = special.ndtri(0.975)  # = stats.norm.ppf(0.975), without importing scipy.stats
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ and before progress and the runner, which print and advance by its forecast.
 
 from __future__ import annotations
 
+import functools
 import os
 
 from ..engine import core
@@ -104,6 +105,7 @@ def cpu_seconds(tasks: list[Task], workers: int = 1) -> float:
     return seconds + sum(sum(sorted(each, reverse=True)[:max(1, workers)]) for each in tables.values())
 
 
+@functools.lru_cache(maxsize=1024)  # a run asks twice: check_fits, then the plan line's forecast
 def task_bytes(task: Task) -> float:
     """Forecast peak memory of a worker computing ``task``."""
     design = get_design(task.key[0])
