@@ -30,12 +30,12 @@ _SIZE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"
 
 def _sizes(sub):
     """Test-set size of every row as a label: "n = 50" (paired), "n1, n2 = 20, 40" (unpaired),
-    "n_pos, n_neg = 30, 60" (paired binormal) or "m = 100, K = 5" (paired eval: questions, answers per question)."""
+    "n_pos, n_neg = 30, 60" (paired binormal given by class sizes, not n) or "m = 100, K = 5" (paired eval: questions, answers per question)."""
     if "questions" in sub and sub["questions"].notna().all():
         return "m = " + sub["questions"].astype(int).astype(str) + ", K = " + sub["answers"].astype(int).astype(str)
     if "n1" in sub and sub["n1"].notna().all():
         return "n1, n2 = " + sub["n1"].astype(int).astype(str) + ", " + sub["n2"].astype(int).astype(str)
-    if "n_pos" in sub and sub["n_pos"].notna().all():  # paired binormal
+    if "n" not in sub or sub["n"].isna().any():  # paired binormal given by its class sizes
         return "n_pos, n_neg = " + sub["n_pos"].astype(int).astype(str) + ", " + sub["n_neg"].astype(int).astype(str)
     return "n = " + sub["n"].astype(int).astype(str)
 
