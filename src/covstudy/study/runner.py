@@ -212,7 +212,7 @@ def run_study(study: Study, overrides: list[str] | None = None, progress: bool |
             try:
                 with Progress(study.name, len(todo), sum(cost.values()), progress) as bar:
                     if tasks and grid.study_cost(todo) < IN_PROCESS_COST and study.backend == "loky":
-                        # Too little work to pay for starting workers (each imports numpy, scipy, pandas).
+                        # Too little work to pay for starting workers (each imports numpy, scipy and covstudy).
                         # More runs on workers even with one: a long numpy call here would hold off
                         # Ctrl-C and SIGTERM until it returns, a worker is killed at once.
                         for task in tasks:
