@@ -26,7 +26,6 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from .study.config import ConfigError, Study, seq
-from .study.cost import check_fits
 
 
 def _seq(*args):
@@ -112,9 +111,7 @@ def load_study(name: str = "quick", overrides: list[str] = (), out=None) -> Stud
     except (OmegaConfBaseException, hydra.errors.HydraException) as err:
         raise ConfigError(str(err).splitlines()[0]) from None
     check_design_choice(name, overrides, raw)
-    study = Study.from_config(default_out(overrides, raw))
-    check_fits(study)
-    return study
+    return Study.from_config(default_out(overrides, raw))  # run_study checks it fits before any work
 
 
 def default_out(overrides, raw: dict) -> dict:
@@ -250,7 +247,6 @@ def _app(cfg: DictConfig) -> None:
         raw = default_out(overrides, raw)
         _check_out(raw.get("out"))
         study = Study.from_config(raw)
-        check_fits(study)
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     for note in study.notes:
@@ -266,6 +262,8 @@ def _app(cfg: DictConfig) -> None:
     except Interrupted as err:
         print(f"covstudy: {err}", file=sys.stderr)
         sys.exit(130)
+    except ConfigError as err:  # run_study's memory check, before any work (cost.check_fits)
+        _fail(str(err), str(study.out))
     except (StoreLocked, BackendError, OutError, StudyMismatch) as err:
         _fail(str(err))
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
