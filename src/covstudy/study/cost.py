@@ -12,16 +12,16 @@ designs/base.py), the same estimate the runner splits tasks by:
   methods) and ``SECONDS_PER_CELL`` of overhead a cell. The constants were fitted by eye on the
   shared 2-core development machine; an interval costs ~1e-6 s in closed form (Wilson) but
   ~3e-5 s with Beta quantiles and more with root finding, and no method says which it is, so
-  the forecast is an order of magnitude, no more: over the committed studies it was within
-  ~6x of the CPU time measured, above or below;
-* memory: a worker's interpreter with numpy, scipy and pandas (``BASE_BYTES``) plus the
+  the forecast is an order of magnitude, no more: within 2x of the CPU time measured on the
+  studies re-measured in issue 48 (benchmarks/README.md), ~6x on the others before;
+* memory: a worker's interpreter with numpy, scipy and covstudy (``BASE_BYTES``) plus the
   largest task's interval tables (lower and upper, 16 bytes a cell, one table per method,
   estimand and delta, at most the evaluator's cache) and its largest batch of outcome
   weights (8 bytes each, a few copies while it is scored) and, for Monte Carlo, one point's
   simulated test sets and resamples (``core.mc_bytes``).
 
 A study whose forecast does not fit in the machine's memory is refused before any work
-(``check_fits``, called by ``run_study`` and the CLI right after ``Study.from_config``).
+(``check_fits``, called by ``run_study`` first, before the store is opened).
 
 In the study wing's flow this room comes after grid (it prices the cells and tasks grid makes)
 and before progress and the runner, which print and advance by its forecast.
@@ -46,7 +46,7 @@ INTERVAL_SECONDS = {"blaker": 3e-5, "mid_p": 1.2e-5, "diff_bayes": 1.6e-3}
 SECONDS_PER_OUTCOME = 1e-7  # CPU seconds per outcome weight scored (coverage, width) by a table method
 SECONDS_PER_TEST_SET = 1e-4  # CPU seconds per simulated test set, methods that need each one
 SECONDS_PER_CELL = 1e-4  # CPU seconds of overhead per cell (its point's truth, measures, row)
-BASE_BYTES = 200e6  # a worker after importing numpy, scipy, pandas (max RSS of a small study: ~200 MB)
+BASE_BYTES = 200e6  # a worker's interpreter: 113 MB measured after a small task (issue 48); 200 MB keeps a margin
 WEIGHT_COPIES = 4  # outcome weights, their columns and the scoring temporaries
 
 
