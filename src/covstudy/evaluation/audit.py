@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 REPS = 2000  # Monte Carlo test sets per audited point
 AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n per region point (each rep draws and ranks n scores)
 BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
+EPSILON = 0.005  # tolerance of the recommendation: worst coverage >= 1 - delta - EPSILON
 NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of reps test sets: too costly to audit
 BOOT_REPS = 400  # Monte Carlo test sets per point for a bootstrap method (MCSE ≈ 0.011 at 0.95)
 BOOT_MIN_REPS = 100  # fewer affordable than this: the bootstrap is not audited (MCSE would exceed 0.02)
@@ -44,13 +45,21 @@ def coverage_over(method, design, metric, axes: dict, delta, reps, seed):
     return coverage(method, design=design, metric=metric, delta=delta, reps=reps, seed=seed, **axes)
 
 
-def _summary(cov, mcse, width, engine, reps) -> dict:
-    """The audit's columns from coverage, MCSE and mean width over the points (the plug-in first)."""
+def _summary(cov, mcse, width, engine, reps, points=None) -> dict:
+    """The audit's columns from coverage, MCSE and mean width over the points (the plug-in first):
+    the worst is searched, not certified (``worst_bound`` NaN)."""
     cov, mcse = np.asarray(cov, dtype=float), np.asarray(mcse, dtype=float)
     worst = int(np.argmin(cov))
     return {"coverage_at_estimate": float(cov[0]), "coverage_mcse": float(mcse[0]),
-            "worst_coverage": float(cov[worst]), "worst_mcse": float(mcse[worst]), "mean_width": float(width[0]),
-            "engine": engine, "reps": reps}
+            "worst_coverage": float(cov[worst]), "worst_mcse": float(mcse[worst]), "worst_bound": np.nan,
+            "worst_at": where(points[worst]) if points else "", "mean_width": float(width[0]),
+            "engine": engine, "reps": reps, "audit": "searched"}
+
+
+def where(point: dict) -> str:
+    """A point of the region in words: its coordinates that vary (not the sizes)."""
+    return ", ".join(f"{k} = {v:.4g}" for k, v in point.items()
+                     if isinstance(v, float) and k not in ("n", "n_pos", "n_neg", "clusters", "cluster_size"))
 
 
 def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, seed=0, region=None) -> dict:
@@ -62,7 +71,7 @@ def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, se
     r = coverage_over(method, design, metric, axes, delta, reps, seed)
     cov, mcse, width = (np.atleast_1d(np.asarray(getattr(r, a), dtype=float)) for a in ("coverage", "mcse",
                                                                                            "mean_width"))
-    return _summary(cov, mcse, width, r.engine, r.reps)
+    return _summary(cov, mcse, width, r.engine, r.reps, points)
 
 
 def _binomial_audit(method, n, p, delta, region) -> dict:
@@ -76,8 +85,34 @@ def _binomial_audit(method, n, p, delta, region) -> dict:
     weight = stats.binom.pmf(np.arange(n + 1), n, p)
     cov = float(np.sum(weight[(lower <= p) & (p <= upper)]))
     width = float(np.sum(weight * (upper - lower)))
-    worst = float(infimum(lower, upper, n, *region)[0])
-    return _summary([cov, min(cov, worst)], [0.0, 0.0], [width], "exact", None)
+    worst, at, side, _, _ = infimum(lower, upper, n, *region)
+    worst = min(float(worst), cov)
+    limit = {"at": "", "left": " (the limit from the left)", "right": " (the limit from the right)"}[side]
+    return {"coverage_at_estimate": cov, "coverage_mcse": 0.0, "worst_coverage": worst, "worst_mcse": 0.0,
+            "worst_bound": worst, "worst_at": f"p = {at:.4g}{limit}", "mean_width": width, "engine": "exact",
+            "reps": None, "audit": "certified"}
+
+
+def certified_audit(qualified, s: Spec, delta) -> dict:
+    """Exact coverage at the plug-in point and the certified worst over the spec's box (``certify``):
+    ``worst_coverage`` the lowest coverage found, ``worst_bound`` a certified lower bound of the infimum."""
+    from .certify import certify, paired_problem, stratified_problem
+
+    pt = s.points[0]
+    if s.design == "stratified":
+        problem = stratified_problem(qualified, s.coverage_metric, pt["n_pos"], pt["n_neg"], s.box, delta)
+    else:
+        problem = paired_problem(qualified, pt["n"], s.box, delta)
+    x = np.array([[s.at[k] for k in problem.names]])
+    found = certify(problem, x, floor=1 - delta - EPSILON)
+    # at the plug-in point: coverage() itself (the same bits as the library)
+    r = coverage_over(qualified, s.design, s.coverage_metric, {k: np.array([v]) for k, v in pt.items()}, delta,
+                      None, None)
+    cov = float(np.asarray(r.coverage).ravel()[0])
+    return {"coverage_at_estimate": cov, "coverage_mcse": 0.0, "worst_coverage": min(found.worst, cov),
+            "worst_mcse": 0.0, "worst_bound": found.bound, "worst_at": where(found.at),
+            "mean_width": float(np.asarray(r.mean_width).ravel()[0]), "engine": "exact", "reps": None,
+            "audit": "certified"}
 
 
 def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, seed) -> dict:
@@ -110,6 +145,8 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
     """The audit columns of one metric × method (empty for a bootstrap too costly to audit)."""
     if method in NOT_AUDITED:
         return {}
+    if s.box is not None and not _draws(qualified):
+        return certified_audit(qualified, s, delta)
     if method in BOOTSTRAP:
         reps = bootstrap_reps(qualified, s, reps)
         if reps is None:
@@ -119,6 +156,13 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
     if s.multiclass is not None:
         return _multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region)
+
+
+def _draws(qualified) -> bool:
+    """Whether the method draws random numbers (bootstrap, posterior sampling): no exact engine."""
+    from ..methods import methods
+
+    return bool(methods()[qualified].per_test_set)
 
 
 def examples(point: dict) -> int:

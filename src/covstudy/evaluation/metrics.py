@@ -45,6 +45,7 @@ Flow: data -> metrics -> audit -> recommend -> growth -> render; this module imp
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -86,6 +87,8 @@ class Spec:
     points: list = field(default_factory=list)
     multiclass: tuple | None = None  # (n, prevalence, [rates at the plug-in, then the region's grid])
     region: tuple | None = None  # binomial: the p range whose exact infimum is the worst coverage
+    box: dict | None = None  # stratified, paired: coordinate -> (low, high), the region the worst is certified over
+    at: dict | None = None  # the plug-in point's coordinates in ``box``
     region_text: str = ""  # how the region is formed, in words ("" : not audited over a region)
     plug_in: str = ""  # the operating point in words
 
@@ -126,7 +129,8 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
                 _binomial_region(s, k, m, delta)
             else:
                 s.design, s.coverage_metric, s.points, s.plug_in = "stratified", metric, box, where
-                s.region_text = (f"over the corners of the box tpr ∈ [{tpr_lo:.4g}, {tpr_hi:.4g}], tnr ∈ "
+                s.box, s.at = {"tpr": (tpr_lo, tpr_hi), "tnr": (tnr_lo, tnr_hi)}, {"tpr": tpr, "tnr": tnr}
+                s.region_text = (f"over the box tpr ∈ [{tpr_lo:.4g}, {tpr_hi:.4g}], tnr ∈ "
                                  f"[{tnr_lo:.4g}, {tnr_hi:.4g}] (Clopper–Pearson at √(1 − δ) each)")
             specs.append(s)
     if d.predicted is not None and not d.binary:
@@ -189,18 +193,17 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         s.design, s.coverage_metric = "paired", "difference"
         disc = cells["only_first"] + cells["only_second"]
         conc = cells["both"] + cells["neither"]
-        share_both = cells["both"] / conc if conc else 0.5
-        r_hat = cells["only_first"] / disc if disc else 0.5
-        ds = axis(disc / d.n, *cp(disc, d.n, root))
-        rs = axis(r_hat, *(cp(cells["only_first"], disc, root) if disc else (0.0, 1.0)))
-        pts = []
-        for dd in ds:
-            for r in rs:
-                pts.append(dict(n=d.n, p_both=(1 - dd) * share_both, p_only_first=dd * r,
-                                p_only_second=dd * (1 - r), p_neither=(1 - dd) * (1 - share_both)))
-        s.points = pts
-        s.region_text = ("over a 3 × 3 grid of the discordant share and the only-first share of the discordant "
-                         "(Clopper–Pearson at √(1 − δ) each)")
+        third = (1 - delta) ** (1 / 3)  # d, then r | discordant and s | concordant: a joint 1 - δ region
+        s.at = dict(d=disc / d.n, r=cells["only_first"] / disc if disc else 0.5,
+                    s=cells["both"] / conc if conc else 0.5)
+        s.box = dict(d=cp(disc, d.n, third), r=cp(cells["only_first"], disc, third) if disc else (0.0, 1.0),
+                     s=cp(cells["both"], conc, third) if conc else (0.0, 1.0))
+        pts = [s.at] + [dict(zip("drs", c)) for c in itertools.product(*s.box.values())]
+        s.points = [dict(n=d.n, p_both=(1 - x["d"]) * x["s"], p_only_first=x["d"] * x["r"],
+                         p_only_second=x["d"] * (1 - x["r"]), p_neither=(1 - x["d"]) * (1 - x["s"])) for x in pts]
+        s.region_text = ("over the box of the discordant share d, the only-first share r of the discordant and the "
+                         "both-correct share s of the concordant (Clopper–Pearson at (1 − δ)^(1/3) each; s only for "
+                         "the methods that read it)")
         s.plug_in = (f"the observed cells both, only_first, only_second, neither = {cells['both']}, "
                      f"{cells['only_first']}, {cells['only_second']}, {cells['neither']} at n = {d.n}")
         s.cells = cells
@@ -228,8 +231,8 @@ def _binomial_region(s: Spec, k, n, delta):
     """One proportion k of n: audited at p̂, worst = the exact infimum over the Clopper–Pearson interval."""
     s.points = [dict(n=n, p=k / n)]
     s.region = cp(k, n, 1 - delta)
-    s.region_text = (f"the exact infimum over p ∈ [{s.region[0]:.4g}, {s.region[1]:.4g}] "
-                     f"(Clopper–Pearson at 1 − δ)")
+    s.region_text = (f"over p ∈ [{s.region[0]:.4g}, {s.region[1]:.4g}] (Clopper–Pearson at 1 − δ; the exact "
+                     f"infimum)")
 
 
 

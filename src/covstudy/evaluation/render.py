@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..report.explorer import BELOW, RECOMMENDED, flagged
 from .audit import BOOT_REPS
 from .growth import SCALES
 
@@ -28,9 +29,11 @@ def markdown(ev) -> str:
              f"Monte Carlo audit with {i['reps']} test sets, seed {i['seed']}.", ""]
     for w in ev.warnings:
         lines += [f"> **Warning:** {w}", ""]
-    lines += ["## Recommended intervals", "", _md(ev.recommended, ["metric", "method", "estimate", "lower",
-                                                                 "upper", "coverage_at_estimate",
-                                                                 "worst_coverage"]), ""]
+    lines += ["## Recommended intervals", "", _md(flagged(ev.recommended), list(RECOMMENDED)), ""]
+    below = flagged(ev.recommended).query("meets_target == @BELOW").metric.tolist() if "meets_target" in ev.table else []
+    if below:
+        lines += [f"> **Below target:** no method was shown to meet {level - i['epsilon']:.3f} for "
+                  f"{', '.join(below)}; the row recommended there does not meet it: treat it with care.", ""]
     lines += ["## Why", ""] + [f"- **{m}**: {why}" for m, why in ev.reasons.items()] + [""]
     if ev.growth is not None:
         g = ev.growth
@@ -55,8 +58,8 @@ def markdown(ev) -> str:
               "coverage_mcse and worst_mcse; bootstrap methods with at most "
               f"{BOOT_REPS} test sets a point, none when that would cost too much).", "",
               _md(ev.table, ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
-                             "coverage_mcse", "worst_coverage", "worst_mcse", "mean_width", "engine",
-                             "recommended"]), ""]
+                             "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "meets_target",
+                             "mean_width", "engine", "recommended"]), ""]
     lines += ["## LaTeX", "", "```latex", latex(ev.recommended), "```", ""]
     return "\n".join(lines)
 
@@ -160,7 +163,9 @@ def _md(frame, cols) -> str:
 
 
 def text(frame) -> str:
-    cols = ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage"]
+    """The console table of recommended rows (a row that does not meet the target says so)."""
+    frame = flagged(frame)
+    cols = [c for c in RECOMMENDED if c in frame]
     cells = [[c for c in cols]] + [[_fmt(r[c]) for c in cols] for _, r in frame.iterrows()]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     return "\n".join("  ".join(v.rjust(w) if j else v.ljust(w) for j, (v, w) in enumerate(zip(row, widths)))

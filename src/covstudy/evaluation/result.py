@@ -30,7 +30,8 @@ from .metrics import metric_specs
 from .recommend import EPSILON, mark
 
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
-           "worst_coverage", "worst_mcse", "mean_width", "engine", "reps", "recommended", "design", "n"]
+           "worst_coverage", "worst_mcse", "worst_bound", "worst_at", "audit", "meets_target", "mean_width", "engine",
+           "reps", "recommended", "design", "n"]
 
 
 @dataclass
@@ -72,7 +73,8 @@ class Evaluation:
 
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
-             delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None) -> "Evaluation":
+             delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
+             guarantee=False) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -106,6 +108,10 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     questions : array-like, optional
         A question id per row when rows are answers (an eval answering each question K times):
         adds ``eval_accuracy`` (per-question scores, clustered by ``groups`` if given; docs/evals.md).
+    guarantee : bool
+        Recommend only methods whose certified lower bound of the worst coverage over the region is
+        at least 1 - delta (else the kind's guaranteed method); default: the narrowest method whose
+        worst coverage meets 1 - delta - EPSILON, certified or estimated (``meets_target``).
 
     Returns
     -------
@@ -143,13 +149,13 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                        upper=float(hi), width=float(hi - lo), design=s.design or ("multiclass" if s.multiclass else None),
                        n=d.n)
             row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan, worst_mcse=np.nan,
-                       mean_width=np.nan, engine=None, reps=None)
+                       worst_bound=np.nan, worst_at="", audit="", mean_width=np.nan, engine=None, reps=None)
             if audit:
                 row.update(audit_metric(s, method, qualified, delta, reps, seed))
             rows.append(row)
     table = pd.DataFrame(rows)
     level = 1 - delta
-    reasons = mark(table, specs, level, audit)
+    reasons = mark(table, specs, level, audit, guarantee)
     for s in specs:
         if s.metric == "clustered_accuracy" and audit:  # warn when the i.i.d. interval falls short
             sel = table.index[table.metric == s.metric]
@@ -179,6 +185,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     table = table[cols]
     growth = growth_table(specs, table, delta, reps, seed) if audit else None
     info = {"n": d.n, "classes": d.classes, "positive": d.positive, "delta": delta, "epsilon": EPSILON,
+            "guarantee": bool(guarantee),
             "reps": reps, "seed": seed, "columns": d.names,
             "plug_in": {s.metric: s.plug_in for s in specs}}
     return Evaluation(table, reasons, notes, info, growth)

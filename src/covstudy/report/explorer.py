@@ -404,7 +404,19 @@ a study's name opens its explorer (<code>report.html</code>). Dates come from ea
 # --------------------------------------------------------------------------- covstudy-evaluate
 
 EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
-                      "worst_coverage", "mean_width", "engine", "recommended")
+                      "worst_coverage", "worst_bound", "worst_at", "meets_target", "mean_width", "engine", "recommended")
+RECOMMENDED = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage",
+               "worst_bound", "meets_target")  # the recommended table of every evaluation output
+BELOW = "NO: below target"  # how a row that does not meet the target shows in the recommended tables
+
+
+def flagged(frame):
+    """The rows with ``meets_target`` "no" shown as BELOW."""
+    if "meets_target" not in frame:
+        return frame
+    out = frame.copy()
+    out["meets_target"] = out.meets_target.replace({"no": BELOW})
+    return out
 
 
 def _cell(value):
@@ -438,9 +450,10 @@ def _table_html(frame: pd.DataFrame, cols, table_id: str) -> str:
             f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>')
 
 
-AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the minimum over the\n"
-           "(1 − δ) region of the operating point; engine: exact or Monte Carlo (mc, with coverage_mcse). "
-           "Click a header to sort.")
+AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest coverage found "
+           "over the (1 − δ) region of the operating point, at worst_at; worst_bound: a certified lower bound of the "
+           "worst (exact engines); meets_target: certified, estimated or no (1 − δ − ε; Monte Carlo less one MCSE); "
+           "engine: exact or Monte Carlo (mc, with coverage_mcse). Click a header to sort.")
 
 
 def evaluation_page(ev, folder) -> str:
@@ -469,14 +482,19 @@ def evaluation_page(ev, folder) -> str:
                   "<p>Expected width of the recommended interval at this operating point for larger and smaller "
                   "test sets (scale × this one); n for half the width: exact, <code>covstudy.plan</code>.</p>"
                   + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</section>")
-    rec = [c for c in ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage")
-           if c in table]
+    rec = [c for c in RECOMMENDED if c in table]
+    shown = flagged(ev.recommended)
+    below = shown.metric[shown.get("meets_target", "") == BELOW].tolist() if "meets_target" in shown else []
+    if below:
+        warnings += (f'<p class="warning"><b>Below target:</b> no method was shown to meet '
+                     f'{1 - info["delta"] - info["epsilon"]:.3f} for {_e(", ".join(below))}; the row recommended '
+                     f"there does not meet it: treat it with care.</p>")
     body = f"""<header><h1>covstudy-evaluate report</h1>
 <p>{_e(head)}</p>
 <p class="links">{links}</p></header>
 {warnings}
 <section><h2>Recommended intervals</h2>
-{_table_html(ev.recommended, rec, "recommended")}
+{_table_html(shown, rec, "recommended")}
 <ul>{reasons}</ul></section>
 <section id="explore"><h2>Every method, per metric</h2>
 <div id="controls"></div>

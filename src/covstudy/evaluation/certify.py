@@ -1,0 +1,357 @@
+"""A certified lower bound of the worst exact coverage over a box of parameters, by branch and bound.
+
+Exact coverage at parameters x is a sum over outcomes o of probability × indicator,
+
+    C(x) = Σ_o P_x(o) · 1[L(o) <= θ(x) <= U(o)],
+
+where every outcome's probability is a product of binomial terms, each in one coordinate of x:
+P_x(o) = Π_f Binomial(k_f(o); m_f(o), x_{a(f)}) (stratified: tp ~ Bin(n_pos, tpr) and
+tn ~ Bin(n_neg, tnr); paired: discordant ~ Bin(n, d), only_first | discordant ~ Bin(discordant, r),
+and, for the methods that read the concordant split, both | concordant ~ Bin(n − discordant, s)).
+
+On a cell (a sub-box) [lo, hi]:
+
+* a binomial pmf is unimodal in its probability (largest at k/m), so its minimum over [lo_a, hi_a]
+  is at an end, and the product's minimum is at least the product of the factors' minima;
+* θ is monotone in each coordinate (balanced accuracy, precision, npv and F1 in (tpr, tnr)) or
+  multilinear (the paired difference d(2r − 1)), so its range over the cell is its range over the
+  cell's corners; the indicator holds on the whole cell when that range lies inside [L(o), U(o)].
+
+So B(cell) = Σ_o Π_f min(pmf at lo, pmf at hi) · 1[L(o) <= min θ and max θ <= U(o)] <= C(x) for
+every x in the cell. Branch and bound: start from the whole box and the exact coverage at the plug-in
+point and the corners; split (along its widest coordinate, relative to the box) every cell whose bound
+is below the best (lowest) coverage found minus ``tol``, and evaluate C at each new cell's centre;
+stop when every cell's bound is within ``tol`` of the best point, or when ``budget`` outcome
+evaluations are spent. The certified bound is the least bound over the cells (the infimum over the box
+is at least that), the worst coverage the best point found (the infimum is at most that; C jumps where
+θ crosses an interval end, so the infimum may be a one-sided limit, approached by ever smaller cells).
+
+Outcomes outside every point's support (designs/support.py, less than 1e-15 of the probability) are
+left out; that only lowers the bound, and changes a point's coverage by less than 1e-15.
+Flow: metrics (the box) -> audit (calls ``certify``) -> recommend; no design or method lives here,
+only their intervals and binomial factors (built by ``stratified_problem`` and ``paired_problem``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import special
+
+TOL = 1e-4  # stop once the certified bound is within this of the worst point found
+BELOW = 0.01  # with a floor: stop once a point this far below it is found
+WORK = 300_000_000  # budget: outcome × factor evaluations of the whole search (~a few CPU-seconds)
+BATCH_ELEMENTS = 4_000_000  # cells × outcomes held at once
+GRID = 16  # first cut: cells along each coordinate
+GRID_CELLS = 4096  # at most this many first cells
+BRANCH = 1024  # cells split at once
+
+
+class Factor:
+    """Binomial(k; m, x[axis]) for every outcome (arrays over the outcomes), computed once per
+    distinct (k, m) and spread to the outcomes."""
+
+    def __init__(self, k, m, axis: int):
+        self.k, self.m, self.axis = np.asarray(k), np.asarray(m), axis
+        pairs, self._at = np.unique(np.stack([self.k, self.m]), axis=1, return_inverse=True)
+        self._at = self._at.ravel()
+        self._k, self._m = pairs[0].astype(float), pairs[1].astype(float)
+        self._log_choose = special.gammaln(self._m + 1) - special.gammaln(self._k + 1) - special.gammaln(self._m - self._k + 1)
+
+    def _log(self, p) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self._log_choose + special.xlogy(self._k, p) + special.xlog1py(self._m - self._k, -p)
+
+    def log_pmf(self, p: np.ndarray) -> np.ndarray:
+        """log Binomial(k; m, p) for p of shape (cells,): shape (cells, outcomes); 0·log 0 = 0."""
+        return self._log(np.asarray(p, dtype=float)[:, None])[:, self._at]
+
+    def log_pmf_most(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """log of the largest pmf over p in [lo, hi]: at the mode k/m, clipped into the range."""
+        mode = np.where(self._m > 0, self._k / np.maximum(self._m, 1), 0.0)
+        p = np.clip(mode[None, :], np.asarray(lo, dtype=float)[:, None], np.asarray(hi, dtype=float)[:, None])
+        return self._log(p)[:, self._at]
+
+    def curvature(self, p: np.ndarray) -> np.ndarray:
+        """|s² + s'| at p (cells, outcomes), s = k/p - (m - k)/(1 - p): ∂²pmf/∂p² = pmf·(s² + s').
+        s² and |s'| are largest at an end of any interval, so their sum at both ends bounds it."""
+        p = np.asarray(p, dtype=float)[:, None]
+        k, rest = self._k, self._m - self._k
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = np.where(k > 0, k / p, 0.0)
+            b = np.where(rest > 0, rest / (1 - p), 0.0)
+            da = np.where(k > 0, k / p ** 2, 0.0)
+            db = np.where(rest > 0, rest / (1 - p) ** 2, 0.0)
+        return ((a - b) ** 2 + da + db)[:, self._at]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Exact coverage over a box: the outcomes' intervals and probability factors, θ and the box."""
+
+    names: tuple[str, ...]  # the box's coordinates
+    low: np.ndarray  # (d,)
+    high: np.ndarray  # (d,)
+    lower: np.ndarray  # (outcomes,) interval ends
+    upper: np.ndarray
+    factors: tuple[Factor, ...]
+    estimand: Callable[[np.ndarray], np.ndarray]  # x (cells, d) -> θ (cells,); monotone or multilinear
+
+    def theta(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(self.estimand(x), dtype=float)
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        """P_x(o), shape (cells, outcomes)."""
+        log = sum(f.log_pmf(x[:, f.axis]) for f in self.factors)
+        return np.exp(log)
+
+    def coverage(self, x: np.ndarray) -> np.ndarray:
+        """C(x) at points x (cells, d); NaN where θ is undefined."""
+        t = self.theta(x)
+        covered = (self.lower <= t[:, None]) & (t[:, None] <= self.upper)
+        out = np.einsum("ij,ij->i", self.probability(x), covered.astype(float))
+        return np.where(np.isfinite(t), out, np.nan)
+
+    def mean_width(self, x: np.ndarray) -> np.ndarray:
+        return self.probability(x) @ (self.upper - self.lower)
+
+    def bound(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """B(cell) for cells [lo, hi] (cells, d): a lower bound of C over each cell (module docstring),
+        the larger of a first-order and a second-order one."""
+        d = lo.shape[1]
+        corners = np.array(list(itertools.product((0, 1), repeat=d)), dtype=bool)  # (2^d, d)
+        xs = np.where(corners[None], hi[:, None, :], lo[:, None, :])  # (cells, 2^d, d)
+        t = self.theta(xs.reshape(-1, d)).reshape(len(lo), -1)
+        t_min, t_max = t.min(1), t.max(1)  # NaN (θ undefined somewhere): bound 0
+        ends, _ = self._ranks
+        window = (np.searchsorted(ends, t_min, side="right"), np.searchsorted(ends, t_max, side="left"))
+        at_lo = [f.log_pmf(lo[:, f.axis]) for f in self.factors]
+        at_hi = [f.log_pmf(hi[:, f.axis]) for f in self.factors]
+        # First order: every outcome at its least probability over the cell.
+        least = np.exp(sum(np.minimum(a, b) for a, b in zip(at_lo, at_hi)))
+        first = self._least_covered(least, window)
+        # Second order: a smooth g on a box is at least its least corner value less Σ_j h_j²/8·max|∂²g/∂x_j²|
+        # (the error of multilinear interpolation); here g = Σ_{covered} P_x(o), each P a product of
+        # binomial pmfs, ∂²P/∂x_j² = P·(s² + s') with s = k/x - (m - k)/(1 - x) the factor's score.
+        corner = np.full(len(lo), np.inf)
+        for c in corners:
+            w = np.exp(sum(b if c[f.axis] else a for f, a, b in zip(self.factors, at_lo, at_hi)))
+            corner = np.minimum(corner, self._least_covered(w, window))
+        most = np.exp(sum(f.log_pmf_most(lo[:, f.axis], hi[:, f.axis]) for f in self.factors))
+        error = np.zeros(len(lo))
+        for f in self.factors:
+            curve = np.maximum(f.curvature(lo[:, f.axis]), f.curvature(hi[:, f.axis]))
+            with np.errstate(invalid="ignore"):
+                m = np.einsum("ij,ij->i", most, np.nan_to_num(curve, nan=np.inf, posinf=np.inf))
+            h = hi[:, f.axis] - lo[:, f.axis]
+            error = error + np.where(h > 0, h * h / 8 * m, 0.0)
+        out = np.maximum(first, corner - np.nan_to_num(error, nan=np.inf))
+        point = window[0] > window[1]  # θ constant on the cell and equal to an end: the coverage there
+        if point.any():
+            covered = (self.lower <= t_min[point, None]) & (t_min[point, None] <= self.upper)
+            out[point] = np.einsum("ij,ij->i", least[point], covered.astype(float))
+        return np.where(np.isfinite(t_min) & np.isfinite(t_max), np.maximum(out, 0.0), 0.0)
+
+    def _least_covered(self, w: np.ndarray, window) -> np.ndarray:
+        """The least covered mass Σ_o w_o·1[L_o < t < U_o] over t in each cell's θ range.
+
+        Between the (i-1)th and ith distinct interval ends (rank i = 0..K) the covered outcomes are those
+        whose lower end has rank below i and upper end rank at least i; at an end itself the covered set
+        contains both neighbours', so the open ranges suffice. From the first rank the cell meets, f
+        changes by the mass whose lower end has that rank less the mass whose upper end has it."""
+        ends, steps = self._ranks
+        first, last = window
+        _, rank_lower, rank_upper = self._rank_of
+        start = np.einsum("ij,ij->i", w, ((rank_lower[None] < first[:, None])
+                                          & (rank_upper[None] >= first[:, None])).astype(float))
+        span = np.maximum(last - first, 0)
+        reach = int(span.max()) if len(span) else 0
+        if reach == 0:
+            return start
+        change = (steps.T @ w.T).T  # (cells, K): the step of f at each rank
+        at = np.minimum(first[:, None] + np.arange(reach), ends.size - 1)
+        steps_in = np.where(np.arange(reach)[None] < span[:, None], np.take_along_axis(change, at, axis=1), 0.0)
+        f = start[:, None] + np.cumsum(steps_in, axis=1)
+        f = np.where(np.arange(reach)[None] < span[:, None], f, np.inf)
+        return np.minimum(start, f.min(1))
+
+    @property
+    def _ranks(self):
+        """The distinct interval ends, and the sparse (outcomes × ends) matrix with +1 at each outcome's
+        lower end's rank and -1 at its upper end's."""
+        r = self.__dict__.get("_r")
+        if r is None:
+            from scipy import sparse
+
+            ends = np.unique(np.concatenate([self.lower, self.upper]))
+            m = self.lower.size
+            rows = np.concatenate([np.arange(m), np.arange(m)])
+            cols = np.concatenate([np.searchsorted(ends, self.lower), np.searchsorted(ends, self.upper)])
+            values = np.concatenate([np.ones(m), -np.ones(m)])
+            r = (ends, sparse.csr_matrix((values, (rows, cols)), shape=(m, ends.size)))
+            object.__setattr__(self, "_r", r)
+            object.__setattr__(self, "_rank_of", (ends, cols[:m], cols[m:]))
+        return r
+
+
+@dataclass(frozen=True)
+class Certified:
+    """The search's answer: inf over the box of C lies in [bound, worst]."""
+
+    bound: float  # certified lower bound of the infimum
+    worst: float  # the lowest exact coverage found, at ``at``
+    at: dict  # coordinate -> value
+    cells: int  # cells bounded
+    closed: bool  # worst - bound <= tol (else the budget ran out first)
+
+
+def _batches(problem: Problem, values: np.ndarray, fn) -> np.ndarray:
+    size = max(1, BATCH_ELEMENTS // max(1, problem.lower.size))
+    return np.concatenate([fn(values[i:i + size]) for i in range(0, len(values), size)]) if len(values) else np.empty(0)
+
+
+def certify(problem: Problem, start: np.ndarray | None = None, tol: float = TOL, work: float = WORK,
+            grid: int = GRID, floor: float | None = None) -> Certified:
+    """Branch and bound over ``problem``'s box (module docstring). The box is first cut into ``grid``
+    cells along each coordinate (at most GRID_CELLS in all), whose centres and the ``start`` points
+    (the plug-in point) give the first worst point. With ``floor``, a search that has found a point
+    more than BELOW under it stops there (the method is shown below the floor; its bound stays looser)."""
+    d = len(problem.names)
+    low, high = problem.low.astype(float), problem.high.astype(float)
+    span = np.where(high > low, high - low, 1.0)
+    g = max(1, min(grid, int(round(GRID_CELLS ** (1 / d)))))
+    edges = [np.linspace(a, b, g + 1) if b > a else np.array([a, a]) for a, b in zip(low, high)]
+    index = np.array(list(itertools.product(*(range(len(e) - 1) for e in edges))))
+    lo = np.stack([edges[j][index[:, j]] for j in range(d)], axis=1)
+    hi = np.stack([edges[j][index[:, j] + 1] for j in range(d)], axis=1)
+    corners = np.where(np.array(list(itertools.product((0, 1), repeat=d)), dtype=bool), high, low)
+    points = np.vstack([corners, 0.5 * (lo + hi)] + ([] if start is None else [np.atleast_2d(start)]))
+    per_cell = problem.lower.size * (len(problem.factors) * 4 + 6)  # outcome operations of a bound and a point
+    best, best_at = np.inf, points[0]
+    bounds = np.empty(0)
+    spent = 0.0
+    pending_lo, pending_hi = lo, hi
+    lo, hi = np.empty((0, d)), np.empty((0, d))
+    while True:
+        if len(points):
+            c = _batches(problem, points, problem.coverage)
+            if np.isfinite(c).any():
+                i = int(np.nanargmin(np.where(np.isfinite(c), c, np.inf)))
+                if c[i] < best:
+                    best, best_at = float(c[i]), points[i]
+        if len(pending_lo):
+            new = _batches(problem, np.hstack([pending_lo, pending_hi]), lambda v: problem.bound(v[:, :d], v[:, d:]))
+            lo, hi = np.vstack([lo, pending_lo]), np.vstack([hi, pending_hi])
+            bounds = np.concatenate([bounds, new])
+            spent += len(pending_lo) * per_cell
+        active = np.flatnonzero(bounds < best - tol)
+        if not active.size or spent >= work or (floor is not None and best < floor - BELOW):
+            break
+        room = max(1, min(BRANCH, int((work - spent) // (2 * per_cell))))
+        take = active[np.argsort(bounds[active], kind="stable")][:room]
+        keep = np.ones(len(lo), dtype=bool)
+        keep[take] = False
+        a_lo, a_hi = lo[take], hi[take]
+        rows = np.arange(len(take))
+        axis = np.argmax((a_hi - a_lo) / span, axis=1)
+        mid = 0.5 * (a_lo[rows, axis] + a_hi[rows, axis])
+        left_hi, right_lo = a_hi.copy(), a_lo.copy()
+        left_hi[rows, axis] = mid
+        right_lo[rows, axis] = mid
+        pending_lo, pending_hi = np.vstack([a_lo, right_lo]), np.vstack([left_hi, a_hi])
+        points = 0.5 * (pending_lo + pending_hi)
+        lo, hi, bounds = lo[keep], hi[keep], bounds[keep]
+    bound = float(min(bounds.min(), best))
+    return Certified(bound, best, dict(zip(problem.names, map(float, best_at))), len(bounds), best - bound <= tol)
+
+
+def _proportion_window(n, p_low, p_high):
+    """Counts 0..n of Binomial(n, p) carrying all but support.BOUND for every p in [p_low, p_high]:
+    from the low end's window start to the high end's window end (both ends increase with p)."""
+    from ..designs.support import window
+
+    lo, _ = window(n, p_low)
+    _, hi = window(n, p_high)
+    return np.asarray(lo), np.asarray(hi)
+
+
+def _intervals(design: str, metric: str, method: str, columns: dict, delta: float):
+    from ..designs import get_design
+    from ..estimands import get_estimand
+
+    d = get_design(design)
+    est = get_estimand(d.data, metric)
+    m = est.method(method)
+    params = m.validate_params({})
+    lower, upper = est.bounds(m, columns, delta, "two-sided", **params)
+    size = np.shape(next(v for v in columns.values() if np.ndim(v)))
+    return (np.array(np.broadcast_to(v, size), dtype=float) for v in (lower, upper))
+
+
+def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: dict, delta: float) -> Problem:
+    """The stratified design (tp ~ Bin(n_pos, tpr), tn ~ Bin(n_neg, tnr)) over the box
+    {"tpr": (lo, hi), "tnr": (lo, hi)}; θ = the metric at prevalence n_pos/(n_pos + n_neg)."""
+    from ..designs.confusion import cells, truth
+
+    (a_lo, a_hi), (b_lo, b_hi) = box["tpr"], box["tnr"]
+    lo1, hi1 = _proportion_window(n_pos, a_lo, a_hi)
+    lo2, hi2 = _proportion_window(n_neg, b_lo, b_hi)
+    tp, tn = (a.ravel() for a in np.meshgrid(np.arange(int(lo1[0]), int(hi1[0]) + 1),
+                                             np.arange(int(lo2[0]), int(hi2[0]) + 1), indexing="ij"))
+    lower, upper = _intervals("stratified", metric, method, cells(n_pos, tp, n_neg, tn), delta)
+    prevalence = n_pos / (n_pos + n_neg)
+
+    def theta(x):
+        try:
+            return truth(metric, prevalence, x[:, 0], x[:, 1])
+        except ValueError:  # undefined somewhere (precision at tpr = 0, tnr = 1): NaN there
+            out = np.full(len(x), np.nan)
+            ok = ~(((metric == "precision") & (x[:, 0] == 0) & (x[:, 1] == 1))
+                   | ((metric == "npv") & (x[:, 1] == 0) & (x[:, 0] == 1)))
+            if ok.any():
+                out[ok] = truth(metric, prevalence, x[ok, 0], x[ok, 1])
+            return out
+
+    factors = (Factor(tp, np.full_like(tp, n_pos), 0), Factor(tn, np.full_like(tn, n_neg), 1))
+    return Problem(("tpr", "tnr"), np.array([a_lo, b_lo]), np.array([a_hi, b_hi]), lower, upper, factors, theta)
+
+
+def paired_problem(method: str, n: int, box: dict, delta: float) -> Problem:
+    """The paired design over the box {"d": discordant share, "r": only-first share of the discordant,
+    "s": both-correct share of the concordant}: cells (both, only_first, only_second, neither) with
+    probabilities ((1 − d)s, dr, d(1 − r), (1 − d)(1 − s)); θ = d(2r − 1), multilinear. Methods that read
+    only the discordant pairs (the estimand's ``merge``) do not depend on s: it is left out."""
+    from ..designs import get_design
+    from ..designs.support import window
+    from ..estimands import get_estimand
+
+    est = get_estimand(get_design("paired").data, "difference")
+    concordant = est.merge(est.method(method)) is None
+    names = ("d", "r", "s") if concordant else ("d", "r")
+    lo_d, hi_d = _proportion_window(n, *box["d"])
+    disc = np.arange(int(lo_d[0]), int(hi_d[0]) + 1)
+    a_lo, _ = window(disc, box["r"][0])
+    _, a_hi = window(disc, box["r"][1])
+    size = a_hi - a_lo + 1
+    m = np.repeat(disc, size)
+    first = np.concatenate([np.arange(a, b + 1) for a, b in zip(a_lo, a_hi)])
+    factors = [Factor(m, np.full_like(m, n), 0), Factor(first, m, 1)]
+    if concordant:
+        c = n - m
+        b_lo, _ = window(c, box["s"][0])
+        _, b_hi = window(c, box["s"][1])
+        size = b_hi - b_lo + 1
+        m, first, c = np.repeat(m, size), np.repeat(first, size), np.repeat(c, size)
+        both = np.concatenate([np.arange(a, b + 1) for a, b in zip(b_lo, b_hi)])
+        factors = [Factor(m, np.full_like(m, n), 0), Factor(first, m, 1), Factor(both, c, 2)]
+    else:
+        both = n - m
+    columns = {"both": both, "only_first": first, "only_second": m - first, "neither": n - m - both}
+    lower, upper = _intervals("paired", "difference", method, columns, delta)
+    low = np.array([box[k][0] for k in names])
+    high = np.array([box[k][1] for k in names])
+    return Problem(names, low, high, lower, upper, tuple(factors), lambda x: x[:, 0] * (2 * x[:, 1] - 1))
