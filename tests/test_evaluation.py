@@ -14,7 +14,8 @@ from covstudy.evaluation import audit
 from covstudy.evaluation.cli import main
 from covstudy.evaluation.data import InputError
 from covstudy.evaluation.metrics import Spec
-from covstudy.evaluation.recommend import EPSILON, recommend
+from covstudy.evaluation import certify
+from covstudy.evaluation.recommend import EPSILON, meets, recommend
 from covstudy.evaluation.region import auc_region, cp, with_recalls
 
 REPS = 200  # the Monte Carlo audit in these tests
@@ -34,6 +35,7 @@ def binary():
     y, p, s, p2, s2 = _binary()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
+        mp.setattr(certify, "WORK", 3e7)  # a smaller search (tests/test_certify.py checks the full one)
         ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS)
     return (y, p, s, p2, s2), ev
 
@@ -128,7 +130,9 @@ def test_audit_equals_coverage_at_the_same_point(binary):
     (a0, a1), (b0, b1) = cp(c["tp"], n_pos, root), cp(c["tn"], n_neg, root)
     corners = coverage("wald", design="stratified", metric="balanced_accuracy", n_pos=n_pos, n_neg=n_neg,
                        tpr=[tpr, a0, a0, a1, a1], tnr=[tnr, b0, b1, b0, b1]).coverage
-    assert r.worst_coverage == corners.min()
+    # certified: the bound at most the lowest corner, the worst found at most it too (the corners are searched)
+    assert r.worst_bound <= corners.min() and r.worst_coverage <= corners.min() + 1e-12 and r.audit == "certified"
+    assert r.worst_coverage - r.worst_bound <= 1e-3 or r.meets_target == "no"
     r = _row(ev, "precision", "jeffreys")
     assert r.coverage_at_estimate == coverage("jeffreys", design="stratified", metric="precision", n_pos=n_pos,
                                               n_neg=n_neg, tpr=tpr, tnr=tnr).coverage
@@ -158,40 +162,57 @@ def test_recommendation_rule(binary):
     for metric, rows in ev.table[ev.table.metric != "superiority_probability"].groupby("metric"):
         assert rows.recommended.sum() == 1, metric
         pick = rows[rows.recommended].iloc[0]
-        ok = rows[rows.worst_coverage + rows.worst_mcse >= floor]
+        assert list(rows.meets_target) == [meets(r, floor) for r in rows.to_dict("records")]
+        ok = rows[rows.meets_target.isin(["certified", "estimated"])]
         if len(ok):
-            assert pick.worst_coverage + pick.worst_mcse >= floor
+            assert pick.meets_target in ("certified", "estimated")
             assert pick.mean_width == ok.mean_width.min(), metric
         assert metric in ev.reasons and ev.reasons[metric].count(".") >= 1
     # nothing reaches the floor: the guaranteed method of the kind, and the reason says so
     rows = pd.DataFrame({"method": ["wald", "clopper_pearson"], "kind": ["proportion"] * 2,
-                         "worst_coverage": [0.90, 0.93], "mean_width": [0.1, 0.2], "width": [0.1, 0.2],
-                         "engine": ["exact"] * 2, "coverage_mcse": [0.0, 0.0], "worst_mcse": [0.0, 0.0],
-                         "reps": [None, None]})
+                         "worst_coverage": [0.90, 0.93], "worst_bound": [0.90, 0.93], "mean_width": [0.1, 0.2],
+                         "width": [0.1, 0.2], "engine": ["exact"] * 2, "coverage_mcse": [0.0, 0.0],
+                         "worst_mcse": [0.0, 0.0], "reps": [None, None], "worst_at": ["", ""]})
 
     class S:
         plug_in = "p = 0.5 at n = 10"
         region_text = "over a region"
 
-    pick, why = recommend(rows, 0.95, True, S)
-    assert rows.loc[pick, "method"] == "clopper_pearson" and "guaranteed" in why
-    rows.loc[1, "worst_coverage"] = 0.946
-    pick, why = recommend(rows, 0.95, True, S)
-    assert rows.loc[pick, "method"] == "clopper_pearson" and "narrowest" in why
-    rows.loc[0, "worst_coverage"] = 0.9451
-    assert rows.loc[recommend(rows, 0.95, True, S)[0], "method"] == "wald"
-    # Monte Carlo: short of the floor by at most Z_MCSE = 1 MCSE qualifies, by more does not
-    rows.loc[0, ["worst_coverage", "engine", "reps"]] = [0.94, "mc", 400]
-    rows.loc[0, "worst_mcse"] = 0.006
-    pick, why = recommend(rows, 0.95, True, S)
-    assert rows.loc[pick, "method"] == "wald" and "within 1 MCSE" in why
+    def pick(guarantee=False):
+        rows["meets_target"] = [meets(r, floor) for r in rows.to_dict("records")]
+        return recommend(rows, 0.95, True, S, guarantee)
+
+    p, why = pick()
+    assert rows.loc[p, "method"] == "clopper_pearson" and "guaranteed" in why and "below" in why
+    rows.loc[1, ["worst_coverage", "worst_bound"]] = 0.946
+    p, why = pick()
+    assert rows.loc[p, "method"] == "clopper_pearson" and "narrowest" in why and "certified" in why
+    rows.loc[0, ["worst_coverage", "worst_bound"]] = 0.9451
+    assert rows.loc[pick()[0], "method"] == "wald"
+    # --guarantee: only a certified bound of at least 1 - delta counts
+    assert rows.loc[pick(guarantee=True)[0], "method"] == "clopper_pearson"
+    assert "guaranteed" in pick(guarantee=True)[1]
+    rows.loc[1, ["worst_coverage", "worst_bound"]] = 0.951
+    p, why = pick(guarantee=True)
+    assert rows.loc[p, "method"] == "clopper_pearson" and "narrowest" in why
+    # a certified row whose bound is below the floor but whose lowest point is above: estimated
+    rows.loc[0, ["worst_coverage", "worst_bound"]] = [0.9452, 0.9448]
+    assert meets(rows.loc[0], floor) == "estimated"
+    # Monte Carlo: its lower limit, worst - 1 MCSE, must reach the floor (noise never helps)
+    rows.loc[0, ["worst_coverage", "worst_bound", "engine", "reps"]] = [0.95, np.nan, "mc", 400]
     rows.loc[0, "worst_mcse"] = 0.004
-    assert rows.loc[recommend(rows, 0.95, True, S)[0], "method"] == "clopper_pearson"
+    p, why = pick()
+    assert rows.loc[p, "method"] == "wald" and "estimated" in why and "Monte Carlo" in why
+    rows.loc[0, "worst_mcse"] = 0.006
+    assert rows.loc[pick()[0], "method"] == "clopper_pearson"
+    # the pair: a bootstrap at 0.940 ± 0.012 and a delta method at 0.9395 ± 0.005 both fall short
+    assert meets({"worst_coverage": 0.940, "worst_mcse": 0.012}, floor) == "no"
+    assert meets({"worst_coverage": 0.9395, "worst_mcse": 0.005}, floor) == "no"
     # a bootstrap only for more than 1% less width
-    rows.loc[0, ["method", "worst_coverage", "mean_width"]] = ["bootstrap", 0.95, 0.199]
-    assert rows.loc[recommend(rows, 0.95, True, S)[0], "method"] == "clopper_pearson"
+    rows.loc[0, ["method", "worst_coverage", "mean_width", "worst_mcse"]] = ["bootstrap", 0.96, 0.199, 0.004]
+    assert rows.loc[pick()[0], "method"] == "clopper_pearson"
     rows.loc[0, "mean_width"] = 0.197
-    assert rows.loc[recommend(rows, 0.95, True, S)[0], "method"] == "bootstrap"
+    assert rows.loc[pick()[0], "method"] == "bootstrap"
 
 
 def test_bootstrap_methods_are_audited_within_a_budget():
@@ -323,6 +344,7 @@ def test_input_errors_are_one_line_naming_the_column(kwargs, message):
 
 def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits: their own test (time)
+    monkeypatch.setattr(certify, "WORK", 1e7)  # a small search: this test is about the plumbing
     y, p, s, p2, s2 = _binary(60, seed=2)
     frame = pd.DataFrame({"label": np.where(y == 1, "spam", "ham"), "pred": np.where(p == 1, "spam", "ham"),
                           "score": s, "pred2": np.where(p2 == 1, "spam", "ham")})
@@ -344,7 +366,9 @@ def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
     last = printed.strip().splitlines()[-1]
     assert str(out / "report.html") in last and (out / "report.html").resolve().as_uri() in last
     ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam", reps=REPS)
-    pd.testing.assert_frame_equal(table, ref.table.assign(reps=ref.table.reps.astype(float)), check_dtype=False)
+    text = {c: "" for c in ("worst_at", "audit", "meets_target")}  # empty strings read back as NaN
+    pd.testing.assert_frame_equal(table.fillna(text), ref.table.assign(reps=ref.table.reps.astype(float)),
+                                  check_dtype=False)
 
 
 @pytest.mark.parametrize("argv, message", [

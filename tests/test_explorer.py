@@ -244,7 +244,7 @@ def test_evaluation_page_draws_each_metric(browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    from covstudy.report.explorer import write_evaluation_html
+    from covstudy.report.evaluation_page import write_evaluation_html
 
     rng = np.random.default_rng(3)
     truth = rng.integers(0, 2, 80)

@@ -11,20 +11,27 @@ and, for the methods that read the concordant split, both | concordant ~ Bin(n �
 
 On a cell (a sub-box) [lo, hi]:
 
-* a binomial pmf is unimodal in its probability (largest at k/m), so its minimum over [lo_a, hi_a]
-  is at an end, and the product's minimum is at least the product of the factors' minima;
 * θ is monotone in each coordinate (balanced accuracy, precision, npv and F1 in (tpr, tnr)) or
   multilinear (the paired difference d(2r − 1)), so its range over the cell is its range over the
-  cell's corners; the indicator holds on the whole cell when that range lies inside [L(o), U(o)].
+  cell's corners; between two consecutive interval ends (a *stretch* of θ) the covered outcomes are
+  fixed, so C on the cell is at least the least, over the stretches its θ range meets, of the covered
+  mass g_J(x) = Σ_{o covered in J} P_x(o);
+* first order: a binomial pmf is unimodal in its probability (largest at k/m), so its minimum over
+  [lo_a, hi_a] is at an end; g_J is at least the sum of the factors' minima's products;
+* second order: g_J is at least its least value at the cell's corners less Σ_j h_j²/8·max|∂²g_J/∂x_j²|
+  (the error of multilinear interpolation), ∂²P/∂x² = P·(s² + s') with s the factor's binomial score,
+  bounded by the outcome's largest probability over the cell; when the outcomes are the whole outcome
+  space (Σ P = 1) the covered curvature equals minus the uncovered one, a far smaller sum.
 
-So B(cell) = Σ_o Π_f min(pmf at lo, pmf at hi) · 1[L(o) <= min θ and max θ <= U(o)] <= C(x) for
-every x in the cell. Branch and bound: start from the whole box and the exact coverage at the plug-in
-point and the corners; split (along its widest coordinate, relative to the box) every cell whose bound
-is below the best (lowest) coverage found minus ``tol``, and evaluate C at each new cell's centre;
-stop when every cell's bound is within ``tol`` of the best point, or when ``budget`` outcome
-evaluations are spent. The certified bound is the least bound over the cells (the infimum over the box
-is at least that), the worst coverage the best point found (the infimum is at most that; C jumps where
-θ crosses an interval end, so the infimum may be a one-sided limit, approached by ever smaller cells).
+The larger of the two is the cell's bound B(cell) <= C(x) for every x in it. Branch and bound: cut the
+box into GRID × GRID cells, evaluate exact C at their centres, the corners and the plug-in point; split
+(along its widest coordinate, relative to the box) every cell whose bound is below the lowest coverage
+found minus ``tol`` and evaluate C at the halves' centres; stop when no cell is below, or when ``work``
+outcome evaluations are spent, or (with a ``floor``) once a point more than BELOW under the floor is
+found. The certified bound is the least bound over the cells (the infimum over the box is at least
+that), the worst coverage the lowest point found (the infimum is at most that; C jumps where θ crosses
+an interval end, so the infimum may be a one-sided limit, approached by ever smaller cells).
+``tests/test_certify.py`` checks bounds against exact coverage over dense grids and inside random cells.
 
 Outcomes outside every point's support (designs/support.py, less than 1e-15 of the probability) are
 left out; that only lowers the bound, and changes a point's coverage by less than 1e-15.
@@ -48,6 +55,8 @@ BATCH_ELEMENTS = 4_000_000  # cells × outcomes held at once
 GRID = 16  # first cut: cells along each coordinate
 GRID_CELLS = 4096  # at most this many first cells
 BRANCH = 1024  # cells split at once
+COMPLETE = 20_000  # up to this many outcomes the whole space is enumerated (a far tighter second-order bound)
+CERTIFIED_DIMENSIONS = 2  # beyond, a cell's bound costs too many outcomes (paired with the concordant split: ~40,000 at n = 60)
 
 
 class Factor:
@@ -99,6 +108,7 @@ class Problem:
     upper: np.ndarray
     factors: tuple[Factor, ...]
     estimand: Callable[[np.ndarray], np.ndarray]  # x (cells, d) -> θ (cells,); monotone or multilinear
+    complete: bool = False  # the outcomes are the whole outcome space (their probabilities sum to 1 everywhere)
 
     def theta(self, x: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -133,35 +143,45 @@ class Problem:
         at_hi = [f.log_pmf(hi[:, f.axis]) for f in self.factors]
         # First order: every outcome at its least probability over the cell.
         least = np.exp(sum(np.minimum(a, b) for a, b in zip(at_lo, at_hi)))
-        first = self._least_covered(least, window)
-        # Second order: a smooth g on a box is at least its least corner value less Σ_j h_j²/8·max|∂²g/∂x_j²|
-        # (the error of multilinear interpolation); here g = Σ_{covered} P_x(o), each P a product of
-        # binomial pmfs, ∂²P/∂x_j² = P·(s² + s') with s = k/x - (m - k)/(1 - x) the factor's score.
-        corner = np.full(len(lo), np.inf)
+        first = self._covered(least, window).min(1)
+        # Second order, per stretch J of θ between interval ends: g_J = Σ_{covered} P_x(o) on a box is at
+        # least its least corner value less Σ_j h_j²/8·max|∂²g_J/∂x_j²| (the error of multilinear
+        # interpolation); ∂²P/∂x_j² = P·(s² + s') with s the binomial score of the factor in x_j, so
+        # |∂²g_J/∂x_j²| <= Σ_{covered} A_j(o), A_j = (largest P over the cell)·max|s² + s'|; and when the
+        # outcomes are the whole space (Σ P = 1, so the covered and uncovered curvatures cancel)
+        # <= Σ_{not covered} A_j(o), far smaller.
+        corner = None
         for c in corners:
             w = np.exp(sum(b if c[f.axis] else a for f, a, b in zip(self.factors, at_lo, at_hi)))
-            corner = np.minimum(corner, self._least_covered(w, window))
+            f_c = self._covered(w, window)
+            corner = f_c if corner is None else np.minimum(corner, f_c)
         most = np.exp(sum(f.log_pmf_most(lo[:, f.axis], hi[:, f.axis]) for f in self.factors))
-        error = np.zeros(len(lo))
+        error = np.zeros_like(corner)
         for f in self.factors:
+            h = hi[:, f.axis] - lo[:, f.axis]
             curve = np.maximum(f.curvature(lo[:, f.axis]), f.curvature(hi[:, f.axis]))
             with np.errstate(invalid="ignore"):
-                m = np.einsum("ij,ij->i", most, np.nan_to_num(curve, nan=np.inf, posinf=np.inf))
-            h = hi[:, f.axis] - lo[:, f.axis]
-            error = error + np.where(h > 0, h * h / 8 * m, 0.0)
-        out = np.maximum(first, corner - np.nan_to_num(error, nan=np.inf))
+                a = np.nan_to_num(most * curve, nan=np.inf, posinf=np.inf)
+            covered = self._covered(a, window, fill=0.0)
+            if self.complete:
+                with np.errstate(invalid="ignore"):  # inf - inf: the covered sum (fmin skips the NaN)
+                    covered = np.fmin(covered, a.sum(1)[:, None] - covered)
+            error = error + np.where(h > 0, h * h / 8, 0.0)[:, None] * covered
+        second = np.where(np.isfinite(corner), corner - np.nan_to_num(error, nan=np.inf), np.inf).min(1)
+        out = np.maximum(first, second)
         point = window[0] > window[1]  # θ constant on the cell and equal to an end: the coverage there
         if point.any():
             covered = (self.lower <= t_min[point, None]) & (t_min[point, None] <= self.upper)
             out[point] = np.einsum("ij,ij->i", least[point], covered.astype(float))
         return np.where(np.isfinite(t_min) & np.isfinite(t_max), np.maximum(out, 0.0), 0.0)
 
-    def _least_covered(self, w: np.ndarray, window) -> np.ndarray:
-        """The least covered mass Σ_o w_o·1[L_o < t < U_o] over t in each cell's θ range.
+    def _covered(self, w: np.ndarray, window, fill=np.inf) -> np.ndarray:
+        """f_J = Σ_o w_o·1[L_o < t < U_o] for t in each stretch J between consecutive distinct interval
+        ends that the cell's θ range meets: (cells, stretches), ``fill`` beyond a cell's own stretches.
 
-        Between the (i-1)th and ith distinct interval ends (rank i = 0..K) the covered outcomes are those
+        In the stretch between the (i-1)th and ith ends (rank i = 0..K) the covered outcomes are those
         whose lower end has rank below i and upper end rank at least i; at an end itself the covered set
-        contains both neighbours', so the open ranges suffice. From the first rank the cell meets, f
+        contains both neighbours', so the open stretches suffice. From the first rank the cell meets, f
         changes by the mass whose lower end has that rank less the mass whose upper end has it."""
         ends, steps = self._ranks
         first, last = window
@@ -171,13 +191,13 @@ class Problem:
         span = np.maximum(last - first, 0)
         reach = int(span.max()) if len(span) else 0
         if reach == 0:
-            return start
-        change = (steps.T @ w.T).T  # (cells, K): the step of f at each rank
+            return start[:, None]
         at = np.minimum(first[:, None] + np.arange(reach), ends.size - 1)
-        steps_in = np.where(np.arange(reach)[None] < span[:, None], np.take_along_axis(change, at, axis=1), 0.0)
-        f = start[:, None] + np.cumsum(steps_in, axis=1)
-        f = np.where(np.arange(reach)[None] < span[:, None], f, np.inf)
-        return np.minimum(start, f.min(1))
+        inside = np.arange(reach)[None] < span[:, None]
+        with np.errstate(invalid="ignore"):  # infinite curvature (a box end at 0 or 1): inf - inf, NaN, read as inf
+            change = (steps.T @ w.T).T  # (cells, K): the step of f at each rank
+            f = start[:, None] + np.cumsum(np.where(inside, np.take_along_axis(change, at, axis=1), 0.0), axis=1)
+        return np.nan_to_num(np.hstack([start[:, None], np.where(inside, f, fill)]), nan=np.inf)
 
     @property
     def _ranks(self):
@@ -214,12 +234,14 @@ def _batches(problem: Problem, values: np.ndarray, fn) -> np.ndarray:
     return np.concatenate([fn(values[i:i + size]) for i in range(0, len(values), size)]) if len(values) else np.empty(0)
 
 
-def certify(problem: Problem, start: np.ndarray | None = None, tol: float = TOL, work: float = WORK,
+def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None = None, work: float | None = None,
             grid: int = GRID, floor: float | None = None) -> Certified:
     """Branch and bound over ``problem``'s box (module docstring). The box is first cut into ``grid``
     cells along each coordinate (at most GRID_CELLS in all), whose centres and the ``start`` points
     (the plug-in point) give the first worst point. With ``floor``, a search that has found a point
     more than BELOW under it stops there (the method is shown below the floor; its bound stays looser)."""
+    tol = TOL if tol is None else tol
+    work = WORK if work is None else work
     d = len(problem.names)
     low, high = problem.low.astype(float), problem.high.astype(float)
     span = np.where(high > low, high - low, 1.0)
@@ -269,6 +291,28 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float = TOL,
     return Certified(bound, best, dict(zip(problem.names, map(float, best_at))), len(bounds), best - bound <= tol)
 
 
+def grid_search(problem: Problem, start: np.ndarray | None = None, points: int = 12, rounds: int = 6) -> Certified:
+    """The lowest exact coverage over a grid of ``points`` along each coordinate, then grids of five a
+    side at half the spacing around the lowest point found, ``rounds`` times: searched, not certified
+    (``bound`` NaN). For boxes of more than two coordinates, where a cell's bound costs too many outcomes."""
+    low, high = problem.low.astype(float), problem.high.astype(float)
+    axes = [np.linspace(a, b, points) for a, b in zip(low, high)]
+    x = np.array(np.meshgrid(*axes, indexing="ij")).reshape(len(axes), -1).T
+    if start is not None:
+        x = np.vstack([np.atleast_2d(start), x])
+    step = (high - low) / (points - 1)
+    best, best_at = np.inf, x[0]
+    for _ in range(rounds + 1):
+        c = _batches(problem, x, problem.coverage)
+        i = int(np.nanargmin(np.where(np.isfinite(c), c, np.inf)))
+        if c[i] < best:
+            best, best_at = float(c[i]), x[i]
+        step = step / 2
+        offsets = np.array(np.meshgrid(*[np.arange(-2, 3)] * len(low), indexing="ij")).reshape(len(low), -1).T
+        x = np.clip(best_at + offsets * step, low, high)
+    return Certified(np.nan, best, dict(zip(problem.names, map(float, best_at))), len(x), False)
+
+
 def _proportion_window(n, p_low, p_high):
     """Counts 0..n of Binomial(n, p) carrying all but support.BOUND for every p in [p_low, p_high]:
     from the low end's window start to the high end's window end (both ends increase with p)."""
@@ -298,10 +342,11 @@ def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: di
     from ..designs.confusion import cells, truth
 
     (a_lo, a_hi), (b_lo, b_hi) = box["tpr"], box["tnr"]
-    lo1, hi1 = _proportion_window(n_pos, a_lo, a_hi)
-    lo2, hi2 = _proportion_window(n_neg, b_lo, b_hi)
-    tp, tn = (a.ravel() for a in np.meshgrid(np.arange(int(lo1[0]), int(hi1[0]) + 1),
-                                             np.arange(int(lo2[0]), int(hi2[0]) + 1), indexing="ij"))
+    complete = (n_pos + 1) * (n_neg + 1) <= COMPLETE
+    lo1, hi1 = (0, n_pos) if complete else _proportion_window(n_pos, a_lo, a_hi)
+    lo2, hi2 = (0, n_neg) if complete else _proportion_window(n_neg, b_lo, b_hi)
+    tp, tn = (a.ravel() for a in np.meshgrid(np.arange(int(np.min(lo1)), int(np.max(hi1)) + 1),
+                                             np.arange(int(np.min(lo2)), int(np.max(hi2)) + 1), indexing="ij"))
     lower, upper = _intervals("stratified", metric, method, cells(n_pos, tp, n_neg, tn), delta)
     prevalence = n_pos / (n_pos + n_neg)
 
@@ -317,7 +362,8 @@ def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: di
             return out
 
     factors = (Factor(tp, np.full_like(tp, n_pos), 0), Factor(tn, np.full_like(tn, n_neg), 1))
-    return Problem(("tpr", "tnr"), np.array([a_lo, b_lo]), np.array([a_hi, b_hi]), lower, upper, factors, theta)
+    return Problem(("tpr", "tnr"), np.array([a_lo, b_lo]), np.array([a_hi, b_hi]), lower, upper, factors, theta,
+                   complete)
 
 
 def paired_problem(method: str, n: int, box: dict, delta: float) -> Problem:
@@ -332,10 +378,14 @@ def paired_problem(method: str, n: int, box: dict, delta: float) -> Problem:
     est = get_estimand(get_design("paired").data, "difference")
     concordant = est.merge(est.method(method)) is None
     names = ("d", "r", "s") if concordant else ("d", "r")
-    lo_d, hi_d = _proportion_window(n, *box["d"])
-    disc = np.arange(int(lo_d[0]), int(hi_d[0]) + 1)
-    a_lo, _ = window(disc, box["r"][0])
-    _, a_hi = window(disc, box["r"][1])
+    complete = not concordant and (n + 1) * (n + 2) // 2 <= COMPLETE
+    lo_d, hi_d = (0, n) if complete else _proportion_window(n, *box["d"])
+    disc = np.arange(int(np.min(lo_d)), int(np.max(hi_d)) + 1)
+    if complete:
+        a_lo, a_hi = np.zeros_like(disc), disc
+    else:
+        a_lo, _ = window(disc, box["r"][0])
+        _, a_hi = window(disc, box["r"][1])
     size = a_hi - a_lo + 1
     m = np.repeat(disc, size)
     first = np.concatenate([np.arange(a, b + 1) for a, b in zip(a_lo, a_hi)])
@@ -354,4 +404,4 @@ def paired_problem(method: str, n: int, box: dict, delta: float) -> Problem:
     lower, upper = _intervals("paired", "difference", method, columns, delta)
     low = np.array([box[k][0] for k in names])
     high = np.array([box[k][1] for k in names])
-    return Problem(names, low, high, lower, upper, tuple(factors), lambda x: x[:, 0] * (2 * x[:, 1] - 1))
+    return Problem(names, low, high, lower, upper, tuple(factors), lambda x: x[:, 0] * (2 * x[:, 1] - 1), complete)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..report.explorer import BELOW, RECOMMENDED, flagged
+from ..report.evaluation_page import BELOW, RECOMMENDED, flagged
 from .audit import BOOT_REPS
 from .growth import SCALES
 
@@ -29,8 +29,9 @@ def markdown(ev) -> str:
              f"Monte Carlo audit with {i['reps']} test sets, seed {i['seed']}.", ""]
     for w in ev.warnings:
         lines += [f"> **Warning:** {w}", ""]
-    lines += ["## Recommended intervals", "", _md(flagged(ev.recommended), list(RECOMMENDED)), ""]
-    below = flagged(ev.recommended).query("meets_target == @BELOW").metric.tolist() if "meets_target" in ev.table else []
+    shown = flagged(ev.recommended)
+    lines += ["## Recommended intervals", "", _md(shown, [c for c in RECOMMENDED if c in shown]), ""]
+    below = shown.metric[shown.meets_target == BELOW].tolist() if "meets_target" in shown else []
     if below:
         lines += [f"> **Below target:** no method was shown to meet {level - i['epsilon']:.3f} for "
                   f"{', '.join(below)}; the row recommended there does not meet it: treat it with care.", ""]
@@ -123,11 +124,11 @@ def width_figure(ev):
 
 
 def save(ev, folder):
-    """Write table.csv, report.md, report.html (interactive: ``explorer.evaluation_page``),
+    """Write table.csv, report.md, report.html (interactive: ``report.evaluation_page``),
     forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to ``folder``; returns its path."""
     import matplotlib.pyplot as plt
 
-    from ..report.explorer import write_evaluation_html
+    from ..report.evaluation_page import write_evaluation_html
     from ..plots.style import save_figure
 
     out = Path(folder)

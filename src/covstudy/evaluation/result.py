@@ -67,7 +67,7 @@ class Evaluation:
         return render.width_figure(self)
 
     def save(self, folder):
-        """Write table.csv, report.md, report.html (interactive: ``explorer.evaluation_page``),
+        """Write table.csv, report.md, report.html (interactive: ``report.evaluation_page``),
         forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to ``folder``; returns its path."""
         return render.save(self, folder)
 

@@ -8,7 +8,7 @@ against any grid axis, with a selector for every other axis and a check box per 
 static figures (PNG, PDF), the report and the table. ``write_index(results)`` lists every study
 folder under ``results`` (name, question, design, cells, date, links). ``write_band_html(study)``
 writes a band study's page (covstudy.bands.study) from its two tables with the same script;
-``write_evaluation_html(ev, folder)`` the page of a ``covstudy.evaluate`` result.
+``report.evaluation_page`` the page of a ``covstudy.evaluate`` result, with the same script too.
 
 In the report wing data flow down: the band study and ``Evaluation.save`` call this module with
 their results (duck-typed: the study's ``out``, ``name``, ``question``, ``reps``, ``delta``; the
@@ -403,22 +403,6 @@ a study's name opens its explorer (<code>report.html</code>). Dates come from ea
 
 # --------------------------------------------------------------------------- covstudy-evaluate
 
-EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
-                      "worst_coverage", "worst_bound", "worst_at", "meets_target", "mean_width", "engine", "recommended")
-RECOMMENDED = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage",
-               "worst_bound", "meets_target")  # the recommended table of every evaluation output
-BELOW = "NO: below target"  # how a row that does not meet the target shows in the recommended tables
-
-
-def flagged(frame):
-    """The rows with ``meets_target`` "no" shown as BELOW."""
-    if "meets_target" not in frame:
-        return frame
-    out = frame.copy()
-    out["meets_target"] = out.meets_target.replace({"no": BELOW})
-    return out
-
-
 def _cell(value):
     """A table value as JSON: NaN and None as null, floats to 12 significant digits."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
@@ -448,69 +432,3 @@ def _table_html(frame: pd.DataFrame, cols, table_id: str) -> str:
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead>'
             f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>')
-
-
-AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest coverage found "
-           "over the (1 − δ) region of the operating point, at worst_at; worst_bound: a certified lower bound of the "
-           "worst (exact engines); meets_target: certified, estimated or no (1 − δ − ε; Monte Carlo less one MCSE); "
-           "engine: exact or Monte Carlo (mc, with coverage_mcse). Click a header to sort.")
-
-
-def evaluation_page(ev, folder) -> str:
-    """The HTML report of a ``covstudy.evaluate`` result (``Evaluation``): the recommended intervals
-    and why, an interactive forest plot of every method per metric (hover: audited coverage), the
-    sortable audited table, and links to the files ``Evaluation.save`` writes beside it."""
-    folder = Path(folder)
-    info = ev.info
-    table = ev.table
-    cols = [c for c in EVALUATION_COLUMNS if c in table]
-    rows = [{c: _cell(v) for c, v in zip(cols, r)} for r in table[cols].itertuples(index=False)]
-    data = json.dumps({"rows": rows, "level": 1 - info["delta"]}, separators=(",", ":"),
-                      ensure_ascii=False).replace("</", "<\\/")
-    head = (f"{info['n']} examples; classes {', '.join(map(repr, info['classes']))}"
-            + (f" (positive: {info['positive']!r})" if info.get("positive") is not None else "")
-            + f"; intervals at level {1 - info['delta']:g}; recommendation tolerance ε = {info['epsilon']}; "
-            f"Monte Carlo audit with {info['reps']} test sets, seed {info['seed']}.")
-    warnings = "".join(f'<p class="warning"><b>Warning:</b> {_e(w)}</p>' for w in ev.warnings)
-    reasons = "".join(f"<li><b>{_e(m)}</b>: {_e(why)}</li>" for m, why in ev.reasons.items())
-    links = _links(folder, [("report.md", "report (Markdown)"), ("table.csv", "table.csv"),
-                            ("forest.png", "forest plot (PNG)"), ("forest.pdf", "PDF"),
-                            ("width_vs_n.png", "width against n (PNG)"), ("width_vs_n.pdf", "PDF")])
-    growth = ""
-    if getattr(ev, "growth", None) is not None:
-        growth = ("<section><h2>How the interval shrinks with more data</h2>"
-                  "<p>Expected width of the recommended interval at this operating point for larger and smaller "
-                  "test sets (scale × this one); n for half the width: exact, <code>covstudy.plan</code>.</p>"
-                  + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</section>")
-    rec = [c for c in RECOMMENDED if c in table]
-    shown = flagged(ev.recommended)
-    below = shown.metric[shown.get("meets_target", "") == BELOW].tolist() if "meets_target" in shown else []
-    if below:
-        warnings += (f'<p class="warning"><b>Below target:</b> no method was shown to meet '
-                     f'{1 - info["delta"] - info["epsilon"]:.3f} for {_e(", ".join(below))}; the row recommended '
-                     f"there does not meet it: treat it with care.</p>")
-    body = f"""<header><h1>covstudy-evaluate report</h1>
-<p>{_e(head)}</p>
-<p class="links">{links}</p></header>
-{warnings}
-<section><h2>Recommended intervals</h2>
-{_table_html(shown, rec, "recommended")}
-<ul>{reasons}</ul></section>
-<section id="explore"><h2>Every method, per metric</h2>
-<div id="controls"></div>
-<div id="chart-box"><svg id="chart" role="img" aria-label="forest plot"></svg><div id="tip" hidden></div></div>
-<p id="status"></p></section>
-{growth}
-<section><h2>Every method, audited</h2>
-<p>{AUDITED}</p>
-{_table_html(table, cols, "audited")}</section>"""
-    script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
-              "<script>covstudyExplorer.forest();</script>\n")
-    return page("covstudy-evaluate report", body, script)
-
-
-def write_evaluation_html(ev, folder) -> Path:
-    """Write <folder>/report.html for a ``covstudy.evaluate`` result; return its path."""
-    path = Path(folder) / "report.html"
-    path.write_text(evaluation_page(ev, folder), encoding="utf-8")
-    return path

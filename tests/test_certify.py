@@ -1,0 +1,137 @@
+"""The certified worst coverage (evaluation/certify.py) against brute force: exact coverage() over dense grids."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from covstudy import coverage
+from covstudy.evaluation import certify as certify_module
+from covstudy.evaluation.certify import certify, grid_search, paired_problem, stratified_problem
+from covstudy.evaluation.region import cp
+
+ROOT = math.sqrt(0.95)
+THIRD = 0.95 ** (1 / 3)
+
+
+def _stratified_grid(method, metric, n_pos, n_neg, box, size):
+    """Exact coverage() (the library's engine, not certify's sums) on a size × size grid of the box."""
+    a, b = np.meshgrid(np.linspace(*box["tpr"], size), np.linspace(*box["tnr"], size), indexing="ij")
+    r = coverage(method, design="stratified", metric=metric, n_pos=n_pos, n_neg=n_neg, tpr=a.ravel(), tnr=b.ravel())
+    return np.asarray(r.coverage)
+
+
+def _paired_point(n, d, r, s):
+    return dict(n=n, p_both=(1 - d) * s, p_only_first=d * r, p_only_second=d * (1 - r), p_neither=(1 - d) * (1 - s))
+
+
+@pytest.mark.parametrize("n_pos, n_neg, tp, tn, metric, method, reported", [
+    (30, 70, 24, 63, "balanced_accuracy", "posterior_jeffreys", 0.9489),
+    (30, 70, 24, 63, "f1", "wilson", 0.9519),
+    (30, 70, 24, 63, "precision", "wilson", 0.9710),
+    (12, 8, 12, 8, "f1", "lrt", 0.9451),
+])
+def test_the_issue_cases_are_certified_below_a_dense_grid(n_pos, n_neg, tp, tn, metric, method, reported):
+    """Issue 40's table: the corner minimum reported before was above the true worst; now the certified
+    bound is at most the minimum of exact coverage over a dense grid of the same box, and the worst point
+    found is within 1e-3 of the bound (and equal to coverage() there)."""
+    box = {"tpr": cp(tp, n_pos, ROOT), "tnr": cp(tn, n_neg, ROOT)}
+    problem = stratified_problem(method, metric, n_pos, n_neg, box, 0.05)
+    found = certify(problem, np.array([[tp / n_pos, tn / n_neg]]))
+    grid = _stratified_grid(method, metric, n_pos, n_neg, box, 61)
+    assert found.closed and found.worst - found.bound <= 1e-3
+    assert found.bound <= np.nanmin(grid) + 1e-12 and np.nanmin(grid) >= found.worst - 1e-3
+    assert found.worst < reported  # the old corner minimum was too high
+    at = coverage(method, design="stratified", metric=metric, n_pos=n_pos, n_neg=n_neg, **found.at)
+    assert at.coverage == pytest.approx(found.worst, abs=1e-12)
+
+
+def test_paired_accuracy_difference_is_certified_below_a_dense_grid():
+    """both, only_first, only_second, neither = 40, 9, 3, 8: the box of (d, r) at (1 - δ)^(1/3) each."""
+    n = 60
+    box = dict(d=cp(12, n, THIRD), r=cp(9, 12, THIRD), s=cp(40, 48, THIRD))
+    for method in ("wald", "tango", "exact_mcnemar", "bonett_price"):
+        problem = paired_problem(method, n, box, 0.05)
+        assert problem.names == ("d", "r")  # these methods read only the discordant pairs
+        found = certify(problem, np.array([[0.2, 0.75]]))
+        d, r = (a.ravel() for a in np.meshgrid(np.linspace(*box["d"], 41), np.linspace(*box["r"], 41), indexing="ij"))
+        grid = coverage(method, design="paired", **_paired_point(n, d, r, 40 / 48)).coverage
+        assert found.closed and found.worst - found.bound <= 1e-3
+        assert found.bound <= grid.min() + 1e-12 and grid.min() >= found.worst - 1e-3, method
+        at = coverage(method, design="paired", **_paired_point(n, found.at["d"], found.at["r"], 40 / 48))
+        assert at.coverage == pytest.approx(found.worst, abs=1e-12)
+
+
+@pytest.mark.parametrize("metric, methods", [
+    ("balanced_accuracy", ("wald", "cp_union", "posterior")),
+    ("precision", ("wilson", "wald", "clopper_pearson")),
+    ("npv", ("jeffreys", "agresti_coull")),
+    ("f1", ("wilson", "delta", "logit")),
+])
+def test_brute_force_small_n(metric, methods):
+    """Small class sizes, a wide box: bound <= the minimum of exact coverage over a 301 × 301 grid (the
+    problem's own sums, equal to coverage()'s: test_coverage_sums_equal_the_library), and the worst found
+    within the tolerance of the bound."""
+    box = {"tpr": (0.3, 0.95), "tnr": (0.4, 0.98)}
+    a, b = np.meshgrid(np.linspace(*box["tpr"], 301), np.linspace(*box["tnr"], 301), indexing="ij")
+    x = np.stack([a.ravel(), b.ravel()], axis=1)
+    for method in methods:
+        problem = stratified_problem(method, metric, 6, 9, box, 0.05)
+        found = certify(problem, tol=1e-4)
+        grid = problem.coverage(x)
+        assert found.closed, (metric, method)
+        # the grid can fall below the worst found by at most the tolerance (inf >= bound >= worst - tol)
+        assert found.bound <= np.nanmin(grid) + 1e-12 and np.nanmin(grid) >= found.worst - 1e-4 - 1e-12, (metric, method)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.05, 0.9), st.floats(0.05, 0.9), st.floats(1e-4, 0.1), st.floats(1e-4, 0.1),
+       st.sampled_from(["balanced_accuracy", "precision", "npv", "f1"]), st.booleans(), st.integers(0, 2**31))
+def test_a_cell_bound_is_below_coverage_everywhere_in_the_cell(a, b, wa, wb, metric, complete, seed):
+    """The bound of any cell is at most the exact coverage at random points inside it (and at its corners),
+    with the whole outcome space (the tighter second-order bound) and with the support only."""
+    method = "wald" if metric == "balanced_accuracy" else "wilson"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(certify_module, "COMPLETE", 10**9 if complete else 0)
+        problem = stratified_problem(method, metric, 13, 17, {"tpr": (0.05, 1.0), "tnr": (0.05, 1.0)}, 0.05)
+    assert problem.complete == complete
+    lo, hi = np.array([[a, b]]), np.array([[a + wa, b + wb]])
+    bound = problem.bound(lo, hi)[0]
+    rng = np.random.default_rng(seed)
+    x = np.vstack([lo + rng.random((200, 2)) * (hi - lo), [[a, b], [a + wa, b], [a, b + wb], [a + wa, b + wb]]])
+    assert bound <= np.nanmin(problem.coverage(x)) + 1e-12
+
+
+def test_coverage_sums_equal_the_library():
+    """Problem.coverage and mean_width are coverage()'s numbers at the same points (to rounding)."""
+    box = {"tpr": (0.5, 0.9), "tnr": (0.6, 0.95)}
+    problem = stratified_problem("wilson", "f1", 20, 30, box, 0.05)
+    x = np.array([[0.5, 0.6], [0.7, 0.8], [0.9, 0.95]])
+    r = coverage("wilson", design="stratified", metric="f1", n_pos=20, n_neg=30, tpr=x[:, 0], tnr=x[:, 1])
+    assert problem.coverage(x) == pytest.approx(r.coverage, abs=1e-12)
+    assert problem.mean_width(x) == pytest.approx(r.mean_width, abs=1e-12)
+    box = dict(d=(0.1, 0.3), r=(0.5, 0.9), s=(0.6, 0.9))
+    for method in ("newcombe", "tango"):  # with and without the concordant split
+        problem = paired_problem(method, 40, box, 0.05)
+        x = np.array([[0.2, 0.7, 0.8], [0.1, 0.9, 0.6]])[:, :len(problem.names)]
+        r = coverage(method, design="paired", **_paired_point(40, x[:, 0], x[:, 1], np.array([0.8, 0.6])))
+        assert problem.coverage(x) == pytest.approx(r.coverage, abs=1e-12)
+
+
+def test_three_coordinates_are_searched_on_exact_grids():
+    """paired newcombe reads the concordant split: (d, r, s), searched (no bound), the lowest point found
+    at or below a 15³ grid's minimum, and equal to coverage() there."""
+    n = 60
+    box = dict(d=cp(12, n, THIRD), r=cp(9, 12, THIRD), s=cp(40, 48, THIRD))
+    problem = paired_problem("newcombe", n, box, 0.05)
+    assert problem.names == ("d", "r", "s")
+    found = grid_search(problem, np.array([[0.2, 0.75, 40 / 48]]))
+    assert np.isnan(found.bound)
+    axes = [np.linspace(*box[k], 15) for k in "drs"]
+    d, r, s = (a.ravel() for a in np.meshgrid(*axes, indexing="ij"))
+    grid = coverage("newcombe", design="paired", **_paired_point(n, d, r, s)).coverage
+    assert found.worst <= grid.min() + 1e-12
+    at = coverage("newcombe", design="paired", **_paired_point(n, *found.at.values()))
+    assert at.coverage == pytest.approx(found.worst, abs=1e-12)
