@@ -414,3 +414,21 @@ def test_width_against_n_is_coverage_at_the_scaled_point_and_the_planner():
         assert width == covstudy.coverage(pick.method, n=int(n), p=p).mean_width
     assert g.n_for_half_width.iloc[0] == covstudy.plan(pick.method, p=p, width=float(pick.mean_width) / 2).n
     assert covstudy.evaluate(truth.astype(int), predicted.astype(int), metrics=["accuracy"], audit=False).growth is None
+
+
+def test_a_recommended_row_below_target_is_flagged_in_every_output(tmp_path):
+    """A recommended row whose meets_target is "no" says so on its row: terminal table, report.md, report.html."""
+    from covstudy.evaluation.render import markdown, text
+    from covstudy.report.evaluation_page import BELOW, evaluation_page
+
+    ev = covstudy.evaluate([1] * 12 + [0] * 8, [1] * 12 + [0] * 8, metrics=["accuracy", "recall"])
+    assert set(ev.recommended.meets_target) <= {"certified", "estimated"}
+    assert BELOW not in text(ev.recommended) and "Below target" not in markdown(ev)
+    ev.table.loc[ev.table.recommended & (ev.table.metric == "recall"), "meets_target"] = "no"
+    line = next(x for x in text(ev.recommended).splitlines() if x.startswith("recall"))
+    assert line.rstrip().endswith(BELOW)
+    md = markdown(ev)
+    assert "**Below target:**" in md and "for recall" in md
+    assert next(x for x in md.splitlines() if x.startswith("| recall")).rstrip(" |").endswith(BELOW)
+    html = evaluation_page(ev, tmp_path)
+    assert "<b>Below target:</b>" in html and BELOW in html

@@ -13,6 +13,7 @@ exact infimum over the region for the one-proportion metrics, else the minimum o
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -93,6 +94,9 @@ def _binomial_audit(method, n, p, delta, region) -> dict:
             "reps": None, "audit": "certified"}
 
 
+_SEARCHED: dict = {}  # (spec, the intervals' digest) -> certify's answer, for methods with identical intervals
+
+
 def certified_audit(qualified, s: Spec, delta) -> dict:
     """Exact coverage at the plug-in point and the certified worst over the spec's box (``certify``):
     ``worst_coverage`` the lowest coverage found, ``worst_bound`` a certified lower bound of the infimum."""
@@ -104,10 +108,18 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
     else:
         problem = paired_problem(qualified, pt["n"], s.box, delta)
     x = np.array([[s.at[k] for k in problem.names]])
-    if len(problem.names) <= CERTIFIED_DIMENSIONS:
-        found = certify(problem, x, floor=1 - delta - EPSILON)
-    else:  # the paired methods that read the concordant split: three coordinates, searched on exact grids
-        found = grid_search(problem, x)
+    # methods with the same intervals on every outcome (jeffreys, bayes, ...) have the same answer
+    key = (s.design, s.coverage_metric, tuple(pt.items()), tuple(s.box.items()), delta, problem.names,
+           hashlib.blake2b(problem.lower.tobytes() + problem.upper.tobytes(), digest_size=16).digest())
+    found = _SEARCHED.get(key)
+    if found is None:
+        if len(problem.names) <= CERTIFIED_DIMENSIONS:
+            found = certify(problem, x, floor=1 - delta - EPSILON)
+        else:  # the paired methods that read the concordant split: three coordinates, searched on exact grids
+            found = grid_search(problem, x)
+        if len(_SEARCHED) >= 256:
+            _SEARCHED.clear()
+        _SEARCHED[key] = found
     # at the plug-in point: coverage() itself (the same bits as the library)
     r = coverage_over(qualified, s.design, s.coverage_metric, {k: np.array([v]) for k, v in pt.items()}, delta,
                       None, None)
