@@ -291,7 +291,7 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
     return Certified(bound, best, dict(zip(problem.names, map(float, best_at))), len(bounds), best - bound <= tol)
 
 
-def grid_search(problem: Problem, start: np.ndarray | None = None, points: int = 12, rounds: int = 6) -> Certified:
+def grid_search(problem: Problem, start: np.ndarray | None = None, points: int = 8, rounds: int = 6) -> Certified:
     """The lowest exact coverage over a grid of ``points`` along each coordinate, then grids of five a
     side at half the spacing around the lowest point found, ``rounds`` times: searched, not certified
     (``bound`` NaN). For boxes of more than two coordinates, where a cell's bound costs too many outcomes."""

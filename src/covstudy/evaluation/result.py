@@ -177,7 +177,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             c = dict(only_first=int(np.sum(a & ~b)), only_second=int(np.sum(~a & b)))
         prob = float(superiority_probability(c["only_first"], c["only_second"]))
         extra = dict(metric="superiority_probability", method="bayes", kind="paired", estimate=prob, lower=np.nan,
-                     upper=np.nan, width=np.nan, design="paired", n=d.n, recommended=True)
+                     upper=np.nan, width=np.nan, design="paired", n=d.n, recommended=True, worst_at="", audit="",
+                     meets_target="")
         table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True)
         reasons["superiority_probability"] = ("P(first model more accurate | data) under a uniform Dirichlet "
                                               "prior on the four paired cells; a probability, not an interval.")
