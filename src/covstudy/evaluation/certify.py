@@ -25,7 +25,7 @@ On a cell (a sub-box) [lo, hi]:
 
 The larger of the two is the cell's bound B(cell) <= C(x) for every x in it. Branch and bound: cut the
 box into GRID × GRID cells, evaluate exact C at their centres, the corners and the plug-in point; split
-(along its widest coordinate, relative to the box) every cell whose bound is below the lowest coverage
+(along the coordinate where it is widest in standard deviations of its binomial factor) every cell whose bound is below the lowest coverage
 found minus ``tol`` and evaluate C at the halves' centres; stop when no cell is below, or when ``work``
 outcome evaluations are spent, or (with a ``floor``) once a point more than BELOW under the floor is
 found. The certified bound is the least bound over the cells (the infimum over the box is at least
@@ -50,11 +50,12 @@ from scipy import special
 
 TOL = 1e-4  # stop once the certified bound is within this of the worst point found
 BELOW = 0.01  # with a floor: stop once a point this far below it is found
-WORK = 300_000_000  # budget: outcome × factor evaluations of the whole search (~a few CPU-seconds)
+WORK = 2_000_000_000  # budget: outcome operations of the whole search (about 2 CPU-seconds)
 BATCH_ELEMENTS = 4_000_000  # cells × outcomes held at once
 GRID = 16  # first cut: cells along each coordinate
 GRID_CELLS = 4096  # at most this many first cells
 BRANCH = 1024  # cells split at once
+NEGLIGIBLE = 1e-18  # outcomes whose largest probability over a batch of cells is below this are left out of its bounds
 COMPLETE = 20_000  # up to this many outcomes the whole space is enumerated (a far tighter second-order bound)
 CERTIFIED_DIMENSIONS = 2  # beyond, a cell's bound costs too many outcomes (paired with the concordant split: ~40,000 at n = 60)
 
@@ -119,8 +120,17 @@ class Problem:
         log = sum(f.log_pmf(x[:, f.axis]) for f in self.factors)
         return np.exp(log)
 
+    def _count(self, work: float) -> None:
+        """Add to the work done (outcome operations), which ``certify``'s budget reads."""
+        self.__dict__["_work"] = self.__dict__.get("_work", 0.0) + work
+
+    @property
+    def work(self) -> float:
+        return self.__dict__.get("_work", 0.0)
+
     def coverage(self, x: np.ndarray) -> np.ndarray:
         """C(x) at points x (cells, d); NaN where θ is undefined."""
+        self._count(len(x) * self.lower.size * (len(self.factors) + 2))
         t = self.theta(x)
         covered = (self.lower <= t[:, None]) & (t[:, None] <= self.upper)
         out = np.einsum("ij,ij->i", self.probability(x), covered.astype(float))
@@ -137,13 +147,21 @@ class Problem:
         xs = np.where(corners[None], hi[:, None, :], lo[:, None, :])  # (cells, 2^d, d)
         t = self.theta(xs.reshape(-1, d)).reshape(len(lo), -1)
         t_min, t_max = t.min(1), t.max(1)  # NaN (θ undefined somewhere): bound 0
-        ends, _ = self._ranks
+        ends = self._ends
         window = (np.searchsorted(ends, t_min, side="right"), np.searchsorted(ends, t_max, side="left"))
-        at_lo = [f.log_pmf(lo[:, f.axis]) for f in self.factors]
-        at_hi = [f.log_pmf(hi[:, f.axis]) for f in self.factors]
+        # The outcomes that can matter on these cells: largest probability over them at least NEGLIGIBLE.
+        # Leaving the others out lowers every covered sum below (a valid bound); their curvature, which
+        # the second-order bound must count, is at most NEGLIGIBLE·(the sum of their scores' terms).
+        most = sum(f.log_pmf_most(lo[:, f.axis], hi[:, f.axis]) for f in self.factors)
+        keep = np.flatnonzero(most.max(0) >= np.log(NEGLIGIBLE))
+        most = np.exp(most[:, keep])
+        self._count(len(lo) * (keep.size * (len(self.factors) * 4 + 2 ** d + 4) + self.lower.size))
+        local = self._local(keep, window)
+        at_lo = [f.log_pmf(lo[:, f.axis])[:, keep] for f in self.factors]
+        at_hi = [f.log_pmf(hi[:, f.axis])[:, keep] for f in self.factors]
         # First order: every outcome at its least probability over the cell.
         least = np.exp(sum(np.minimum(a, b) for a, b in zip(at_lo, at_hi)))
-        first = self._covered(least, window).min(1)
+        first = local(least).min(1)
         # Second order, per stretch J of θ between interval ends: g_J = Σ_{covered} P_x(o) on a box is at
         # least its least corner value less Σ_j h_j²/8·max|∂²g_J/∂x_j²| (the error of multilinear
         # interpolation); ∂²P/∂x_j² = P·(s² + s') with s the binomial score of the factor in x_j, so
@@ -153,69 +171,79 @@ class Problem:
         corner = None
         for c in corners:
             w = np.exp(sum(b if c[f.axis] else a for f, a, b in zip(self.factors, at_lo, at_hi)))
-            f_c = self._covered(w, window)
+            f_c = local(w)
             corner = f_c if corner is None else np.minimum(corner, f_c)
-        most = np.exp(sum(f.log_pmf_most(lo[:, f.axis], hi[:, f.axis]) for f in self.factors))
         error = np.zeros_like(corner)
         for f in self.factors:
             h = hi[:, f.axis] - lo[:, f.axis]
             curve = np.maximum(f.curvature(lo[:, f.axis]), f.curvature(hi[:, f.axis]))
+            left_out = NEGLIGIBLE * np.nan_to_num(curve.sum(1), nan=np.inf, posinf=np.inf)
+            curve = curve[:, keep]
             with np.errstate(invalid="ignore"):
                 a = np.nan_to_num(most * curve, nan=np.inf, posinf=np.inf)
-            covered = self._covered(a, window, fill=0.0)
+            covered = local(a, fill=0.0)
             if self.complete:
                 with np.errstate(invalid="ignore"):  # inf - inf: the covered sum (fmin skips the NaN)
                     covered = np.fmin(covered, a.sum(1)[:, None] - covered)
-            error = error + np.where(h > 0, h * h / 8, 0.0)[:, None] * covered
+            error = error + np.where(h > 0, h * h / 8, 0.0)[:, None] * (covered + left_out[:, None])
         second = np.where(np.isfinite(corner), corner - np.nan_to_num(error, nan=np.inf), np.inf).min(1)
         out = np.maximum(first, second)
         point = window[0] > window[1]  # θ constant on the cell and equal to an end: the coverage there
         if point.any():
-            covered = (self.lower <= t_min[point, None]) & (t_min[point, None] <= self.upper)
+            covered = (self.lower[keep] <= t_min[point, None]) & (t_min[point, None] <= self.upper[keep])
             out[point] = np.einsum("ij,ij->i", least[point], covered.astype(float))
         return np.where(np.isfinite(t_min) & np.isfinite(t_max), np.maximum(out, 0.0), 0.0)
 
-    def _covered(self, w: np.ndarray, window, fill=np.inf) -> np.ndarray:
-        """f_J = Σ_o w_o·1[L_o < t < U_o] for t in each stretch J between consecutive distinct interval
-        ends that the cell's θ range meets: (cells, stretches), ``fill`` beyond a cell's own stretches.
+    def _local(self, keep: np.ndarray, window):
+        """f(w, fill) -> (cells, stretches): f_J = Σ_{o in keep} w_o·1[L_o < t < U_o] for t in each stretch J
+        between consecutive distinct interval ends that the cell's θ range meets, ``fill`` beyond a cell's
+        own stretches.
 
         In the stretch between the (i-1)th and ith ends (rank i = 0..K) the covered outcomes are those
         whose lower end has rank below i and upper end rank at least i; at an end itself the covered set
         contains both neighbours', so the open stretches suffice. From the first rank the cell meets, f
-        changes by the mass whose lower end has that rank less the mass whose upper end has it."""
-        ends, steps = self._ranks
+        changes only at the ranks of the kept outcomes' ends, by the mass whose lower end has that rank
+        less the mass whose upper end has it."""
+        from scipy import sparse
+
         first, last = window
-        _, rank_lower, rank_upper = self._rank_of
-        start = np.einsum("ij,ij->i", w, ((rank_lower[None] < first[:, None])
-                                          & (rank_upper[None] >= first[:, None])).astype(float))
-        span = np.maximum(last - first, 0)
+        rank_lower, rank_upper = self._rank_lower[keep], self._rank_upper[keep]
+        used = np.unique(np.concatenate([rank_lower, rank_upper]))  # the ranks where f can change
+        m = keep.size
+        steps = sparse.csr_matrix((np.concatenate([np.ones(m), -np.ones(m)]),
+                                   (np.concatenate([np.arange(m)] * 2),
+                                    np.concatenate([np.searchsorted(used, rank_lower),
+                                                    np.searchsorted(used, rank_upper)]))), shape=(m, used.size))
+        inside_start = ((rank_lower[None] < first[:, None]) & (rank_upper[None] >= first[:, None])).astype(float)
+        # the changes at used ranks j with first <= j < last move f from rank j to rank j + 1 <= last
+        begin, end = np.searchsorted(used, first, side="left"), np.searchsorted(used, last, side="left")
+        span = np.maximum(end - begin, 0)
         reach = int(span.max()) if len(span) else 0
-        if reach == 0:
-            return start[:, None]
-        at = np.minimum(first[:, None] + np.arange(reach), ends.size - 1)
-        inside = np.arange(reach)[None] < span[:, None]
-        with np.errstate(invalid="ignore"):  # infinite curvature (a box end at 0 or 1): inf - inf, NaN, read as inf
-            change = (steps.T @ w.T).T  # (cells, K): the step of f at each rank
-            f = start[:, None] + np.cumsum(np.where(inside, np.take_along_axis(change, at, axis=1), 0.0), axis=1)
-        return np.nan_to_num(np.hstack([start[:, None], np.where(inside, f, fill)]), nan=np.inf)
+        at = np.minimum(begin[:, None] + np.arange(max(reach, 1)), max(used.size - 1, 0))
+        inside = np.arange(max(reach, 1))[None] < span[:, None]
+
+        def covered(w: np.ndarray, fill=np.inf) -> np.ndarray:
+            start = np.einsum("ij,ij->i", w, inside_start)
+            if reach == 0:
+                return start[:, None]
+            with np.errstate(invalid="ignore"):  # infinite curvature (a box end at 0 or 1): inf - inf, read as inf
+                change = (steps.T @ w.T).T  # (cells, used ranks): the step of f at each
+                f = start[:, None] + np.cumsum(np.where(inside, np.take_along_axis(change, at, axis=1), 0.0),
+                                               axis=1)
+            return np.nan_to_num(np.hstack([start[:, None], np.where(inside, f, fill)]), nan=np.inf)
+
+        return covered
 
     @property
-    def _ranks(self):
-        """The distinct interval ends, and the sparse (outcomes × ends) matrix with +1 at each outcome's
-        lower end's rank and -1 at its upper end's."""
-        r = self.__dict__.get("_r")
-        if r is None:
-            from scipy import sparse
-
+    def _ends(self) -> np.ndarray:
+        """The distinct interval ends (sorted); each outcome's lower and upper end's rank among them."""
+        ends = self.__dict__.get("_e")
+        if ends is None:
             ends = np.unique(np.concatenate([self.lower, self.upper]))
-            m = self.lower.size
-            rows = np.concatenate([np.arange(m), np.arange(m)])
-            cols = np.concatenate([np.searchsorted(ends, self.lower), np.searchsorted(ends, self.upper)])
-            values = np.concatenate([np.ones(m), -np.ones(m)])
-            r = (ends, sparse.csr_matrix((values, (rows, cols)), shape=(m, ends.size)))
-            object.__setattr__(self, "_r", r)
-            object.__setattr__(self, "_rank_of", (ends, cols[:m], cols[m:]))
-        return r
+            object.__setattr__(self, "_e", ends)
+            object.__setattr__(self, "_rank_lower", np.searchsorted(ends, self.lower))
+            object.__setattr__(self, "_rank_upper", np.searchsorted(ends, self.upper))
+        return ends
 
 
 @dataclass(frozen=True)
@@ -243,8 +271,8 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
     tol = TOL if tol is None else tol
     work = WORK if work is None else work
     d = len(problem.names)
+    trials = np.array([max([1.0] + [float(f.m.max()) for f in problem.factors if f.axis == j]) for j in range(d)])
     low, high = problem.low.astype(float), problem.high.astype(float)
-    span = np.where(high > low, high - low, 1.0)
     g = max(1, min(grid, int(round(GRID_CELLS ** (1 / d)))))
     edges = [np.linspace(a, b, g + 1) if b > a else np.array([a, a]) for a, b in zip(low, high)]
     index = np.array(list(itertools.product(*(range(len(e) - 1) for e in edges))))
@@ -252,7 +280,7 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
     hi = np.stack([edges[j][index[:, j] + 1] for j in range(d)], axis=1)
     corners = np.where(np.array(list(itertools.product((0, 1), repeat=d)), dtype=bool), high, low)
     points = np.vstack([corners, 0.5 * (lo + hi)] + ([] if start is None else [np.atleast_2d(start)]))
-    per_cell = problem.lower.size * (len(problem.factors) * 4 + 6)  # outcome operations of a bound and a point
+    spent_before = problem.work
     best, best_at = np.inf, points[0]
     bounds = np.empty(0)
     spent = 0.0
@@ -269,17 +297,19 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
             new = _batches(problem, np.hstack([pending_lo, pending_hi]), lambda v: problem.bound(v[:, :d], v[:, d:]))
             lo, hi = np.vstack([lo, pending_lo]), np.vstack([hi, pending_hi])
             bounds = np.concatenate([bounds, new])
-            spent += len(pending_lo) * per_cell
+        spent = problem.work - spent_before
         active = np.flatnonzero(bounds < best - tol)
         if not active.size or spent >= work or (floor is not None and best < floor - BELOW):
             break
-        room = max(1, min(BRANCH, int((work - spent) // (2 * per_cell))))
+        room = BRANCH
         take = active[np.argsort(bounds[active], kind="stable")][:room]
         keep = np.ones(len(lo), dtype=bool)
         keep[take] = False
         a_lo, a_hi = lo[take], hi[take]
         rows = np.arange(len(take))
-        axis = np.argmax((a_hi - a_lo) / span, axis=1)
+        # split where the bound loses most: the width in standard deviations, h·sqrt(m/(x(1 - x)))
+        centre = np.clip(0.5 * (a_lo + a_hi), 1e-9, 1 - 1e-9)
+        axis = np.argmax((a_hi - a_lo) * np.sqrt(trials / (centre * (1 - centre))), axis=1)
         mid = 0.5 * (a_lo[rows, axis] + a_hi[rows, axis])
         left_hi, right_lo = a_hi.copy(), a_lo.copy()
         left_hi[rows, axis] = mid
