@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .explorer import _cell, _e, _links, _table_html, page
 
 EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
                       "worst_coverage", "worst_bound", "worst_at", "meets_target", "mean_width", "engine", "recommended")
@@ -42,6 +41,8 @@ def evaluation_page(ev, folder) -> str:
     """The HTML report of a ``covstudy.evaluate`` result (``Evaluation``): the recommended intervals
     and why, an interactive forest plot of every method per metric (hover: audited coverage), the
     sortable audited table, and links to the files ``Evaluation.save`` writes beside it."""
+    from .explorer import _cell, _e, _links, _table_html, page  # here: the tables' constants above import no pandas
+
     folder = Path(folder)
     info = ev.info
     table = ev.table
