@@ -82,32 +82,32 @@ def spend(rule: str, fractions, delta: float) -> np.ndarray:
     return np.maximum(np.diff(spent, prepend=0.0), MIN_DELTA)
 
 
-def _bisect(f, low, high):
-    """The root of f on [low, high] (arrays) where f(low) > 0 >= f(high) or the reverse: bisection."""
-    f_low = f(low) > 0
+def _bisect(f, outside, inside):
+    """A point where f crosses log(1/delta) between ``outside`` (taken as above: f(0) = +inf at the
+    lower end, f(1) at the upper, as confseq does) and ``inside`` (p̂, below): bisection, arrays."""
     for _ in range(_BISECTIONS):
-        mid = 0.5 * (low + high)
-        above = (f(mid) > 0) == f_low
-        low = np.where(above, mid, low)
-        high = np.where(above, high, mid)
-    return 0.5 * (low + high)
+        mid = 0.5 * (outside + inside)
+        above = f(mid) > 0
+        outside = np.where(above, mid, outside)
+        inside = np.where(above, inside, mid)
+    return 0.5 * (outside + inside)
 
 
 def _level_set(log_stat, k, n, delta):
-    """The interval {m : log_stat(m) < log(1/delta)} around p̂ = k/n, where log_stat(p̂) < log(1/delta)
-    and log_stat rises to +inf towards 0 (if k > 0) and 1 (if k < n) without crossing back (convex)."""
+    """The interval {m : log_stat(m) < log(1/delta)} around p̂ = k/n, where log_stat(p̂) < log(1/delta):
+    its ends by bisection between p̂ and 0 (if k > 0) and 1 (if k < n). Where log_stat stays below
+    the level all the way to 0 (the mixture at k = 1), the end is 0 (to within 2^-60)."""
     k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
     phat = k / n
     level = np.log(1 / delta)
 
     def f(m):
-        m = np.clip(m, 1e-300, 1 - 1e-16)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = log_stat(k, n, m) - level
         return np.where(np.isnan(out), np.inf, out)
 
     lower = np.where(k > 0, _bisect(f, np.zeros_like(phat), phat), 0.0)
-    upper = np.where(k < n, _bisect(f, phat.copy(), np.ones_like(phat)), 1.0)
+    upper = np.where(k < n, _bisect(f, np.ones_like(phat), phat.copy()), 1.0)
     return lower, upper
 
 
