@@ -41,7 +41,9 @@ conservative next to group-sequential boundaries that use the looks' correlation
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
+
+from .._lazy import stats
 
 from .binomial import clopper_pearson
 from .registry import Param, register, register_kind
