@@ -198,3 +198,54 @@ def test_bad_input_is_a_one_line_error(call, message):
     with pytest.raises(ValueError) as err:
         call()
     assert str(err.value).startswith(message) and "\n" not in str(err.value), str(err.value)
+
+
+GOOD = {"name": "s", "seed": 1, "sequential": {"p": [0.5], "delta": 0.05, "parts": {
+    "peek": {"methods": ["wilson"], "n_max": [20], "looks": [2], "rules": [{"rule": "never"}]}}}}
+
+
+def with_change(path, value):
+    import copy
+
+    cfg = copy.deepcopy(GOOD)
+    *parents, last = path
+    node = cfg
+    for key in parents:
+        node = node[key]
+    if value is KeyError:
+        del node[last]
+    else:
+        node[last] = value
+    return cfg
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("sequential", "parts"), KeyError, "sequential.parts: must map"),
+    (("sequential", "colour"), 1, "sequential: unknown keys colour"),
+    (("sequential", "delta"), 0.9, "delta must be"),
+    (("sequential", "p"), [2], "sequential.p must be"),
+    (("sequential", "parts", "peek", "rules"), [{"rule": "width"}], "sequential.parts.peek: width: missing"),
+    (("sequential", "parts", "peek", "batch"), [5], "sequential.parts.peek: give looks"),
+    (("sequential", "parts", "peek", "methods"), ["nope"], "sequential.parts.peek: method: unknown"),
+    (("sequential", "parts", "peek", "methods"), [{"name": "mixture", "adjust": "obf"}], "sequential.parts.peek: adjust"),
+    (("sequential", "parts", "peek", "looks"), [30], "sequential.parts.peek: looks must be <= n_max"),
+    (("sequential", "parts", "peek", "speed"), 1, "sequential.parts.peek: unknown keys speed"),
+])
+def test_bad_study_configs_are_one_line_errors(path, value, message):
+    from covstudy.study.config import ConfigError
+    from covstudy.sequential.study import SequentialStudy
+
+    with pytest.raises(ConfigError) as err:
+        SequentialStudy.from_config(with_change(path, value))
+    assert str(err.value).startswith(message) and "\n" not in str(err.value), str(err.value)
+
+
+def test_a_study_writes_its_table_check_and_report(tmp_path):
+    from covstudy.sequential.study import SequentialStudy, run_sequential_study
+
+    cfg = with_change(("sequential", "check"), {"reps": 50, "p": [0.5]}) | {"out": str(tmp_path / "s")}
+    table = run_sequential_study(SequentialStudy.from_config(cfg))
+    r = sequential_coverage("wilson", 0.5, looks=[10, 20])
+    assert table["simultaneous"].iloc[0] == pytest.approx(r["simultaneous"][0], abs=1e-15)
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["check.csv", "report.md", "results.csv", "study.json"]
+    assert "## Monte Carlo check" in (tmp_path / "s" / "report.md").read_text()
