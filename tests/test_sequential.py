@@ -222,7 +222,7 @@ def with_change(path, value):
 @pytest.mark.parametrize("path, value, message", [
     (("sequential", "parts"), KeyError, "sequential.parts: must map"),
     (("sequential", "colour"), 1, "sequential: unknown keys colour"),
-    (("sequential", "delta"), 0.9, "delta must be"),
+    (("sequential", "delta"), 0.9, "sequential.delta must be"),
     (("sequential", "p"), [2], "sequential.p must be"),
     (("sequential", "parts", "peek", "rules"), [{"rule": "width"}], "sequential.parts.peek: width: missing"),
     (("sequential", "parts", "peek", "batch"), [5], "sequential.parts.peek: give looks"),

@@ -303,9 +303,23 @@ def sequential_coverage(method, p, *, looks=None, batch=None, n_max=None, rule="
 def confidence_sequence(method, k, n, *, delta=0.05, adjust="none", **params):
     """The intervals a procedure gives at each look of one growing test set.
 
-    ``k``, ``n``: successes and sizes at the looks (increasing n); ``method`` and ``adjust`` as in
-    ``sequential_coverage`` (a fixed-n method spends by ``adjust`` over these looks, n[-1] the last).
-    Returns ``(lower, upper)``, one entry per look.
+    Parameters
+    ----------
+    method : str
+        A confidence sequence (``"mixture"``, ``"betting"``, ``"cp_union"``) or a proportion method
+        (spending delta over these looks by ``adjust``, n[-1] the last look).
+    k, n : sequences of int
+        Successes and sizes at the looks, n increasing.
+    delta : float
+        The miss rate: every look's interval holds p at once with probability >= 1 - delta
+        (a confidence sequence, or an adjusted Clopper–Pearson; not the naive peek).
+    adjust : {"none", "bonferroni", "obf", "pocock"}
+        How a fixed-n method spends delta over the looks.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Lower and upper ends, one entry per look.
 
     Examples
     --------

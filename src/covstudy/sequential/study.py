@@ -67,7 +67,10 @@ class SequentialStudy:
             raise ConfigError(f"sequential: unknown keys {', '.join(sorted(unknown))}; valid: p, delta, check, parts")
         try:
             p = np.asarray(validate.interval("sequential.p", block.get("p"), 0.0, 1.0, False, False), dtype=float).ravel()
-            delta = float(validate.delta(block.get("delta", 0.05)))
+            problem = validate.delta_problem(block.get("delta", 0.05))
+            if problem:
+                raise ValueError(f"sequential.delta {problem}")
+            delta = float(block.get("delta", 0.05))
             check = block.get("check") or {}
             check_p = np.asarray(validate.interval("sequential.check.p", check.get("p", []), 0.0, 1.0, False, False),
                                  dtype=float).ravel() if check else np.zeros(0)
