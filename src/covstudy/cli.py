@@ -317,7 +317,7 @@ def _run_sequential(raw: dict) -> None:
         print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
               file=sys.stderr)
         sys.exit(130)
-    print(f"{study.name}: {len(table)} rows -> {study.out / 'results.csv'}; report: {study.out / 'report.md'}")
+    print(f"{study.name}: {len(table)} rows -> {study.out / 'results.parquet'}; report: {study.out / 'report.md'}")
     print(peeking_summary(table).round(4).to_string(index=False))
 
 

@@ -14,7 +14,7 @@ The config's ``sequential`` block::
         batch: [50]                # a look every batch examples (one of the two)
         rules: [{rule: never}, {rule: width, width: 0.1}, {rule: threshold, threshold: 0.9}]
 
-``run_sequential_study`` writes <out>/results.csv (one row per part × procedure × schedule ×
+``run_sequential_study`` writes <out>/results.parquet (one row per part × procedure × schedule ×
 rule × p: the measures of designs/sequential.py), check.csv (Monte Carlo against exact, with z),
 report.md (the summary tables below and the figures) and, with ``plot``, the figures.
 """
@@ -168,7 +168,7 @@ def run_sequential_study(study: SequentialStudy):
     """Compute and write the study (module docstring); returns the results table."""
     table, check = study_rows(study)
     study.out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(study.out / "results.csv", index=False, float_format="%.12g")
+    table.to_parquet(study.out / "results.parquet", index=False)
     check.to_csv(study.out / "check.csv", index=False, float_format="%.12g")
     figures = []
     if study.plot:
