@@ -122,10 +122,6 @@ class Rule:
             return (lower > self.value) | (upper < self.value)
         return np.zeros(np.shape(lower), dtype=bool)
 
-    @property
-    def label(self) -> str:
-        return {"never": "never", "width": f"width<={self.value:g}", "threshold": f"excludes {self.value:g}"}[self.kind]
-
 
 def _given(name, value):
     if value is None:
