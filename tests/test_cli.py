@@ -141,6 +141,20 @@ def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
         table = run_band_study(study)
         assert len(table) == sum(len(v) for v in study.methods.values()) and table["containment"].between(0, 1).all()
         return
+    if cfg.get("sequential"):  # a sequential study (sequential/study.py): its own config and tables
+        from covstudy.sequential.study import SequentialStudy, run_sequential_study
+
+        assert SequentialStudy.from_config(cfg).out == cli.Path("results") / name
+        block = cfg["sequential"]
+        block.update(p=block["p"][:2], check={"reps": 20, "p": [0.5]})
+        for part in block["parts"].values():
+            part.update({key: part[key][:2] for key in ("methods", "n_max", "looks", "batch") if key in part})
+        cfg.update(plot=False, out=str(tmp_path / name))
+        study = SequentialStudy.from_config(cfg)
+        assert study.name == name and study.question
+        table = run_sequential_study(study)
+        assert len(table) > 0 and table["coverage"].between(0, 1).all()
+        return
     study = Study.from_config(cfg)
     assert study.name == name and study.question
     assert study.out == cli.Path("results") / name

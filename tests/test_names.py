@@ -38,6 +38,7 @@ SMALL = {"draws": 50}
 
 
 BANDS = ("roc_band", "pr_band")  # curves, not intervals: their doors are roc_band/pr_band/band_coverage (test_bands.py)
+BANDS += ("sequential",)  # confidence sequences: their door is sequential_coverage (test_sequential.py)
 
 
 @pytest.mark.parametrize("qualified", [q for q, m in methods().items() if m.takes not in BANDS])
@@ -127,7 +128,9 @@ def test_the_door_reaches_every_kind_and_agrees_with_the_wrappers():
 def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
     bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
-    assert len(everything) - len(bands) == 96 and len(bands) == 13 and all("." in q for q in everything)
+    sequences = [q for q in everything if q.startswith("sequential.")]
+    assert len(everything) - len(bands) - len(sequences) == 96 and len(bands) == 13 and all("." in q for q in everything)
+    assert sequences == ["sequential.mixture", "sequential.betting", "sequential.cp_union"]
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
@@ -173,7 +176,7 @@ DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.
              "covstudy.engine.exact_curve", "covstudy.planning.plan", "covstudy.methods", "covstudy.methods.registry",
              "covstudy.evaluation.result",
              "covstudy.bands.coverage", "covstudy.designs.binormal",
-             "covstudy.planning.eval_power", "covstudy.methods.auc_difference")
+             "covstudy.planning.eval_power", "covstudy.methods.auc_difference", "covstudy.designs.sequential")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

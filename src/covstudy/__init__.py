@@ -8,6 +8,7 @@ from .designs import DESIGNS
 from .designs.binormal import true_pr, true_roc
 from .designs.confusion import METRICS
 from .designs.multiclass import MULTICLASS_METRICS
+from .designs.sequential import confidence_sequence, sequential_coverage
 from .planning.eval_power import components as eval_components, mde as eval_mde, questions_needed as eval_questions_needed
 from .evaluation.result import Evaluation, evaluate
 from .engine.exact_curve import AverageCoverage, ConfidenceCoefficient, average_coverage, confidence_coefficient
@@ -86,6 +87,7 @@ __all__ = [
     "band_coverage",
     "clustered_interval",
     "confidence_coefficient",
+    "confidence_sequence",
     "coverage",
     "delong_contrast",
     "delong_covariance",
@@ -107,6 +109,7 @@ __all__ = [
     "pr_band",
     "roc_band",
     "run_study",
+    "sequential_coverage",
     "size_performance",
     "superiority_probability",
     "true_pr",

@@ -241,6 +241,9 @@ def _app(cfg: DictConfig) -> None:
     if raw.get("bands"):  # a band study (bands/study.py): curves, not intervals
         _run_bands(raw)
         return
+    if raw.get("sequential"):  # a sequential study (sequential/study.py): test sets that grow
+        _run_sequential(raw)
+        return
     overrides = list(HydraConfig.get().overrides.task)
     try:
         check_design_choice(str(HydraConfig.get().runtime.choices.get("study")), overrides, raw)
@@ -297,6 +300,25 @@ def how_to_open(folder: Path) -> str:
     page = Path(folder) / "report.html"
     return (f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) "
             f"and {Path(folder) / 'report.md'}")
+
+
+def _run_sequential(raw: dict) -> None:
+    """``covstudy study=peeking``: a sequential study's tables, report and figures (sequential/study.py)."""
+    from .sequential.study import SequentialStudy, peeking_summary, run_sequential_study
+
+    try:
+        study = SequentialStudy.from_config(raw)
+    except ConfigError as err:
+        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
+    try:
+        with _sigterm_as_interrupt():
+            table = run_sequential_study(study)
+    except KeyboardInterrupt:  # the tables are written at the end: nothing is half-written
+        print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
+              file=sys.stderr)
+        sys.exit(130)
+    print(f"{study.name}: {len(table)} rows -> {study.out / 'results.parquet'}; report: {study.out / 'report.md'}")
+    print(peeking_summary(table).round(4).to_string(index=False))
 
 
 def _run_bands(raw: dict) -> None:
