@@ -176,7 +176,8 @@ DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.
              "covstudy.engine.exact_curve", "covstudy.planning.plan", "covstudy.methods", "covstudy.methods.registry",
              "covstudy.evaluation.result",
              "covstudy.bands.coverage", "covstudy.designs.binormal",
-             "covstudy.planning.eval_power", "covstudy.methods.auc_difference", "covstudy.designs.sequential")
+             "covstudy.planning.eval_power", "covstudy.methods.auc_difference", "covstudy.designs.sequential",
+             "covstudy.planning.sequential")
 
 
 @pytest.mark.parametrize("module", DOCTESTED)

@@ -249,3 +249,27 @@ def test_a_study_writes_its_table_check_and_report(tmp_path):
     assert table["simultaneous"].iloc[0] == pytest.approx(r["simultaneous"][0], abs=1e-15)
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["check.csv", "report.md", "results.parquet", "study.json"]
     assert "## Monte Carlo check" in (tmp_path / "s" / "report.md").read_text()
+
+
+def test_the_planner_gives_the_width_rules_expected_labels(capsys):
+    """planning.sequential.expected_labels is sequential_coverage's width rule; n_max defaults to four times
+    the fixed-n plan; covstudy-plan --design sequential prints it and refuses bad input in one line."""
+    from covstudy import plan
+    from covstudy.cli import plan_main
+    from covstudy.planning.sequential import expected_labels
+
+    r = expected_labels("mixture", 0.8, 0.15, batch=20, n_max=400)
+    ref = covstudy.sequential_coverage("mixture", 0.8, batch=20, n_max=400, rule="width", width=0.15)
+    assert (r.expected_n, r.coverage, r.simultaneous) == (ref["expected_n"][0], ref["coverage"][0],
+                                                         ref["simultaneous"][0])
+    naive = expected_labels("wilson", 0.8, 0.15, batch=20, n_max=400)
+    assert naive.expected_n < r.expected_n and naive.simultaneous < 0.95 <= r.simultaneous
+    default = expected_labels("wilson", 0.8, 0.15, batch=20)
+    assert default.n_max == 20 * -(-4 * plan("wilson", p=0.8, width=0.15).n // 20)
+    assert plan_main(["--design", "sequential", "--method", "mixture", "--p", "0.8", "--width", "0.15",
+                      "--batch", "20", "--n-max", "400"]) == 0
+    assert f"{r.expected_n:,.0f} labels expected" in capsys.readouterr().out
+    for bad in (["--batch", "0"], ["--batch", "20", "--adjust", "none2"]):
+        assert plan_main(["--design", "sequential", "--method", "wilson", "--p", "0.8", "--width", "0.15", *bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("covstudy-plan: error:") and err.count("\n") == 1

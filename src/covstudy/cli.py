@@ -447,6 +447,29 @@ def _plan_axes(parser, design: str, rest: list[str]) -> dict:
     return out
 
 
+def _plan_sequential(parser, args, rest, argv) -> int:
+    """``covstudy-plan --design sequential --method M --p P --width W --batch B [--adjust A]``: the expected
+    labels until the interval is at most W wide, looking every B labels (planning/sequential.py)."""
+    from .planning.sequential import expected_labels
+
+    extra = _PlanParser(prog="covstudy-plan --design sequential", allow_abbrev=False)
+    extra.add_argument("--batch", type=int, required=True, help="labels between looks")
+    extra.add_argument("--adjust", default="none", help="spending of delta over the looks: none, bonferroni, obf, pocock")
+    more = extra.parse_args(rest)
+    for name in ("p", "width"):
+        if getattr(args, name) is None:
+            parser.error(f"--{name}: the sequential plan needs it (the assumed accuracy and the target width)")
+    given_n_max = any(a == "--n-max" or a.startswith("--n-max=") for a in (sys.argv[1:] if argv is None else argv))
+    try:
+        result = expected_labels(args.method, args.p, args.width, batch=more.batch, adjust=more.adjust,
+                                 n_max=args.n_max if given_n_max else None, delta=args.delta, **dict(args.param))
+    except ValueError as err:
+        print(f"covstudy-plan: error: {err}", file=sys.stderr)
+        return 2
+    print(result)
+    return 0
+
+
 def plan_main(argv=None) -> int:
     """``covstudy-plan --method wilson --p 0.9 --delta 0.05 --width 0.1``: print n and the table;
     ``--design D --AXIS VALUE ...`` for any design."""
@@ -455,6 +478,8 @@ def plan_main(argv=None) -> int:
 
     parser = _plan_parser()
     args, rest = parser.parse_known_args(argv)
+    if args.design == "sequential":
+        return _plan_sequential(parser, args, rest, argv)
     axes = _plan_axes(parser, args.design, rest)
     for option, path in (("--table", args.table), ("--figure", args.figure)):
         if path is not None and (why := problem(path, folder=False)):
