@@ -13,7 +13,7 @@ CMS = [(40, 10, 5, 45), (3, 1, 0, 96), (12, 30, 25, 3), (1, 0, 0, 0), (0, 4, 2, 
 def test_registry():
     assert {m.name for m in f1_methods().values()} == {"f1_delta", "f1_bayes", "f1_bootstrap"}
     assert list(f1_methods()) == ["f1.delta", "f1.bayes", "f1.bootstrap"]  # qualified names
-    assert f1_methods()["f1_bayes"].defaults == {"alpha": 1.0}
+    assert f1_methods()["f1_bayes"].defaults == {"alpha": 0.25}  # 1/K², K = 2 (issue 42)
     assert [m.per_test_set for m in f1_methods().values()] == [False, False, True]  # only the bootstrap samples
 
 

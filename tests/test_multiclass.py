@@ -178,13 +178,24 @@ def test_the_confidenceinterval_formula_misses_nominal_coverage_where_takahashi_
     assert out[3, "package"] > 0.99 and out[10, "package"] < 0.93
 
 
-def test_bayes_matches_independent_dirichlet_draws():
+@pytest.mark.parametrize("alpha, prior", [(0.0, 1 / 9), (1.0, 1.0)])  # the default: 1/K²
+def test_bayes_matches_independent_dirichlet_draws(alpha, prior):
     c = np.array([[30, 4, 1], [6, 12, 2], [2, 1, 9]])
-    lower, upper = multiclass_interval("macro_f1", "mf1_bayes", c, seed=1, draws=40_000)
+    lower, upper = multiclass_interval("macro_f1", "mf1_bayes", c, seed=1, draws=40_000,
+                                       **({"alpha": alpha} if alpha else {}))
     rng = np.random.default_rng(99)
-    p = stats.dirichlet.rvs(c.ravel() + 1.0, size=40_000, random_state=rng).reshape(-1, 3, 3)
+    p = stats.dirichlet.rvs(c.ravel() + prior, size=40_000, random_state=rng).reshape(-1, 3, 3)
     ref = np.quantile(macro_f1(p), [0.025, 0.975])
     np.testing.assert_allclose([lower, upper], ref, atol=0.006)
+
+
+def test_the_default_prior_keeps_a_good_classifiers_estimate_inside():
+    """Issue 42: α = 1 per cell put [0.794, 0.951] around a macro-F1 of 0.981; the default 1/K² does not."""
+    c = np.array([[18, 0, 0], [0, 20, 1], [0, 0, 15]])
+    lower, upper = multiclass_interval("macro_f1", "mf1_bayes", c, seed=0)
+    assert lower < macro_f1(c) < upper
+    lower, upper = multiclass_interval("macro_f1", "mf1_bayes", c, seed=0, alpha=1.0)
+    assert upper < macro_f1(c)
 
 
 def test_sampled_macro_f1_methods_are_reproducible_and_contain_the_estimate():

@@ -228,9 +228,14 @@ def _sampled(confusion, delta, draws: int, sample):
 @register("mf1_bayes", display="macro-F1 Bayes", takes="multiclass_draws", family="bayesian", guaranteed=False,
           reference="Dirichlet-multinomial posterior of the cells; cf. Goutte & Gaussier (2005) for binary F1",
           params=(draws_param(2000, "posterior samples"),
-                  Param("alpha", 1.0, above=0.0, doc="Dirichlet prior count of each cell")))
-def mf1_bayes(confusion, delta, rng=None, draws=2000, alpha=1.0):
+                  Param("alpha", 0.0, above=0.0, doc="Dirichlet prior count of each cell", auto="1/K²")))
+def mf1_bayes(confusion, delta, rng=None, draws=2000, alpha=0.0):
     """Equal-tailed credible interval of macro-F1 from ``draws`` Dirichlet(C + α) posterior samples of the K² cells.
+
+    α = 1/K² by default (``alpha=0``): one pseudo-example in all, spread over the K² cells. A count of 1
+    per cell (α = 1) adds K² pseudo-examples, K(K - 1) of them errors, and pulls the posterior of a good
+    classifier below its estimate (on [[18,0,0],[0,20,1],[0,0,15]], macro-F1 0.981, α = 1 gives
+    [0.794, 0.951]); α = 1/K² keeps the prior's weight at one example whatever K (results/multiclass).
 
     A Dirichlet vector is independent Gamma(C_ij + α) variates over their sum; macro-F1 is
     scale-free, so the Gamma variates are used as they are. The interval is the
@@ -238,6 +243,8 @@ def mf1_bayes(confusion, delta, rng=None, draws=2000, alpha=1.0):
     all Gamma variates, row by row.
     """
     rng = np.random.default_rng() if rng is None else rng
+    K = np.shape(confusion)[-1]
+    alpha = alpha if alpha > 0 else 1.0 / (K * K)
     return _sampled(confusion, delta, draws, lambda c: rng.standard_gamma(
         np.broadcast_to(c[:, None, :] + alpha, (c.shape[0], draws, c.shape[1]))))
 

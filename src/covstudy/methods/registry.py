@@ -94,17 +94,21 @@ class Param:
     doc: str = ""
     integer: bool = False
     at_most: float = math.inf
+    auto: str = ""  # the default 0 stands for this (e.g. "1/K²"), a value the kernel works out from the counts
 
     def check(self, method: str, value):
         try:
             x = math.nan if validate.not_numbers(value) else float(value)
         except (TypeError, ValueError):
             x = math.nan
+        if self.auto and x == 0:
+            return 0.0
         kind = "whole number" if self.integer else "finite number"
         if (not (math.isfinite(x) and self.above < x <= self.at_most)
                 or (self.integer and x != int(x))):
             most = f" and <= {self.at_most:g}" if self.at_most < math.inf else ""
-            raise ValueError(f"{method}: parameter {self.name} must be a {kind} > {self.above:g}{most}, "
+            auto = f" (or 0: {self.auto})" if self.auto else ""
+            raise ValueError(f"{method}: parameter {self.name} must be a {kind} > {self.above:g}{most}{auto}, "
                              f"got {value!r}")
         return int(x) if self.integer else x
 
