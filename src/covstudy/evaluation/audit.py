@@ -30,6 +30,10 @@ NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of re
 BOOT_REPS = 400  # Monte Carlo test sets per point for a bootstrap method (MCSE ≈ 0.011 at 0.95)
 BOOT_MIN_REPS = 100  # fewer affordable than this: the bootstrap is not audited (MCSE would exceed 0.02)
 BOOT_BUDGET = 200_000_000  # reps × draws × numbers resampled per test set, per audited point
+CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
+SEARCH_TEST_SETS = 60_000  # a search's budget: points × reps (30 points at 2,000 test sets)
+SEARCH_MIN_POINTS = 12  # ... but at least this many points
+BOOT_SEARCH_POINTS = 12  # a bootstrap's search: at most this many points (each costs reps × draws resamples)
 
 
 def coverage_over(method, design, metric, axes: dict, delta, reps, seed):
@@ -142,10 +146,11 @@ def bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
 
 
 def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
-    """The audit columns of one metric × method (empty for a bootstrap too costly to audit)."""
+    """The audit columns of one metric × method (empty for a bootstrap too costly to audit): certified
+    where ``certify`` covers the design and the method is deterministic, else searched over the box."""
     if method in NOT_AUDITED:
         return {}
-    if s.box is not None and not _draws(qualified):
+    if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
         return certified_audit(qualified, s, delta)
     if method in BOOTSTRAP:
         reps = bootstrap_reps(qualified, s, reps)
@@ -153,9 +158,60 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
             return {}
     elif s.design in ("binormal", "paired_binormal"):
         reps = int(min(reps, max(200, AUC_BUDGET // examples(s.points[0]))))
+    if s.box is not None and s.point_of is not None:
+        return searched_audit(qualified, s, delta, reps, seed, boot=method in BOOTSTRAP)
     if s.multiclass is not None:
         return _multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region)
+
+
+def search_budget(reps, boot=False) -> int:
+    """Points one search may evaluate: SEARCH_TEST_SETS test sets in all (points × reps), at least
+    SEARCH_MIN_POINTS; a bootstrap (reps × draws resamples a point) at most BOOT_SEARCH_POINTS."""
+    points = max(SEARCH_MIN_POINTS, SEARCH_TEST_SETS // max(int(reps or 1), 1))
+    return min(points, BOOT_SEARCH_POINTS) if boot else points
+
+
+def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False) -> dict:
+    """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
+    point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
+    the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
+    lower of the two worsts reported. Labelled ``searched`` (``worst_bound`` NaN)."""
+    from .search import search
+
+    budget = search_budget(reps, boot)
+    engine = {}
+
+    def evaluate(coords):
+        if s.multiclass is not None:
+            from ..engine.coverage import multiclass_coverage
+
+            n, prevalence, _ = s.multiclass
+            rs = [multiclass_coverage(s.metric, qualified, n, prevalence, s.point_of(c), delta=delta, reps=reps,
+                                      seed=seed) for c in coords]
+            engine.update(engine=rs[0].engine, reps=rs[0].reps)
+            return [r.coverage for r in rs], [r.mcse for r in rs], [r.mean_width for r in rs]
+        points = [s.point_of(c) for c in coords]
+        axes = {k: np.array([p[k] for p in points]) for k in points[0]}
+        r = coverage_over(qualified, s.design, s.coverage_metric, axes, delta, reps, seed)
+        engine.update(engine=r.engine, reps=r.reps)
+        return r.coverage, r.mcse, r.mean_width
+
+    found = search(evaluate, s.box, s.at, budget)
+    out = {"coverage_at_estimate": found.coverage, "coverage_mcse": found.coverage_mcse,
+           "worst_coverage": found.worst, "worst_mcse": found.mcse, "worst_bound": np.nan,
+           "worst_at": where(found.at), "mean_width": found.width, "engine": engine["engine"],
+           "reps": engine["reps"], "audit": "searched"}
+    if s.scores is not None:
+        from .empirical import coverage_at, smoothed
+
+        sm = smoothed(*s.scores)
+        other = search(lambda c: coverage_at(qualified, sm, [x["auc"] for x in c], delta, reps, seed),
+                       {"auc": s.box["auc"]}, {"auc": s.at["auc"]}, budget)
+        if other.worst < out["worst_coverage"]:
+            out.update(worst_coverage=other.worst, worst_mcse=other.mcse,
+                       worst_at=f"{where(other.at)} (your smoothed score distributions)")
+    return out
 
 
 def _draws(qualified) -> bool:
