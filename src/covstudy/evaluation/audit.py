@@ -6,9 +6,13 @@ worst_coverage, worst_mcse, mean_width, engine, reps). Every number is ``coverag
 points: exact wherever the design's exact engine accepts them, otherwise Monte Carlo with ``reps``
 simulated test sets (fixed seed, shared by every method at a point) and its MCSE. Bootstrap methods are
 audited by Monte Carlo with at most BOOT_REPS test sets, within BOOT_BUDGET. ``worst_coverage`` is the
-exact infimum over the region for the one-proportion metrics, else the minimum over a small grid of it
-(the plug-in point included). Flow: metrics -> audit -> recommend (reads the columns) and growth (reuses
-``coverage_over`` and the reps rules); the audit knows nothing of the recommendation or the report.
+exact infimum over the region for the one-proportion metrics; certified by branch and bound (``certify``)
+for the stratified metrics and the paired accuracy difference with deterministic methods; else searched
+(``search``) over the spec's box, within SEARCH_TEST_SETS test sets (points × reps; a bootstrap
+BOOT_SEARCH_POINTS points), the same seed at every point; the AUC also over test sets from the user's
+smoothed scores (``empirical``), the lower of the two. Flow: metrics -> audit -> recommend (reads the
+columns) and growth (reuses ``coverage_over`` and the reps rules); the audit knows nothing of the
+recommendation or the report.
 """
 
 from __future__ import annotations
@@ -119,17 +123,6 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
             "audit": "certified"}
 
 
-def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, seed) -> dict:
-    """Coverage at each rate matrix of ``rates`` (the plug-in first), Monte Carlo always: the
-    exact multinomial enumeration is feasible only at small n and then slow for the sampling
-    methods (every K×K matrix times the draws)."""
-    from ..engine.coverage import multiclass_coverage
-
-    rs = [multiclass_coverage(metric, method, n, prevalence, r, delta=delta, reps=reps, seed=seed) for r in rates]
-    return _summary([r.coverage for r in rs], [r.mcse for r in rs], [r.mean_width for r in rs], rs[0].engine,
-                    rs[0].reps)
-
-
 def bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
     """Test sets per point for a bootstrap method: BOOT_REPS, fewer if reps × draws × the numbers
     one resample draws would pass BOOT_BUDGET; None (not audited) below BOOT_MIN_REPS."""
@@ -160,8 +153,6 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
         reps = int(min(reps, max(200, AUC_BUDGET // examples(s.points[0]))))
     if s.box is not None and s.point_of is not None:
         return searched_audit(qualified, s, delta, reps, seed, boot=method in BOOTSTRAP)
-    if s.multiclass is not None:
-        return _multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region)
 
 

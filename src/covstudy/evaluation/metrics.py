@@ -15,29 +15,44 @@ recall, specificity    binomial       tpr̂ at n_pos (tnr̂ at n_neg): k of a fi
                                       region as for accuracy
 balanced_accuracy,     stratified     (tpr̂, tnr̂) at the observed n_pos, n_neg; region: the
 precision, npv, f1                    box of the two Clopper–Pearson intervals, each at
-                                      sqrt(1 - delta) (independent classes); grid: corners
-auc                    binormal       AUĈ at n_pos, n_neg (Monte Carlo); region: the
-                                      maximum-variance (van Dantzig) score interval; grid:
-                                      its ends
-accuracy_difference    paired         the four cells; region: discordant share d and
-                                      only-first share r | discordant, each Clopper–Pearson
-                                      at sqrt(1 - delta), concordant split fixed; 3×3+1 grid
-<metric>_difference    paired_        the 8 cells (class × first correct × second correct):
-(two models)           confusion      prevalence, per-class rates, per-class correlations
-                                      (plug-in point only)
+                                      sqrt(1 - delta) (independent classes); certified
+                                      (``certify``), searched for methods that draw
+auc                    binormal       AUĈ and sd_ratio at n_pos, n_neg (Monte Carlo); box:
+                                      AUĈ ± z·SE (DeLong) × sd_ratio around its probit ROC
+                                      fit (``region.binormal_sd_ratio``), each at
+                                      sqrt(1 - delta); searched, and over the same AUC
+                                      range with test sets from the user's smoothed scores
+                                      (``empirical``): the lower worst
+accuracy_difference    paired         the four cells; box: discordant share d, only-first
+                                      share r | discordant, both share s | concordant, each
+                                      Clopper–Pearson at (1 - delta)^(1/3); certified
+                                      (``certify``), searched for methods that draw
+<metric>_difference    paired_        the 8 cells (class × first correct × second correct);
+(two models)           confusion      box: the prevalence and each class's (d, r, s),
+                                      Clopper–Pearson at (1 - delta)^(1/7) each; searched
 auc_difference         paired_        the two AUCs and the mean within-class Spearman
-                       binormal       correlation of the scores (Monte Carlo; plug-in only)
+                       binormal       correlation (Monte Carlo); box: each AUĈ ± z·SE
+                                      (DeLong) and the correlation's Fisher z interval,
+                                      each at (1 - delta)^(1/3); searched
 clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cluster size;
-                                      region: p over the wilson_vif interval
+                                      box: p over the wilson_vif interval × the ICC's F
+                                      interval (``region.icc_box``), each at
+                                      sqrt(1 - delta); searched
 eval_accuracy          eval           rows are answers to questions (several per question):
                                       p̂, G groups of round(m/G) questions, K = mean answers,
-                                      ICCs by ANOVA (eval_iccs); region: p over the
-                                      eval.wilson_design interval (Monte Carlo)
+                                      ICCs by ANOVA (eval_iccs); box: p over the
+                                      eval.wilson_design interval × icc_question's F
+                                      interval, each at sqrt(1 - delta), icc_group at its
+                                      estimate; searched
 macro_recall,          multiclass     the observed prevalence and row rates (Monte Carlo
-macro_f1, bea (multi)                 always); region: each class's recall Clopper–Pearson
-                                      at (1 - delta)^(1/K), misclassifications in their
-                                      observed proportions; grid: all recalls low, all high
+macro_f1, bea (multi)                 always); box: each class's recall over its
+                                      Clopper–Pearson interval at (1 - delta)^(1/K), one
+                                      coordinate each, misclassifications in their
+                                      observed proportions; searched
 =====================  =============  ====================================================
+
+"Searched": the adaptive search of ``search`` over the box (``Spec.box``, ``Spec.at``, ``Spec.point_of``),
+labelled ``searched`` in the audit and never certified.
 
 Flow: data -> metrics -> audit -> recommend -> growth -> render; this module imports only ``data`` and
 ``region`` from the wing.
@@ -86,7 +101,7 @@ class Spec:
     design: str | None = None
     coverage_metric: str | None = None
     points: list = field(default_factory=list)
-    multiclass: tuple | None = None  # (n, prevalence, [rates at the plug-in, then the region's grid])
+    multiclass: tuple | None = None  # (n, prevalence, [the rates at the plug-in])
     region: tuple | None = None  # binomial: the p range whose exact infimum is the worst coverage
     box: dict | None = None  # stratified, paired: coordinate -> (low, high), the region the worst is certified over
     at: dict | None = None  # the plug-in point's coordinates in ``box``

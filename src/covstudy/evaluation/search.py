@@ -7,7 +7,8 @@ coverage, its MCSE and the mean width at a list of points (coordinates of the bo
 
 1. starts at the plug-in point and the box's corners (more than 3 coordinates: the 2·d ends of the
    axes through the plug-in point plus FILL space-filling points, a Halton sequence);
-2. refines around the current worst: the 2·d coordinate steps ±h·side_i (clipped into the box) from
+2. refines around the current worst (the lowest start point, then, while the budget lasts, RESTARTS
+   more of the next lowest): the 2·d coordinate steps ±h·side_i (clipped into the box) from
    it, h = START_STEP of each side at first; the search moves to the lowest new point when it is lower
    than the current worst by more than SIGNIFICANT MCSE of the difference, sqrt(mcse_a² + mcse_b²)
    (exact: by more than EXACT_GAIN), else h halves, HALVINGS times at most;
@@ -37,6 +38,7 @@ EXACT_GAIN = 1e-9  # exact coverage: any improvement moves the search
 FILL = 4  # space-filling start points in more than CORNERS_UP_TO dimensions
 CORNERS_UP_TO = 3  # up to this many coordinates the box's corners are start points (2^d of them)
 MAX_POINTS = 40  # default budget: points evaluated
+RESTARTS = 2  # local searches from the next lowest start points, while the budget lasts
 
 
 @dataclass
@@ -119,28 +121,34 @@ def search(evaluate: Callable, box: dict, at: dict, max_points: int = MAX_POINTS
                 order.append(k)
         return keys
 
+    def local(centre: tuple) -> None:
+        step, halvings = START_STEP, 0
+        while halvings <= HALVINGS and len(seen) < max_points:
+            x = np.array(centre)
+            moves = []
+            for i in range(len(names)):
+                if side[i] <= 0:
+                    continue
+                for sign in (-1, 1):
+                    y = x.copy()
+                    y[i] = min(max(y[i] + sign * step * side[i], lo[i]), hi[i])
+                    moves.append(dict(zip(names, map(float, y))))
+            run(moves)
+            tried = [k for k in dict.fromkeys(key(m) for m in moves) if k != centre and k in seen]
+            best = min(tried, key=lambda k: seen[k][0]) if tried else None
+            if best is not None and _better(seen[best], seen[centre]):
+                centre = best
+            else:
+                step, halvings = step / 2, halvings + 1
+
     starts = start_points(box, at)
     run(starts)
     plug = key(starts[0])
-    centre = min(order, key=lambda k: seen[k][0])
-    step, halvings = START_STEP, 0
-    while halvings <= HALVINGS and len(seen) < max_points:
-        x = np.array(centre)
-        moves = []
-        for i in range(len(names)):
-            if side[i] <= 0:
-                continue
-            for sign in (-1, 1):
-                y = x.copy()
-                y[i] = min(max(y[i] + sign * step * side[i], lo[i]), hi[i])
-                moves.append(dict(zip(names, map(float, y))))
-        tried = [k for k in run(moves)] + [key(m) for m in moves if key(m) in seen]
-        tried = [k for k in dict.fromkeys(tried) if k != centre and k in seen]
-        best = min(tried, key=lambda k: seen[k][0]) if tried else None
-        if best is not None and _better(seen[best], seen[centre]):
-            centre = best
-        else:
-            step, halvings = step / 2, halvings + 1
+    # from the lowest start point, then the next lowest, ... while the budget lasts (coverage has many dips)
+    for centre in sorted(dict.fromkeys(key(p) for p in starts), key=lambda k: seen[k][0])[:RESTARTS + 1]:
+        if len(seen) >= max_points:
+            break
+        local(centre)
     worst = min(order, key=lambda k: (seen[k][0], order.index(k)))
     c, m, _ = seen[worst]
     pc, pm, pw = seen[plug]
