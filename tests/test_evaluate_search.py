@@ -59,6 +59,8 @@ def test_search_keeps_its_budget_and_start_points():
     evaluate, calls = _bowl(np.array([0.9, 0.3, 0.5, 0.1]))
     found = search(evaluate, box, at, max_points=20)
     assert found.points == sum(calls) == 20
+    found = search(evaluate, box, at, max_points=6)  # fewer than the start points
+    assert found.points == 6 and found.coverage == evaluate([at])[0][0]
 
 
 @pytest.mark.parametrize("method, metric, box", [

@@ -87,12 +87,14 @@ def auc_box(auc, se, level):
 
 
 def binormal_sd_ratio(pos, neg) -> float:
-    """The binormal sd_ratio σ (positives' SD / negatives') from the empirical ROC: the least-squares
-    line Φ⁻¹(TPR) = a + b·Φ⁻¹(FPR) through the ROC points strictly inside (0, 1) has slope b = 1/σ
-    (the probit fit of the binormal ROC; Swets & Pickett 1982, "Evaluation of diagnostic systems";
-    Hanley 1988, "The robustness of the 'binormal' assumptions used in fitting ROC curves", Med.
-    Decis. Making 8, 197-203). 1 when fewer than ROC_MIN_POINTS such points (a near-perfect
-    separation) or the slope is not positive; clipped to SD_RATIO_RANGE."""
+    """The binormal sd_ratio σ (positives' SD / negatives') from the empirical ROC: on the binormal ROC
+    Φ⁻¹(TPR) = a + b·Φ⁻¹(FPR) with b = 1/σ (Swets & Pickett 1982, "Evaluation of diagnostic systems";
+    Hanley 1988, "The robustness of the 'binormal' assumptions used in fitting ROC curves", Med. Decis.
+    Making 8, 197-203). Both coordinates of the ROC points strictly inside (0, 1) are noisy, so the
+    slope is the reduced-major-axis (geometric mean) one, b = SD(Φ⁻¹ TPR)/SD(Φ⁻¹ FPR), not least squares,
+    which regression dilution biases towards 0 (σ too large: 2.3 for a true 2 at AUC 0.99, n = 85 + 143,
+    against 2.0 for this one, in a simulation). 1 when fewer than ROC_MIN_POINTS such points (a
+    near-perfect separation) or the points fall (not rise); clipped to SD_RATIO_RANGE."""
     pos, neg = np.sort(np.asarray(pos, dtype=float)), np.sort(np.asarray(neg, dtype=float))
     cuts = np.unique(np.concatenate([pos, neg]))
     tpr = 1 - np.searchsorted(pos, cuts, side="left") / pos.size  # P(score >= cut)
@@ -101,10 +103,10 @@ def binormal_sd_ratio(pos, neg) -> float:
     if inside.sum() < ROC_MIN_POINTS:
         return 1.0
     x, y = stats.norm.ppf(fpr[inside]), stats.norm.ppf(tpr[inside])
-    if np.ptp(x) == 0:
+    sx, sy = float(np.std(x)), float(np.std(y))
+    if sx == 0 or sy == 0 or np.corrcoef(x, y)[0, 1] <= 0:
         return 1.0
-    b = float(np.polyfit(x, y, 1)[0])
-    return float(np.clip(1 / b, *SD_RATIO_RANGE)) if b > 0 else 1.0
+    return float(np.clip(sx / sy, *SD_RATIO_RANGE))
 
 
 def sd_ratio_box(ratio, n_pos, n_neg, level):

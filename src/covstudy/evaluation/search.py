@@ -101,13 +101,14 @@ def search(evaluate: Callable, box: dict, at: dict, max_points: int = MAX_POINTS
     lo = np.array([box[k][0] for k in names], dtype=float)
     hi = np.array([box[k][1] for k in names], dtype=float)
     side = hi - lo
-    seen: dict[tuple, tuple[float, float]] = {}
+    seen: dict[tuple, tuple[float, float, float]] = {}  # point -> (coverage, MCSE, mean width)
     order: list[tuple] = []
 
     def key(p: dict) -> tuple:
         return tuple(round(float(p[k]), 12) for k in names)
 
-    def run(points: list[dict]) -> list[tuple]:
+    def run(points: list[dict]) -> None:
+        """Evaluate the points not seen yet, in order, while the budget lasts."""
         fresh, keys = [], []
         for p in points:
             k = key(p)
@@ -119,7 +120,6 @@ def search(evaluate: Callable, box: dict, at: dict, max_points: int = MAX_POINTS
             for k, c, m, w in zip(keys, cov, mcse, width):
                 seen[k] = (float(c), float(m), float(w))
                 order.append(k)
-        return keys
 
     def local(centre: tuple) -> None:
         step, halvings = START_STEP, 0
@@ -145,11 +145,12 @@ def search(evaluate: Callable, box: dict, at: dict, max_points: int = MAX_POINTS
     run(starts)
     plug = key(starts[0])
     # from the lowest start point, then the next lowest, ... while the budget lasts (coverage has many dips)
-    for centre in sorted(dict.fromkeys(key(p) for p in starts), key=lambda k: seen[k][0])[:RESTARTS + 1]:
+    for centre in sorted([k for k in dict.fromkeys(key(p) for p in starts) if k in seen],
+                         key=lambda k: seen[k][0])[:RESTARTS + 1]:
         if len(seen) >= max_points:
             break
         local(centre)
-    worst = min(order, key=lambda k: (seen[k][0], order.index(k)))
+    worst = min(order, key=lambda k: seen[k][0])  # the first evaluated of equal lows
     c, m, _ = seen[worst]
     pc, pm, pw = seen[plug]
     return Found(c, m, dict(zip(names, worst)), pc, pm, pw, len(seen))
