@@ -173,6 +173,8 @@ def test_the_confusion_point_keeps_the_observed_cells():
     t, a, b = y == 1, p1 == y, p2 == y
     cells = [np.mean(c & m1 & m2) for c in (t, ~t) for m1, m2 in ((a, b), (a, ~b), (~a, b), (~a, ~b))]
     assert cell_probabilities(s.points[0]) == pytest.approx(cells, abs=1e-12)
+    moved = dict(s.at, prevalence=s.at["prevalence"] + 1e-9)  # the general map: the same cells
+    assert cell_probabilities(s.point_of(moved)) == pytest.approx(cells, abs=1e-8)
 
 
 def test_searched_rows_of_the_audit():

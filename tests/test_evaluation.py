@@ -129,7 +129,7 @@ def test_audit_equals_coverage_at_the_same_point(binary):
     (a0, a1), (b0, b1) = cp(c["tp"], n_pos, root), cp(c["tn"], n_neg, root)
     corners = coverage("wald", design="stratified", metric="balanced_accuracy", n_pos=n_pos, n_neg=n_neg,
                        tpr=[tpr, a0, a0, a1, a1], tnr=[tnr, b0, b1, b0, b1]).coverage
-    assert r.worst_coverage == corners.min()
+    assert r.worst_coverage <= corners.min() and r.audit == "certified"  # the corners are among its points
     r = _row(ev, "precision", "jeffreys")
     assert r.coverage_at_estimate == coverage("jeffreys", design="stratified", metric="precision", n_pos=n_pos,
                                               n_neg=n_neg, tpr=tpr, tnr=tnr).coverage

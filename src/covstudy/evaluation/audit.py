@@ -158,8 +158,11 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
 
 def search_budget(reps, boot=False) -> int:
     """Points one search may evaluate: SEARCH_TEST_SETS test sets in all (points × reps), at least
-    SEARCH_MIN_POINTS; a bootstrap (reps × draws resamples a point) at most BOOT_SEARCH_POINTS."""
-    points = max(SEARCH_MIN_POINTS, SEARCH_TEST_SETS // max(int(reps or 1), 1))
+    SEARCH_MIN_POINTS and at most search.MAX_POINTS; a bootstrap (reps × draws resamples a point) at most
+    BOOT_SEARCH_POINTS."""
+    from .search import MAX_POINTS
+
+    points = min(MAX_POINTS, max(SEARCH_MIN_POINTS, SEARCH_TEST_SETS // max(int(reps or 1), 1)))
     return min(points, BOOT_SEARCH_POINTS) if boot else points
 
 

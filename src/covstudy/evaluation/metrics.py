@@ -176,7 +176,7 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
                 s.multiclass = (d.n, prevalence.tolist(), [rates.tolist()])
                 s.box = {k: (float(lo), float(hi)) for k, lo, hi in zip(names, *ends)}
                 s.at = dict(zip(names, map(float, recalls)))
-                s.point_of = lambda c, rates=rates, names=names: with_recalls(rates, [c[k] for k in names]).tolist()
+                s.point_of = _rates_point(rates, names)
                 s.plug_in = f"the observed {K}×{K} rates at class sizes {', '.join(map(str, sizes))}"
                 s.region_text = (f"searched over the box of the {K} recalls, each varied on its own over its Clopper–"
                                  f"Pearson interval at (1 − δ)^(1/{K}) ("
@@ -261,6 +261,16 @@ def _sized(**fixed) -> Callable:
     return lambda c: {**fixed, **{k: float(v) for k, v in c.items()}}
 
 
+def _rates_point(rates, names) -> Callable:
+    """Recalls -> the multiclass rate matrix (``region.with_recalls``); a row whose recall is the observed
+    one is kept bit for bit (the Monte Carlo stream is keyed by the point's numbers)."""
+    def point(c):
+        moved = with_recalls(rates, [c[k] for k in names])
+        same = np.array([c[k] == rates[i, i] for i, k in enumerate(names)])
+        return np.where(same[:, None], rates, moved).tolist()
+    return point
+
+
 def _paired_point(n) -> Callable:
     """(d, r, s) -> the paired design's point: its four cells (``region.cells_of_shares``) at n."""
     def point(c):
@@ -326,8 +336,9 @@ def _difference_specs(d: Data, delta) -> list:
               **{f"{k}_neg": v for k, v in at_neg.items()})
     box = dict(prevalence=cp(n_pos, d.n, seventh), **{f"{k}_pos": v for k, v in box_pos.items()},
                **{f"{k}_neg": v for k, v in box_neg.items()})
-    point_of = _confusion_point(d.n)
-    point = point_of(at)
+    point = dict(n=d.n, prevalence=n_pos / d.n, **rates, correlation_pos=rho_pos, correlation_neg=rho_neg)
+    moved = _confusion_point(d.n)
+    point_of = lambda c: dict(point) if c == at else moved(c)  # noqa: E731  the plug-in bit for bit (its MC stream)
     text = ("searched over the box of the prevalence and, in each class, the discordant share d, the only-first "
             "share r of the discordant and the both-correct share s of the concordant (Clopper–Pearson at "
             "(1 − δ)^(1/7) each): the 8 cells' region")
