@@ -16,7 +16,8 @@ from covstudy.evaluation.data import InputError
 from covstudy.evaluation.metrics import Spec
 from covstudy.evaluation import certify
 from covstudy.evaluation.recommend import EPSILON, meets, recommend
-from covstudy.evaluation.region import auc_region, cp, with_recalls
+from covstudy.evaluation.region import auc_region, binormal_sd_ratio, cp, with_recalls
+from covstudy.evaluation.search import search
 
 REPS = 200  # the Monte Carlo audit in these tests
 
@@ -139,14 +140,14 @@ def test_audit_equals_coverage_at_the_same_point(binary):
     r = _row(ev, "recall", "wald")  # k of the fixed n_pos: the binomial design, exact
     assert r.coverage_at_estimate == pytest.approx(coverage("wald", n=n_pos, p=tpr).coverage, abs=1e-14)
     assert r.worst_coverage == covstudy.confidence_coefficient("wald", n_pos, p_range=cp(c["tp"], n_pos, 0.95)).value
+    ratio = binormal_sd_ratio(s[y == 1], s[y == 0])
     for method in ("delong", "hanley_mcneil", "newcombe"):  # test sets shared by the methods: the same numbers
         r = _row(ev, "auc", method)
-        lo, hi = auc_region(r.estimate, n_pos, n_neg, 0.05)
-        mc = coverage(method, design="binormal", n_pos=n_pos, n_neg=n_neg, auc=[r.estimate, lo, hi], reps=REPS,
+        mc = coverage(method, design="binormal", n_pos=n_pos, n_neg=n_neg, auc=r.estimate, sd_ratio=ratio, reps=REPS,
                       seed=0)
-        assert r.engine == "mc" and r.reps == REPS
-        assert (r.coverage_at_estimate, r.coverage_mcse) == (mc.coverage[0], mc.mcse[0])
-        assert r.worst_coverage == mc.coverage.min() and r.worst_mcse == mc.mcse[np.argmin(mc.coverage)]
+        assert r.engine == "mc" and r.reps == REPS and r.audit == "searched"
+        assert (r.coverage_at_estimate, r.coverage_mcse) == (mc.coverage, mc.mcse)
+        assert r.worst_coverage <= r.coverage_at_estimate and "auc = " in r.worst_at  # searched (test_evaluate_search)
     assert np.isnan(_row(ev, "auc", "bootstrap").coverage_at_estimate)  # over the (patched) budget: not audited
     a, b = p == y, p2 == y
     cells = dict(p_both=np.mean(a & b), p_only_first=np.mean(a & ~b), p_only_second=np.mean(~a & b),
@@ -223,15 +224,19 @@ def test_bootstrap_methods_are_audited_within_a_budget():
     r = _row(ev, "f1", "bootstrap")
     root = math.sqrt(0.95)
     (a0, a1), (b0, b1) = cp(c["tp"], n_pos, root), cp(c["tn"], n_neg, root)
-    mc = coverage("f1.bootstrap", design="stratified", metric="f1", n_pos=n_pos, n_neg=n_neg,
-                  tpr=[c["tp"] / n_pos, a0, a0, a1, a1], tnr=[c["tn"] / n_neg, b0, b1, b0, b1], reps=REPS, seed=0)
-    assert (r.engine, r.reps, r.coverage_at_estimate, r.worst_coverage) == ("mc", REPS, mc.coverage[0],
-                                                                            mc.coverage.min())
+    box = {"tpr": (a0, a1), "tnr": (b0, b1)}
+
+    def f1_boot(points):
+        r = coverage("f1.bootstrap", design="stratified", metric="f1", n_pos=n_pos, n_neg=n_neg,
+                     tpr=[p["tpr"] for p in points], tnr=[p["tnr"] for p in points], reps=REPS, seed=0)
+        return r.coverage, r.mcse, r.mean_width
+
+    found = search(f1_boot, box, {"tpr": c["tp"] / n_pos, "tnr": c["tn"] / n_neg}, audit.BOOT_SEARCH_POINTS)
+    assert (r.engine, r.reps, r.coverage_at_estimate, r.worst_coverage) == ("mc", REPS, found.coverage, found.worst)
     r = _row(ev, "auc", "bootstrap")
-    lo, hi = auc_region(r.estimate, n_pos, n_neg, 0.05)
-    mc = coverage("auc.bootstrap", design="binormal", n_pos=n_pos, n_neg=n_neg, auc=[r.estimate, lo, hi], reps=REPS,
-                  seed=0)
-    assert (r.reps, r.coverage_at_estimate, r.worst_coverage) == (REPS, mc.coverage[0], mc.coverage.min())
+    mc = coverage("auc.bootstrap", design="binormal", n_pos=n_pos, n_neg=n_neg, auc=r.estimate,
+                  sd_ratio=binormal_sd_ratio(s[y == 1], s[y == 0]), reps=REPS, seed=0)
+    assert (r.reps, r.coverage_at_estimate) == (REPS, mc.coverage) and r.worst_coverage <= mc.coverage
     # at 10,000 scores, 2000 draws: 100 test sets would pass the budget, so the AUC bootstrap is not audited
     spec = Spec("auc", 0.8, {}, [], design="binormal", points=[dict(n_pos=3000, n_neg=7000, auc=0.8)])
     assert audit.bootstrap_reps("auc.bootstrap", spec, 2000) is None
@@ -293,17 +298,24 @@ def test_multiclass_and_string_labels():
     mc = covstudy.multiclass_coverage("macro_recall", "wald", 60, (C.sum(1) / 60).tolist(),
                                       (C / C.sum(1)[:, None]).tolist(), reps=REPS, seed=0)
     assert (r.coverage_at_estimate, r.engine) == (mc.coverage, "mc")
-    # the region: every class's recall at the low ends, then the high ends, of Clopper–Pearson at 0.95^(1/3)
+    # the region: each class's recall over its Clopper–Pearson interval at 0.95^(1/3), one coordinate each
     rates = C / C.sum(1)[:, None]
     ends = np.array([cp(int(C[i, i]), int(C[i].sum()), 0.95 ** (1 / 3)) for i in range(3)]).T
-    grid = [with_recalls(rates, e) for e in ends]
-    for g, e in zip(grid, ends):
+    for e in ends:
+        g = with_recalls(rates, e)
         assert np.allclose(g.sum(1), 1) and np.allclose(np.diag(g), e)
         off = ~np.eye(3, dtype=bool)
         assert np.allclose((g / (1 - np.diag(g))[:, None])[off], (rates / (1 - np.diag(rates))[:, None])[off])
-    worst = [covstudy.multiclass_coverage("macro_recall", "wald", 60, (C.sum(1) / 60).tolist(), g.tolist(),
-                                          reps=REPS, seed=0).coverage for g in grid]
-    assert r.worst_coverage == min(mc.coverage, *worst)
+    names = ["recall_cat", "recall_dog", "recall_eel"]
+
+    def wald(points):
+        rs = [covstudy.multiclass_coverage("macro_recall", "wald", 60, (C.sum(1) / 60).tolist(),
+                                           with_recalls(rates, [p[k] for k in names]).tolist(), reps=REPS, seed=0)
+              for p in points]
+        return [x.coverage for x in rs], [x.mcse for x in rs], [x.mean_width for x in rs]
+
+    found = search(wald, dict(zip(names, zip(*ends))), dict(zip(names, np.diag(rates))), audit.search_budget(REPS))
+    assert (r.worst_coverage, r.audit) == (found.worst, "searched") and r.worst_coverage <= mc.coverage
 
 
 @pytest.mark.parametrize("labels, positive, expected", [

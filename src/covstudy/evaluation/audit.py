@@ -6,9 +6,13 @@ worst_coverage, worst_mcse, mean_width, engine, reps). Every number is ``coverag
 points: exact wherever the design's exact engine accepts them, otherwise Monte Carlo with ``reps``
 simulated test sets (fixed seed, shared by every method at a point) and its MCSE. Bootstrap methods are
 audited by Monte Carlo with at most BOOT_REPS test sets, within BOOT_BUDGET. ``worst_coverage`` is the
-exact infimum over the region for the one-proportion metrics, else the minimum over a small grid of it
-(the plug-in point included). Flow: metrics -> audit -> recommend (reads the columns) and growth (reuses
-``coverage_over`` and the reps rules); the audit knows nothing of the recommendation or the report.
+exact infimum over the region for the one-proportion metrics; certified by branch and bound (``certify``)
+for the stratified metrics and the paired accuracy difference with deterministic methods; else searched
+(``search``) over the spec's box, within SEARCH_TEST_SETS test sets (points × reps; a bootstrap
+BOOT_SEARCH_POINTS points), the same seed at every point; the AUC also over test sets from the user's
+smoothed scores (``empirical``), the lower of the two. Flow: metrics -> audit -> recommend (reads the
+columns) and growth (reuses ``coverage_over`` and the reps rules); the audit knows nothing of the
+recommendation or the report.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of re
 BOOT_REPS = 400  # Monte Carlo test sets per point for a bootstrap method (MCSE ≈ 0.011 at 0.95)
 BOOT_MIN_REPS = 100  # fewer affordable than this: the bootstrap is not audited (MCSE would exceed 0.02)
 BOOT_BUDGET = 200_000_000  # reps × draws × numbers resampled per test set, per audited point
+CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
+SEARCH_TEST_SETS = 60_000  # a search's budget: points × reps (30 points at 2,000 test sets)
+SEARCH_MIN_POINTS = 12  # ... but at least this many points
+BOOT_SEARCH_POINTS = 12  # a bootstrap's search: at most this many points (each costs reps × draws resamples)
 
 
 def coverage_over(method, design, metric, axes: dict, delta, reps, seed):
@@ -130,17 +138,6 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
             "audit": "certified" if found.bound == found.bound else "searched"}
 
 
-def _multiclass_audit(method, metric, n, prevalence, rates: list, delta, reps, seed) -> dict:
-    """Coverage at each rate matrix of ``rates`` (the plug-in first), Monte Carlo always: the
-    exact multinomial enumeration is feasible only at small n and then slow for the sampling
-    methods (every K×K matrix times the draws)."""
-    from ..engine.coverage import multiclass_coverage
-
-    rs = [multiclass_coverage(metric, method, n, prevalence, r, delta=delta, reps=reps, seed=seed) for r in rates]
-    return _summary([r.coverage for r in rs], [r.mcse for r in rs], [r.mean_width for r in rs], rs[0].engine,
-                    rs[0].reps)
-
-
 def bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
     """Test sets per point for a bootstrap method: BOOT_REPS, fewer if reps × draws × the numbers
     one resample draws would pass BOOT_BUDGET; None (not audited) below BOOT_MIN_REPS."""
@@ -157,10 +154,11 @@ def bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
 
 
 def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
-    """The audit columns of one metric × method (empty for a bootstrap too costly to audit)."""
+    """The audit columns of one metric × method (empty for a bootstrap too costly to audit): certified
+    where ``certify`` covers the design and the method is deterministic, else searched over the box."""
     if method in NOT_AUDITED:
         return {}
-    if s.box is not None and not _draws(qualified):
+    if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
         return certified_audit(qualified, s, delta)
     if method in BOOTSTRAP:
         reps = bootstrap_reps(qualified, s, reps)
@@ -168,9 +166,61 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
             return {}
     elif s.design in ("binormal", "paired_binormal"):
         reps = int(min(reps, max(200, AUC_BUDGET // examples(s.points[0]))))
-    if s.multiclass is not None:
-        return _multiclass_audit(qualified, s.metric, *s.multiclass, delta, reps, seed)
+    if s.box is not None and s.point_of is not None:
+        return searched_audit(qualified, s, delta, reps, seed, boot=method in BOOTSTRAP)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region)
+
+
+def search_budget(reps, boot=False) -> int:
+    """Points one search may evaluate: SEARCH_TEST_SETS test sets in all (points × reps), at least
+    SEARCH_MIN_POINTS and at most search.MAX_POINTS; a bootstrap (reps × draws resamples a point) at most
+    BOOT_SEARCH_POINTS."""
+    from .search import MAX_POINTS
+
+    points = min(MAX_POINTS, max(SEARCH_MIN_POINTS, SEARCH_TEST_SETS // max(int(reps or 1), 1)))
+    return min(points, BOOT_SEARCH_POINTS) if boot else points
+
+
+def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False) -> dict:
+    """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
+    point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
+    the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
+    lower of the two worsts reported. Labelled ``searched`` (``worst_bound`` NaN)."""
+    from .search import search
+
+    budget = search_budget(reps, boot)
+    engine = {}
+
+    def evaluate(coords):
+        if s.multiclass is not None:
+            from ..engine.coverage import multiclass_coverage
+
+            n, prevalence, _ = s.multiclass
+            rs = [multiclass_coverage(s.metric, qualified, n, prevalence, s.point_of(c), delta=delta, reps=reps,
+                                      seed=seed) for c in coords]
+            engine.update(engine=rs[0].engine, reps=rs[0].reps)
+            return [r.coverage for r in rs], [r.mcse for r in rs], [r.mean_width for r in rs]
+        points = [s.point_of(c) for c in coords]
+        axes = {k: np.array([p[k] for p in points]) for k in points[0]}
+        r = coverage_over(qualified, s.design, s.coverage_metric, axes, delta, reps, seed)
+        engine.update(engine=r.engine, reps=r.reps)
+        return r.coverage, r.mcse, r.mean_width
+
+    found = search(evaluate, s.box, s.at, budget)
+    out = {"coverage_at_estimate": found.coverage, "coverage_mcse": found.coverage_mcse,
+           "worst_coverage": found.worst, "worst_mcse": found.mcse, "worst_bound": np.nan,
+           "worst_at": where(found.at), "mean_width": found.width, "engine": engine["engine"],
+           "reps": engine["reps"], "audit": "searched"}
+    if s.scores is not None:
+        from .empirical import coverage_at, smoothed
+
+        sm = smoothed(*s.scores)
+        other = search(lambda c: coverage_at(qualified, sm, [x["auc"] for x in c], delta, reps, seed),
+                       {"auc": s.box["auc"]}, {"auc": s.at["auc"]}, budget)
+        if other.worst < out["worst_coverage"]:
+            out.update(worst_coverage=other.worst, worst_mcse=other.mcse,
+                       worst_at=f"{where(other.at)} (your smoothed score distributions)")
+    return out
 
 
 def _draws(qualified) -> bool:

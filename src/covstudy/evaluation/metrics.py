@@ -15,29 +15,44 @@ recall, specificity    binomial       tpr̂ at n_pos (tnr̂ at n_neg): k of a fi
                                       region as for accuracy
 balanced_accuracy,     stratified     (tpr̂, tnr̂) at the observed n_pos, n_neg; region: the
 precision, npv, f1                    box of the two Clopper–Pearson intervals, each at
-                                      sqrt(1 - delta) (independent classes); grid: corners
-auc                    binormal       AUĈ at n_pos, n_neg (Monte Carlo); region: the
-                                      maximum-variance (van Dantzig) score interval; grid:
-                                      its ends
-accuracy_difference    paired         the four cells; region: discordant share d and
-                                      only-first share r | discordant, each Clopper–Pearson
-                                      at sqrt(1 - delta), concordant split fixed; 3×3+1 grid
-<metric>_difference    paired_        the 8 cells (class × first correct × second correct):
-(two models)           confusion      prevalence, per-class rates, per-class correlations
-                                      (plug-in point only)
+                                      sqrt(1 - delta) (independent classes); certified
+                                      (``certify``), searched for methods that draw
+auc                    binormal       AUĈ and sd_ratio at n_pos, n_neg (Monte Carlo); box:
+                                      AUĈ ± z·SE (DeLong) × sd_ratio around its probit ROC
+                                      fit (``region.binormal_sd_ratio``), each at
+                                      sqrt(1 - delta); searched, and over the same AUC
+                                      range with test sets from the user's smoothed scores
+                                      (``empirical``): the lower worst
+accuracy_difference    paired         the four cells; box: discordant share d, only-first
+                                      share r | discordant, both share s | concordant, each
+                                      Clopper–Pearson at (1 - delta)^(1/3); certified
+                                      (``certify``), searched for methods that draw
+<metric>_difference    paired_        the 8 cells (class × first correct × second correct);
+(two models)           confusion      box: the prevalence and each class's (d, r, s),
+                                      Clopper–Pearson at (1 - delta)^(1/7) each; searched
 auc_difference         paired_        the two AUCs and the mean within-class Spearman
-                       binormal       correlation of the scores (Monte Carlo; plug-in only)
+                       binormal       correlation (Monte Carlo); box: each AUĈ ± z·SE
+                                      (DeLong) and the correlation's Fisher z interval,
+                                      each at (1 - delta)^(1/3); searched
 clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cluster size;
-                                      region: p over the wilson_vif interval
+                                      box: p over the wilson_vif interval × the ICC's F
+                                      interval (``region.icc_box``), each at
+                                      sqrt(1 - delta); searched
 eval_accuracy          eval           rows are answers to questions (several per question):
                                       p̂, G groups of round(m/G) questions, K = mean answers,
-                                      ICCs by ANOVA (eval_iccs); region: p over the
-                                      eval.wilson_design interval (Monte Carlo)
+                                      ICCs by ANOVA (eval_iccs); box: p over the
+                                      eval.wilson_design interval × icc_question's F
+                                      interval, each at sqrt(1 - delta), icc_group at its
+                                      estimate; searched
 macro_recall,          multiclass     the observed prevalence and row rates (Monte Carlo
-macro_f1, bea (multi)                 always); region: each class's recall Clopper–Pearson
-                                      at (1 - delta)^(1/K), misclassifications in their
-                                      observed proportions; grid: all recalls low, all high
+macro_f1, bea (multi)                 always); box: each class's recall over its
+                                      Clopper–Pearson interval at (1 - delta)^(1/K), one
+                                      coordinate each, misclassifications in their
+                                      observed proportions; searched
 =====================  =============  ====================================================
+
+"Searched": the adaptive search of ``search`` over the box (``Spec.box``, ``Spec.at``, ``Spec.point_of``),
+labelled ``searched`` in the audit and never certified.
 
 Flow: data -> metrics -> audit -> recommend -> growth -> render; this module imports only ``data`` and
 ``region`` from the wing.
@@ -45,16 +60,17 @@ Flow: data -> metrics -> audit -> recommend -> growth -> render; this module imp
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from .._lazy import stats
 from .data import Data, InputError
-from .region import auc_region, axis, cp, with_recalls
+from .region import (AUC_EDGE, auc_box, auc_region, axis, binormal_sd_ratio, cells_of_shares, correlation_box, cp, delong_se,
+                     icc_box, sd_ratio_box, shares_box, with_recalls)
 
 BINARY_METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "f1")
 MULTICLASS = ("accuracy", "macro_recall", "macro_f1", "bea")
@@ -85,12 +101,14 @@ class Spec:
     design: str | None = None
     coverage_metric: str | None = None
     points: list = field(default_factory=list)
-    multiclass: tuple | None = None  # (n, prevalence, [rates at the plug-in, then the region's grid])
+    multiclass: tuple | None = None  # (n, prevalence, [the rates at the plug-in])
     region: tuple | None = None  # binomial: the p range whose exact infimum is the worst coverage
     box: dict | None = None  # stratified, paired: coordinate -> (low, high), the region the worst is certified over
     at: dict | None = None  # the plug-in point's coordinates in ``box``
     region_text: str = ""  # how the region is formed, in words ("" : not audited over a region)
     plug_in: str = ""  # the operating point in words
+    point_of: Callable | None = None  # coordinates of ``box`` -> the design's point (a multiclass rate matrix)
+    scores: tuple | None = None  # AUC: (positives', negatives') scores, for the smoothed-empirical check
 
 
 def metric_specs(d: Data, delta, metrics) -> list[Spec]:
@@ -130,6 +148,7 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
             else:
                 s.design, s.coverage_metric, s.points, s.plug_in = "stratified", metric, box, where
                 s.box, s.at = {"tpr": (tpr_lo, tpr_hi), "tnr": (tnr_lo, tnr_hi)}, {"tpr": tpr, "tnr": tnr}
+                s.point_of = _sized(n_pos=n_pos, n_neg=n_neg)  # the methods that draw: searched over the box
                 s.region_text = (f"over the box tpr ∈ [{tpr_lo:.4g}, {tpr_hi:.4g}], tnr ∈ "
                                  f"[{tnr_lo:.4g}, {tnr_hi:.4g}] (Clopper–Pearson at √(1 − δ) each)")
             specs.append(s)
@@ -147,17 +166,22 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         ests = {"accuracy": acc, "macro_recall": float(recalls.mean()), "macro_f1": float(f1.mean()),
                 "bea": float(bea(acc, K))}
         ends = np.array([cp(int(C[i, i]), int(sizes[i]), (1 - delta) ** (1 / K)) for i in range(K)]).T
-        grid = [rates.tolist()] + [with_recalls(rates, e).tolist() for e in ends]
+        names = [f"recall_{c}" for c in d.classes]
         for metric in MULTICLASS:
             s = Spec(metric, ests[metric], dict(metric=metric, confusion=C), _methods("multiclass", metric))
             if metric == "accuracy":
                 s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
                 _binomial_region(s, int(np.trace(C)), d.n, delta)
             else:
-                s.multiclass = (d.n, prevalence.tolist(), grid)
+                s.multiclass = (d.n, prevalence.tolist(), [rates.tolist()])
+                s.box = {k: (float(lo), float(hi)) for k, lo, hi in zip(names, *ends)}
+                s.at = dict(zip(names, map(float, recalls)))
+                s.point_of = _rates_point(rates, names)
                 s.plug_in = f"the observed {K}×{K} rates at class sizes {', '.join(map(str, sizes))}"
-                s.region_text = (f"at every class's recall at the low ends, then the high ends, of its Clopper–Pearson "
-                                 f"interval at (1 − δ)^(1/{K}) (lows {', '.join(f'{v:.3g}' for v in ends[0])})")
+                s.region_text = (f"searched over the box of the {K} recalls, each varied on its own over its Clopper–"
+                                 f"Pearson interval at (1 − δ)^(1/{K}) ("
+                                 + ", ".join(f"{lo:.3g}–{hi:.3g}" for lo, hi in zip(*ends))
+                                 + "), misclassifications in their observed proportions, class sizes as observed")
             specs.append(s)
     if d.scores is not None:
         pos, neg = d.scores[d.truth == 1], d.scores[d.truth == 0]
@@ -175,10 +199,16 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         s.design, s.coverage_metric = "clustered", "accuracy"
         from ..intervals import interval
 
-        lo, hi = interval("wilson_vif", design="clustered", successes=successes, sizes=sizes, delta=delta)
-        s.points = [dict(clusters=G, cluster_size=size, p=p, icc=min(max(icc, 0.0), 0.99))
-                    for p in axis(acc, lo, hi)]
-        s.region_text = f"over p = {lo:.4g}, {(lo + hi) / 2:.4g}, {hi:.4g} (the wilson_vif interval) at the estimated ICC"
+        root = math.sqrt(1 - delta)
+        lo, hi = interval("wilson_vif", design="clustered", successes=successes, sizes=sizes, delta=1 - root)
+        i_lo, i_hi = icc_box(successes, sizes, root)
+        s.at = dict(p=acc, icc=min(max(icc, 0.0), 0.99))
+        s.box = dict(p=(min(lo, acc), max(hi, acc)), icc=(min(i_lo, s.at["icc"]), max(i_hi, s.at["icc"])))
+        s.point_of = _sized(clusters=G, cluster_size=size)
+        s.points = [s.point_of(s.at)]
+        s.region_text = (f"searched over p ∈ [{s.box['p'][0]:.4g}, {s.box['p'][1]:.4g}] (the wilson_vif interval) × "
+                         f"ICC ∈ [{s.box['icc'][0]:.3g}, {s.box['icc'][1]:.3g}] (the F interval of the ANOVA ICC, "
+                         f"Searle/Donner), each at √(1 − δ)")
         s.plug_in = f"p = {acc:.4g}, ICC = {max(icc, 0):.3g} ({G} clusters of mean size {d.n / G:.3g})"
         s.icc = icc
         specs.append(s)
@@ -198,9 +228,8 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
                     s=cells["both"] / conc if conc else 0.5)
         s.box = dict(d=cp(disc, d.n, third), r=cp(cells["only_first"], disc, third) if disc else (0.0, 1.0),
                      s=cp(cells["both"], conc, third) if conc else (0.0, 1.0))
-        pts = [s.at] + [dict(zip("drs", c)) for c in itertools.product(*s.box.values())]
-        s.points = [dict(n=d.n, p_both=(1 - x["d"]) * x["s"], p_only_first=x["d"] * x["r"],
-                         p_only_second=x["d"] * (1 - x["r"]), p_neither=(1 - x["d"]) * (1 - x["s"])) for x in pts]
+        s.point_of = _paired_point(d.n)
+        s.points = [s.point_of(s.at)]
         s.region_text = ("over the box of the discordant share d, the only-first share r of the discordant and the "
                          "both-correct share s of the concordant (Clopper–Pearson at (1 − δ)^(1/3) each; s only for "
                          "the methods that read it)")
@@ -212,9 +241,9 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         pos, neg = d.second_scores[d.truth == 1], d.second_scores[d.truth == 0]
         specs.append(_auc_spec("auc_second", pos, neg, delta))
     if d.second is not None and d.binary:
-        specs += _difference_specs(d)
+        specs += _difference_specs(d, delta)
     if d.scores is not None and d.second_scores is not None:
-        specs.append(_auc_difference_spec(d))
+        specs.append(_auc_difference_spec(d, delta))
     if metrics is not None:
         wanted = set(metrics)
         known = {s.metric for s in specs} | {"superiority_probability"}
@@ -225,6 +254,45 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         specs = [s for s in specs if s.metric in wanted]
     return specs
 
+
+
+def _sized(**fixed) -> Callable:
+    """Coordinates -> a design point: the fixed axes (sizes, parameters held at the plug-in) plus the coordinates."""
+    return lambda c: {**fixed, **{k: float(v) for k, v in c.items()}}
+
+
+def _rates_point(rates, names) -> Callable:
+    """Recalls -> the multiclass rate matrix (``region.with_recalls``); a row whose recall is the observed
+    one is kept bit for bit (the Monte Carlo stream is keyed by the point's numbers)."""
+    def point(c):
+        moved = with_recalls(rates, [c[k] for k in names])
+        same = np.array([c[k] == rates[i, i] for i, k in enumerate(names)])
+        return np.where(same[:, None], rates, moved).tolist()
+    return point
+
+
+def _paired_point(n) -> Callable:
+    """(d, r, s) -> the paired design's point: its four cells (``region.cells_of_shares``) at n."""
+    def point(c):
+        both, first, second, neither = cells_of_shares(c["d"], c["r"], c["s"])
+        return dict(n=n, p_both=both, p_only_first=first, p_only_second=second, p_neither=neither)
+    return point
+
+
+def _confusion_point(n) -> Callable:
+    """(prevalence, d/r/s of each class) -> the paired_confusion design's point: each class's two rates
+    and the correlation of the two models' correctness (``_phi``) from its four cells."""
+    from ..designs.paired import correlation_range
+
+    def point(c):
+        out = dict(n=n, prevalence=float(c["prevalence"]))
+        for cls, (first, second) in (("pos", ("tpr_first", "tpr_second")), ("neg", ("tnr_first", "tnr_second"))):
+            cells = cells_of_shares(c[f"d_{cls}"], c[f"r_{cls}"], c[f"s_{cls}"])
+            a1, a2 = cells[0] + cells[1], cells[0] + cells[2]
+            out[first], out[second] = float(a1), float(a2)
+            out[f"correlation_{cls}"] = _phi(*cells, *correlation_range(a1, a2))
+        return out
+    return point
 
 
 def _binomial_region(s: Spec, k, n, delta):
@@ -244,7 +312,7 @@ def _phi(both, only_first, only_second, neither, lo, hi):
     return min(max(phi, lo), hi)
 
 
-def _difference_specs(d: Data) -> list:
+def _difference_specs(d: Data, delta) -> list:
     """metric(first) - metric(second) of two models on the same examples: the paired_confusion design's
     8 cells, audited at the observed prevalence, per-class rates and per-class correlations."""
     from ..designs.paired import correlation_range
@@ -261,7 +329,19 @@ def _difference_specs(d: Data) -> list:
                  tnr_first=(x[4] + x[5]) / n_neg, tnr_second=(x[4] + x[6]) / n_neg)
     rho_pos = _phi(*x[:4], *correlation_range(rates["tpr_first"], rates["tpr_second"]))
     rho_neg = _phi(*x[4:], *correlation_range(rates["tnr_first"], rates["tnr_second"]))
+    seventh = (1 - delta) ** (1 / 7)  # prevalence and (d, r, s) of each class: a joint 1 - δ box
+    at_pos, box_pos = shares_box(*x[:4], seventh)
+    at_neg, box_neg = shares_box(*x[4:], seventh)
+    at = dict(prevalence=n_pos / d.n, **{f"{k}_pos": v for k, v in at_pos.items()},
+              **{f"{k}_neg": v for k, v in at_neg.items()})
+    box = dict(prevalence=cp(n_pos, d.n, seventh), **{f"{k}_pos": v for k, v in box_pos.items()},
+               **{f"{k}_neg": v for k, v in box_neg.items()})
     point = dict(n=d.n, prevalence=n_pos / d.n, **rates, correlation_pos=rho_pos, correlation_neg=rho_neg)
+    moved = _confusion_point(d.n)
+    point_of = lambda c: dict(point) if c == at else moved(c)  # noqa: E731  the plug-in bit for bit (its MC stream)
+    text = ("searched over the box of the prevalence and, in each class, the discordant share d, the only-first "
+            "share r of the discordant and the both-correct share s of the concordant (Clopper–Pearson at "
+            "(1 − δ)^(1/7) each): the 8 cells' region")
     where = (f"the observed 8 cells {', '.join(map(str, x))} (positives: both, only first, only second, neither; "
              f"then negatives) at n = {d.n}: correlations {rho_pos:.3g} (positives), {rho_neg:.3g} (negatives)")
     specs = []
@@ -272,11 +352,12 @@ def _difference_specs(d: Data) -> list:
             continue  # undefined for a model (e.g. no predicted positives, for precision)
         s = Spec(name, est, dict(metric=name, **cells), _methods("paired_confusion", name))
         s.design, s.coverage_metric, s.points, s.plug_in = "paired_confusion", name, [point], where
+        s.box, s.at, s.point_of, s.region_text = box, at, point_of, text
         specs.append(s)
     return specs
 
 
-def _auc_difference_spec(d: Data):
+def _auc_difference_spec(d: Data, delta):
     """AUC(first) - AUC(second) on the same cases: the paired_binormal design at the observed AUCs and
     the mean within-class Spearman correlation of the two models' scores."""
     from ..methods.auc_difference import delong_covariance
@@ -292,25 +373,46 @@ def _auc_difference_spec(d: Data):
              dict(metric="auc_difference", pos_first=p1, neg_first=n1, pos_second=p2, neg_second=n2),
              _methods("paired_scores", "auc_difference"))
     s.design, s.coverage_metric = "paired_binormal", "auc_difference"
-    clip = [min(max(float(v), 1e-3), 1 - 1e-3) for v in auc]
-    s.points = [dict(n_pos=int(p1.size), n_neg=int(n1.size), auc_first=clip[0], auc_second=clip[1], correlation=rho)]
+    third = (1 - delta) ** (1 / 3)  # the two AUCs and the correlation: a joint 1 - δ box
+    clip = [min(max(float(v), AUC_EDGE), 1 - AUC_EDGE) for v in auc]
+    ends = [auc_box(a, delong_se(p, n), third) for a, p, n in ((auc[0], p1, n1), (auc[1], p2, n2))]
+    s.at = dict(auc_first=clip[0], auc_second=clip[1], correlation=rho)
+    s.box = dict(auc_first=ends[0], auc_second=ends[1], correlation=correlation_box(rho, p1.size + n1.size - 3, third))
+    s.point_of = _sized(n_pos=int(p1.size), n_neg=int(n1.size))
+    s.points = [s.point_of(s.at)]
+    s.region_text = (f"searched over AUC₁ ∈ [{ends[0][0]:.4g}, {ends[0][1]:.4g}], AUC₂ ∈ [{ends[1][0]:.4g}, "
+                     f"{ends[1][1]:.4g}] (each AUĈ ± z·SE, DeLong) and the correlation ∈ [{s.box['correlation'][0]:.3g}, "
+                     f"{s.box['correlation'][1]:.3g}] (Fisher z), each at (1 − δ)^(1/3), paired binormal")
     s.plug_in = (f"binormal AUCs {auc[0]:.4g} and {auc[1]:.4g}, score correlation {rho:.3g} (Spearman, within "
                  f"class) at n_pos = {p1.size}, n_neg = {n1.size}")
     return s
 
 
 def _auc_spec(name, pos, neg, delta):
-
+    """The AUC of one model's scores: binormal over (AUC, sd_ratio) and the smoothed-empirical check."""
     # the Mann–Whitney AUC with ties counted half
     ranks = stats.rankdata(np.concatenate([pos, neg]))
     auc = float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
     s = Spec(name, auc, dict(metric="auc", scores_pos=pos, scores_neg=neg), _methods("scores", "auc"))
     s.design, s.coverage_metric = "binormal", "auc"
-    lo, hi = auc_region(auc, pos.size, neg.size, delta)
-    s.points = [dict(n_pos=int(pos.size), n_neg=int(neg.size), auc=min(max(v, 1e-3), 1 - 1e-3))
-                for v in axis(auc, lo, hi, 2)]
-    s.region_text = (f"over the ends of the maximum-variance interval [{lo:.4g}, {hi:.4g}] of the AUC "
-                     f"(van Dantzig/Bamber)")
+    root = math.sqrt(1 - delta)
+    se = delong_se(pos, neg)
+    if se > 0:
+        lo, hi = auc_box(auc, se, root)
+        how = "AUĈ ± z·SE, DeLong"
+    else:  # complete separation: DeLong's SE is 0, the maximum-variance interval is not
+        lo, hi = (min(max(v, AUC_EDGE), 1 - AUC_EDGE) for v in auc_region(auc, pos.size, neg.size, 1 - root))
+        how = "DeLong's SE is 0: the maximum-variance interval, van Dantzig/Bamber"
+    ratio = binormal_sd_ratio(pos, neg)
+    s.at = dict(auc=min(max(auc, AUC_EDGE), 1 - AUC_EDGE), sd_ratio=ratio)
+    s.box = dict(auc=(min(lo, s.at["auc"]), max(hi, s.at["auc"])), sd_ratio=sd_ratio_box(ratio, pos.size, neg.size, root))
+    s.point_of = _sized(n_pos=int(pos.size), n_neg=int(neg.size))
+    s.points = [s.point_of(s.at)]
+    s.scores = (pos, neg)
+    s.region_text = (f"searched over AUC ∈ [{s.box['auc'][0]:.4g}, {s.box['auc'][1]:.4g}] ({how}) × sd_ratio ∈ "
+                     f"[{s.box['sd_ratio'][0]:.3g}, {s.box['sd_ratio'][1]:.3g}] (around the probit fit {ratio:.3g} of "
+                     f"the ROC), each at √(1 − δ), binormal; and over the same AUC range with test sets drawn from "
+                     f"your own smoothed score distributions (the lower of the two)")
     s.plug_in = f"a binormal AUC of {auc:.4g} at n_pos = {pos.size}, n_neg = {neg.size}"
     return s
 
@@ -335,10 +437,18 @@ def _eval_spec(d: Data, delta) -> "Spec":
     s = Spec("eval_accuracy", acc, door, [x for x in _methods("eval", "accuracy") if x[1] == "eval" or x[0] == "wilson"])
     s.design, s.coverage_metric = "eval", "accuracy"
     icc_group, icc_question = eval_iccs(correct, answers, group)
-    lo, hi = interval("eval.wilson_design", delta=delta, **door)
+    root = math.sqrt(1 - delta)
+    lo, hi = interval("eval.wilson_design", delta=1 - root, **door)
     k = max(1, int(round(answers.mean())))
-    s.points = [dict(questions=g * max(1, round(m / g)), groups=g, answers=k, p=p, icc_group=icc_group,
-                     icc_question=icc_question) for p in axis(acc, lo, hi)]
+    s.at = dict(p=acc, icc_question=icc_question)
+    q_lo, q_hi = icc_box(correct, answers, root) if k > 1 else (icc_question, icc_question)
+    s.box = dict(p=(min(lo, acc), max(hi, acc)), icc_question=(min(q_lo, icc_question), max(q_hi, icc_question)))
+    s.point_of = _sized(questions=g * max(1, round(m / g)), groups=g, answers=k, icc_group=icc_group)
+    s.points = [s.point_of(s.at)]
+    s.region_text = (f"searched over p ∈ [{s.box['p'][0]:.4g}, {s.box['p'][1]:.4g}] (the eval.wilson_design "
+                     f"interval) × icc_question ∈ [{s.box['icc_question'][0]:.3g}, {s.box['icc_question'][1]:.3g}] "
+                     f"(the F interval of the ANOVA ICC of answers within questions, Searle/Donner), each at "
+                     f"√(1 − δ); icc_group at its estimate {icc_group:.3g}")
     s.plug_in = (f"p = {acc:.4g}, icc_group = {icc_group:.3g}, icc_question = {icc_question:.3g} "
                  f"({m} questions in {g} groups, {answers.mean():.3g} answers a question)")
     return s
