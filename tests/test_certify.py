@@ -135,3 +135,35 @@ def test_three_coordinates_are_searched_on_exact_grids():
     assert found.worst <= grid.min() + 1e-12
     at = coverage("newcombe", design="paired", **_paired_point(n, *found.at.values()))
     assert at.coverage == pytest.approx(found.worst, abs=1e-12)
+
+
+def test_the_reported_rows_of_evaluate_are_certified():
+    """Through covstudy.evaluate: the issue's balanced-accuracy case and the paired accuracy difference
+    (both, only_first, only_second, neither = 40, 9, 3, 8): each row's worst_bound is at most the minimum
+    of exact coverage() over a dense grid of its box, worst_coverage - worst_bound <= 1e-3, and a method
+    below the floor is not recommended."""
+    import covstudy
+
+    truth = np.array([1] * 30 + [0] * 70)
+    pred = np.array([1] * 24 + [0] * 6 + [1] * 7 + [0] * 63)
+    ev = covstudy.evaluate(truth, pred, metrics=["balanced_accuracy"])
+    box = {"tpr": cp(24, 30, ROOT), "tnr": cp(63, 70, ROOT)}
+    for r in ev.table.itertuples():
+        grid = _stratified_grid(r.method, "balanced_accuracy", 30, 70, box, 41)
+        assert r.audit == "certified" and r.worst_bound <= np.nanmin(grid) + 1e-12, r.method
+        assert r.worst_coverage - r.worst_bound <= 1e-3, r.method
+    row = ev.table.set_index("method").loc["posterior_jeffreys"]
+    assert row.meets_target == "no" and not row.recommended and row.worst_coverage < 0.9340
+    # the paired accuracy difference: first correct on 49, second on 43 of 60
+    first = np.array([1] * 40 + [1] * 9 + [0] * 3 + [0] * 8)
+    second = np.array([1] * 40 + [0] * 9 + [1] * 3 + [0] * 8)
+    y = np.ones(60, dtype=int)
+    y[::2] = 0  # the labels do not matter to the accuracy difference, only who is right
+    p1, p2 = np.where(first == 1, y, 1 - y), np.where(second == 1, y, 1 - y)
+    ev = covstudy.evaluate(y, p1, second_predicted=p2, metrics=["accuracy_difference"])
+    box = dict(d=cp(12, 60, THIRD), r=cp(9, 12, THIRD), s=cp(40, 48, THIRD))
+    d, r_ = (a.ravel() for a in np.meshgrid(np.linspace(*box["d"], 31), np.linspace(*box["r"], 31), indexing="ij"))
+    for r in ev.table[ev.table.audit == "certified"].itertuples():
+        grid = coverage(r.method, design="paired", **_paired_point(60, d, r_, 40 / 48)).coverage
+        assert r.worst_bound <= grid.min() + 1e-12 and r.worst_coverage - r.worst_bound <= 1e-3, r.method
+    assert set(ev.table.audit) == {"certified", "searched"}  # newcombe and scas read the concordant split

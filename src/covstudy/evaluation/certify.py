@@ -27,8 +27,8 @@ The larger of the two is the cell's bound B(cell) <= C(x) for every x in it. Bra
 box into GRID × GRID cells, evaluate exact C at their centres, the corners and the plug-in point; split
 (along the coordinate where it is widest in standard deviations of its binomial factor) every cell whose bound is below the lowest coverage
 found minus ``tol`` and evaluate C at the halves' centres; stop when no cell is below, or when ``work``
-outcome evaluations are spent, or (with a ``floor``) once a point more than BELOW under the floor is
-found. The certified bound is the least bound over the cells (the infimum over the box is at least
+outcome evaluations are spent (with a ``floor``, the tolerance is TOL_BELOW once a point below it is
+found). The certified bound is the least bound over the cells (the infimum over the box is at least
 that), the worst coverage the lowest point found (the infimum is at most that; C jumps where θ crosses
 an interval end, so the infimum may be a one-sided limit, approached by ever smaller cells).
 ``tests/test_certify.py`` checks bounds against exact coverage over dense grids and inside random cells.
@@ -49,7 +49,7 @@ import numpy as np
 from scipy import special
 
 TOL = 1e-4  # stop once the certified bound is within this of the worst point found
-BELOW = 0.01  # with a floor: stop once a point this far below it is found
+TOL_BELOW = 1e-3  # the tolerance once a point below the floor is found (the method fails either way)
 WORK = 2_000_000_000  # budget: outcome operations of the whole search (about 2 CPU-seconds)
 BATCH_ELEMENTS = 4_000_000  # cells × outcomes held at once
 GRID = 16  # first cut: cells along each coordinate
@@ -266,8 +266,8 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
             grid: int = GRID, floor: float | None = None) -> Certified:
     """Branch and bound over ``problem``'s box (module docstring). The box is first cut into ``grid``
     cells along each coordinate (at most GRID_CELLS in all), whose centres and the ``start`` points
-    (the plug-in point) give the first worst point. With ``floor``, a search that has found a point
-    more than BELOW under it stops there (the method is shown below the floor; its bound stays looser)."""
+    (the plug-in point) give the first worst point. With ``floor``, once a point below it is found the
+    tolerance is TOL_BELOW (the method fails the floor either way)."""
     tol = TOL if tol is None else tol
     work = WORK if work is None else work
     d = len(problem.names)
@@ -298,8 +298,8 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
             lo, hi = np.vstack([lo, pending_lo]), np.vstack([hi, pending_hi])
             bounds = np.concatenate([bounds, new])
         spent = problem.work - spent_before
-        active = np.flatnonzero(bounds < best - tol)
-        if not active.size or spent >= work or (floor is not None and best < floor - BELOW):
+        active = np.flatnonzero(bounds < best - (tol if floor is None or best >= floor else max(tol, TOL_BELOW)))
+        if not active.size or spent >= work:
             break
         room = BRANCH
         take = active[np.argsort(bounds[active], kind="stable")][:room]

@@ -69,7 +69,7 @@ import numpy as np
 
 from .._lazy import stats
 from .data import Data, InputError
-from .region import (AUC_EDGE, auc_box, auc_region, axis, binormal_sd_ratio, cells_of_shares, correlation_box, cp, delong_se,
+from .region import (AUC_EDGE, auc_box, auc_region, binormal_sd_ratio, cells_of_shares, correlation_box, cp, delong_se,
                      icc_box, sd_ratio_box, shares_box, with_recalls)
 
 BINARY_METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "f1")

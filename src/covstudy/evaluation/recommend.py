@@ -87,7 +87,7 @@ def recommend(rows, level, audited, s, guarantee=False):
             how = (f", {r.worst_coverage:.4f} ± {r.worst_mcse:.3f} (Monte Carlo, {int(r.reps)} test sets a point; "
                    f"estimated, not certified), is at least")
         else:
-            how = f", {r.worst_coverage:.4f} (estimated over a grid, not certified), is at least"
+            how = f", {r.worst_coverage:.4f} (searched on exact coverage, not certified), is at least"
         target = f"{level:g}" if guarantee else f"{floor:.3f}"
         tail = f" ≥ {target}" if r.meets_target == "certified" else f" {target}"
         return best, (f"{r.method} is the narrowest method (expected width {r.mean_width:.4f}) whose {where}"
