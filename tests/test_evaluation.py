@@ -444,3 +444,22 @@ def test_a_recommended_row_below_target_is_flagged_in_every_output(tmp_path):
     assert next(x for x in md.splitlines() if x.startswith("| recall")).rstrip(" |").endswith(BELOW)
     html = evaluation_page(ev, tmp_path)
     assert "<b>Below target:</b>" in html and BELOW in html
+
+
+def test_progress_line_on_stderr_only_and_quiet(tmp_path, capsys, monkeypatch):
+    """A progress line (metric · method) on stderr, none on stdout; --quiet / progress=False: none at all.
+    PROGRESS_AFTER is set to 0 so that the line shows whatever the machine's speed."""
+    from covstudy.evaluation import result
+
+    monkeypatch.setattr(result, "PROGRESS_AFTER", 0)
+    y = [1] * 12 + [0] * 8
+    p = [1] * 10 + [0] * 2 + [1] + [0] * 7
+    covstudy.evaluate(y, p, metrics=["accuracy", "recall"], progress=True)
+    out, err = capsys.readouterr()
+    assert out == "" and "covstudy-evaluate" in err and "recall · " in err
+    covstudy.evaluate(y, p, metrics=["accuracy", "recall"], progress=False)
+    assert capsys.readouterr() == ("", "")
+    pd.DataFrame({"t": y, "p": p}).to_csv(tmp_path / "f.csv", index=False)
+    assert main([str(tmp_path / "f.csv"), "--truth", "t", "--predicted", "p", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "covstudy-evaluate:" not in err and out.startswith("metric")

@@ -31,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reps", type=int, default=2000,
                    help="Monte Carlo test sets per audited point (default 2000; bootstrap methods: at most 400)")
     p.add_argument("--no-audit", action="store_true", help="intervals only, no coverage audit")
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument("--guarantee", action="store_true",
                    help="recommend only methods whose worst coverage over the region is certified >= 1 - delta")
     p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.html and forest.png/.pdf here")
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed,
-                          reps=args.reps, guarantee=args.guarantee)
+                          reps=args.reps, guarantee=args.guarantee, progress=not args.quiet)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2

@@ -17,17 +17,19 @@ SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as mult
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
 
 
-def growth_table(specs, table, delta, reps, seed):
+def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
     """How the recommended interval shrinks with more data: its expected width at the plug-in
     operating point for test sets SCALES times the user's (``coverage()``'s mean_width, exact where
     the engine is), and for the metrics of one proportion the n whose expected width is half
-    today's (``plan``, exact). One row per metric × scale."""
+    today's (``plan``, exact). One row per metric × scale. ``step(metric)`` is called before each
+    metric (the progress line)."""
     import pandas as pd
 
     from ..planning.plan import plan
 
     rows = []
     for s in specs:
+        step(s.metric)
         pick = table[(table.metric == s.metric) & table.recommended]
         if (not s.points or s.multiclass is not None or s.design == "eval" or not len(pick)
                 or np.isnan(pick.mean_width.iloc[0])):  # eval: equal groups do not scale by 0.5-4

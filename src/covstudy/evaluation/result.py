@@ -17,6 +17,7 @@ docs/evaluate.md.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from .growth import growth_table
 from .metrics import metric_specs
 from .recommend import EPSILON, mark
 
+PROGRESS_AFTER = 2.0  # seconds before the progress line appears (quick runs print none)
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
            "worst_coverage", "worst_mcse", "worst_bound", "worst_at", "audit", "meets_target", "mean_width", "engine",
            "reps", "recommended", "design", "n"]
@@ -74,7 +76,7 @@ class Evaluation:
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
-             guarantee=False) -> "Evaluation":
+             guarantee=False, progress=True) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -112,6 +114,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         Recommend only methods whose certified lower bound of the worst coverage over the region is
         at least 1 - delta (else the kind's guaranteed method); default: the narrowest method whose
         worst coverage meets 1 - delta - EPSILON, certified or estimated (``meets_target``).
+    progress : bool
+        A progress line on stderr (metric · method, done of all, time left) when the run takes more
+        than PROGRESS_AFTER seconds; nothing on stdout.
 
     Returns
     -------
@@ -132,6 +137,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     0.750 [0.4093, 0.9285] exact 0.9727
     """
     import pandas as pd
+    from tqdm.auto import tqdm
 
     from .. import validate
     from ..intervals import interval
@@ -142,8 +148,12 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     notes = []
     specs = metric_specs(d, delta, metrics)
     rows = []
+    bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
+               unit="step",
+               file=sys.stderr, disable=not progress, delay=PROGRESS_AFTER, leave=False, dynamic_ncols=True)
     for s in specs:
         for method, kind, qualified in s.methods:
+            bar.set_postfix_str(f"{s.metric} · {method}{' (audit)' if audit else ''}", refresh=False)
             lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
             row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
                        upper=float(hi), width=float(hi - lo), design=s.design or ("multiclass" if s.multiclass else None),
@@ -153,6 +163,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             if audit:
                 row.update(audit_metric(s, method, qualified, delta, reps, seed))
             rows.append(row)
+            bar.update()
     table = pd.DataFrame(rows)
     level = 1 - delta
     reasons = mark(table, specs, level, audit, guarantee)
@@ -184,7 +195,12 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                                               "prior on the four paired cells; a probability, not an interval.")
     cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
     table = table[cols]
-    growth = growth_table(specs, table, delta, reps, seed) if audit else None
+    def step(metric):
+        bar.set_postfix_str(f"{metric} · width at other sizes", refresh=False)
+        bar.update()
+
+    growth = growth_table(specs, table, delta, reps, seed, step) if audit else None
+    bar.close()
     info = {"n": d.n, "classes": d.classes, "positive": d.positive, "delta": delta, "epsilon": EPSILON,
             "guarantee": bool(guarantee),
             "reps": reps, "seed": seed, "columns": d.names,
