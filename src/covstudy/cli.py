@@ -7,6 +7,9 @@ the studies. ``covstudy-plot`` (``plot_main``) draws a results folder's figures 
 ``covstudy-plan`` (``plan_main``) prints the smallest test-set size for a target.
 ``load_study`` composes a study for the library's ``run_study``. Errors are one line on
 stderr and exit code 2.
+
+Long because it holds the three commands' parsers side by side (covstudy-plan's with its
+per-design axes and the sequential plan), so their options and error lines read alike.
 """
 
 from __future__ import annotations
