@@ -23,8 +23,7 @@ def markdown(ev) -> str:
     i = ev.info
     level = 1 - i["delta"]
     lines = ["# covstudy-evaluate report", "",
-             f"{i['n']} examples; classes {', '.join(map(repr, i['classes']))}"
-             + (f" (positive: {i['positive']!r})" if i["positive"] is not None else "")
+             f"{i['read']}"
              + f"; intervals at level {level:g}; recommendation tolerance ε = {i['epsilon']}; "
              f"Monte Carlo audit with {i['reps']} test sets, seed {i['seed']}.", ""]
     for w in ev.warnings:

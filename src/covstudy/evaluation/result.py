@@ -74,7 +74,7 @@ class Evaluation:
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
-             guarantee=False) -> "Evaluation":
+             guarantee=False, classes=None) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -112,6 +112,10 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         Recommend only methods whose certified lower bound of the worst coverage over the region is
         at least 1 - delta (else the kind's guaranteed method); default: the narrowest method whose
         worst coverage meets 1 - delta - EPSILON, certified or estimated (``meets_target``).
+    classes : sequence or "A,B,..." string, optional
+        The labels the data may hold (1 matches "1"): another label in truth or predicted is an
+        error, so a stray label cannot turn a binary run into a multiclass one. Without it a class
+        with fewer than 1% of the rows is named in a warning. ``info["read"]`` says what was read.
 
     Returns
     -------
@@ -138,8 +142,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
-    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions)
+    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes)
     notes = []
+    for msg in d.notes:  # what was read that may not be what was meant
+        warnings.warn(msg, stacklevel=2)
+        notes.append(msg)
     specs = metric_specs(d, delta, metrics)
     rows = []
     for s in specs:
@@ -185,7 +192,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
     table = table[cols]
     growth = growth_table(specs, table, delta, reps, seed) if audit else None
-    info = {"n": d.n, "classes": d.classes, "positive": d.positive, "delta": delta, "epsilon": EPSILON,
+    info = {"n": d.n, "classes": d.classes, "counts": d.counts, "read": d.read(), "positive": d.positive, "delta": delta, "epsilon": EPSILON,
             "guarantee": bool(guarantee),
             "reps": reps, "seed": seed, "columns": d.names,
             "plug_in": {s.metric: s.plug_in for s in specs}}

@@ -50,8 +50,7 @@ def evaluation_page(ev, folder) -> str:
     rows = [{c: _cell(v) for c, v in zip(cols, r)} for r in table[cols].itertuples(index=False)]
     data = json.dumps({"rows": rows, "level": 1 - info["delta"]}, separators=(",", ":"),
                       ensure_ascii=False).replace("</", "<\\/")
-    head = (f"{info['n']} examples; classes {', '.join(map(repr, info['classes']))}"
-            + (f" (positive: {info['positive']!r})" if info.get("positive") is not None else "")
+    head = ((info.get("read") or f"{info['n']} examples; classes {', '.join(map(repr, info['classes']))}")
             + f"; intervals at level {1 - info['delta']:g}; recommendation tolerance ε = {info['epsilon']}; "
             f"Monte Carlo audit with {info['reps']} test sets, seed {info['seed']}.")
     warnings = "".join(f'<p class="warning"><b>Warning:</b> {_e(w)}</p>' for w in ev.warnings)

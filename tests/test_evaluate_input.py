@@ -1,0 +1,78 @@
+"""What ``covstudy.evaluate`` read must be said, and never silently re-interpreted (issue 42)."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import covstudy
+from covstudy.evaluation.cli import main
+from covstudy.evaluation.data import InputError
+
+Y = np.array([1] * 60 + [0] * 140)
+P = np.array([1] * 50 + [0] * 10 + [1] * 20 + [0] * 120)
+
+
+def _quiet(**kw):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = covstudy.evaluate(audit=False, metrics=["accuracy"], **kw)
+    return ev, [str(w.message) for w in caught]
+
+
+def test_the_classes_read_are_named_with_their_counts():
+    ev, caught = _quiet(truth=Y, predicted=P)
+    assert ev.info["read"] == "read 200 rows; truth has 2 classes: 0: 140, 1 (positive): 60"
+    assert ev.info["counts"] == [140, 60] and not caught
+    assert ev.info["read"] in ev.to_markdown()
+
+
+def test_a_stray_label_warns_without_classes_and_is_an_error_with_them():
+    y = np.r_[Y, 2]  # one stray 2 among 0/1: three classes, and the binary metrics gone
+    p = np.r_[P, 1]
+    ev, caught = _quiet(truth=y, predicted=p)
+    assert len(ev.info["classes"]) == 3
+    assert any("class(es) 2 (1 of 201 rows)" in w and "3-class" in w for w in caught)
+    assert any("class(es) 2" in w for w in ev.warnings)
+    with pytest.raises(InputError, match=r"^truth: label\(s\) 2 not among the stated classes 0, 1 \(first at row 200\)"):
+        covstudy.evaluate(y, p, classes=[0, 1], audit=False)
+    with pytest.raises(InputError, match=r"^predicted: label\(s\) 2 not among"):
+        covstudy.evaluate(Y, np.r_[P[:-1], 2], classes="0,1", audit=False)
+    with pytest.raises(InputError, match=r"^classes: 'c' never occur"):
+        covstudy.evaluate(["a", "b", "a"], ["a", "b", "b"], classes=["a", "b", "c"], audit=False)
+    ev, caught = _quiet(truth=Y.astype(str), predicted=P.astype(str), classes=["0", "1"])
+    assert ev.info["classes"] == ["0", "1"] and not caught
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.inf, r"^truth: 1 label\(s\) not usable as a class \(non-finite or beyond 2\*\*53: inf; first at row 3\)"),
+    (1e20, r"^truth: 1 label\(s\) not usable as a class \(non-finite or beyond 2\*\*53: 1e\+20; first at row 3\)"),
+])
+def test_non_finite_or_huge_labels_are_an_error(bad, message):
+    y = np.array([1.0, 0.0, 1.0, bad, 0.0])
+    with pytest.raises(InputError, match=message):
+        covstudy.evaluate(y, [1, 0, 1, 1, 0], audit=False)
+
+
+def test_labels_that_are_not_whole_warn():
+    _, caught = _quiet(truth=[0.0, 1.0, 0.5, 1.0, 0.0, 0.5], predicted=[0.0, 1.0, 0.5, 1.0, 0.5, 0.5])
+    assert any(w.startswith("truth: 2 label(s) are not whole numbers (0.5)") for w in caught)
+
+
+def test_cli_names_what_it_read_and_refuses_a_duplicated_column(tmp_path, capsys):
+    f = tmp_path / "t.csv"
+    pd.DataFrame({"y": Y, "p": P}).to_csv(f, index=False)
+    assert main([str(f), "--truth", "y", "--predicted", "p", "--no-audit"]) == 0
+    err = capsys.readouterr().err
+    assert "covstudy-evaluate: note: read 200 rows; y has 2 classes: 0: 140, 1 (positive): 60" in err
+    rows = "\n".join(f"{a},{b},{b}" for a, b in zip(Y, 1 - Y))
+    (tmp_path / "d.csv").write_text("y,p,p\n" + rows + "\n")  # pandas would read the second p as p.1
+    assert main([str(tmp_path / "d.csv"), "--truth", "y", "--predicted", "p", "--no-audit"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "p: 2 columns of" in err and "(columns 2, 3)" in err
+    assert main([str(tmp_path / "d.csv"), "--truth", "y", "--predicted", "p.1", "--no-audit"]) == 2
+    assert "p.1: no such column" in capsys.readouterr().err
+    pd.DataFrame({"y": np.r_[Y, 2], "p": np.r_[P, 1]}).to_csv(f, index=False)
+    assert main([str(f), "--truth", "y", "--predicted", "p", "--no-audit", "--classes", "0,1"]) == 2
+    assert "y: label(s) 2 not among the stated classes '0', '1'" in capsys.readouterr().err
