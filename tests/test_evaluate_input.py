@@ -76,3 +76,25 @@ def test_cli_names_what_it_read_and_refuses_a_duplicated_column(tmp_path, capsys
     pd.DataFrame({"y": np.r_[Y, 2], "p": np.r_[P, 1]}).to_csv(f, index=False)
     assert main([str(f), "--truth", "y", "--predicted", "p", "--no-audit", "--classes", "0,1"]) == 2
     assert "y: label(s) 2 not among the stated classes '0', '1'" in capsys.readouterr().err
+
+
+def test_a_classifier_that_never_predicts_the_positive_class_is_evaluated(tmp_path, capsys):
+    y = np.array([1] * 20 + [0] * 30)
+    s = np.r_[np.linspace(0.3, 0.9, 20), np.linspace(0.0, 0.6, 30)]
+    ev = covstudy.evaluate(y, np.zeros(50, int), s, metrics=["accuracy", "precision", "recall", "specificity", "auc"],
+                           reps=100)
+    rec = ev.recommended.set_index("metric")
+    assert list(rec.index) == ["accuracy", "precision", "recall", "specificity", "auc"]
+    assert rec.loc["accuracy", "estimate"] == 0.6 and rec.loc["recall", "estimate"] == 0.0
+    assert rec.loc["specificity", "estimate"] == 1.0 and rec.loc["auc", "estimate"] > 0.8
+    assert rec.drop("precision").lower.notna().all()
+    row = rec.loc["precision"]
+    assert np.isnan(row.lower) and np.isnan(row.estimate) and row.note == "undefined: no predicted positives (tp + fp = 0)"
+    assert ev.reasons["precision"].startswith("precision = tp / (tp + fp) is 0/0")
+    assert "undefined: no predicted positives" in repr(ev) and "undefined: no predicted positives" in ev.to_markdown()
+    f = tmp_path / "t.csv"
+    pd.DataFrame({"y": y, "p": 0}).to_csv(f, index=False)
+    assert main([str(f), "--truth", "y", "--predicted", "p", "--no-audit", "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "undefined: no predicted positives" in out and "f1 " in out and "npv " in out
+    assert "undefined: no predicted positives" in (tmp_path / "o" / "report.html").read_text()

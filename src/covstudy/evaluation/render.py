@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..report.evaluation_page import BELOW, RECOMMENDED, flagged
+from ..report.evaluation_page import BELOW, flagged, recommended_columns
 from .audit import BOOT_REPS
 from .growth import SCALES
 
@@ -29,7 +29,7 @@ def markdown(ev) -> str:
     for w in ev.warnings:
         lines += [f"> **Warning:** {w}", ""]
     shown = flagged(ev.recommended)
-    lines += ["## Recommended intervals", "", _md(shown, [c for c in RECOMMENDED if c in shown]), ""]
+    lines += ["## Recommended intervals", "", _md(shown, recommended_columns(shown)), ""]
     below = shown.metric[shown.meets_target == BELOW].tolist() if "meets_target" in shown else []
     if below:
         lines += [f"> **Below target:** no method was shown to meet {level - i['epsilon']:.3f} for "
@@ -59,7 +59,8 @@ def markdown(ev) -> str:
               f"{BOOT_REPS} test sets a point, none when that would cost too much).", "",
               _md(ev.table, ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
                              "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "meets_target",
-                             "mean_width", "engine", "recommended"]), ""]
+                             "mean_width", "engine", "recommended"] + (["note"] if "note" in recommended_columns(
+                             ev.table) else [])), ""]
     lines += ["## LaTeX", "", "```latex", latex(ev.recommended), "```", ""]
     return "\n".join(lines)
 
@@ -165,10 +166,11 @@ def _md(frame, cols) -> str:
 def text(frame) -> str:
     """The console table of recommended rows (a row that does not meet the target says so)."""
     frame = flagged(frame)
-    cols = [c for c in RECOMMENDED if c in frame]
+    cols = recommended_columns(frame)
     cells = [[c for c in cols]] + [[_fmt(r[c]) for c in cols] for _, r in frame.iterrows()]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
-    return "\n".join("  ".join(v.rjust(w) if j else v.ljust(w) for j, (v, w) in enumerate(zip(row, widths)))
+    return "\n".join("  ".join(v.rjust(w) if j and cols[j] != "note" else v.ljust(w)
+                                for j, (v, w) in enumerate(zip(row, widths))).rstrip()
                      for row in cells)
 
 
@@ -177,6 +179,6 @@ def latex(frame) -> str:
             r"Metric & Method & Estimate & Interval & Coverage & Worst \\", r"\hline"]
     for _, r in frame.iterrows():
         ci = "" if np.isnan(r.lower) else f"[{r.lower:.4f}, {r.upper:.4f}]"
-        rows.append(f"{r.metric.replace('_', ' ')} & {r.method.replace('_', ' ')} & {r.estimate:.4f} & {ci} & "
+        rows.append(f"{r.metric.replace('_', ' ')} & {r.method.replace('_', ' ')} & {_fmt(r.estimate)} & {ci} & "
                     f"{_fmt(r.coverage_at_estimate)} & {_fmt(r.worst_coverage)} \\\\")
     return "\n".join(rows + [r"\hline", r"\end{tabular}"])

@@ -26,12 +26,12 @@ from . import render
 from .audit import REPS, audit_metric
 from .data import prepare
 from .growth import growth_table
-from .metrics import metric_specs
+from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, mark
 
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
            "worst_coverage", "worst_mcse", "worst_bound", "worst_at", "audit", "meets_target", "mean_width", "engine",
-           "reps", "recommended", "design", "n"]
+           "reps", "recommended", "design", "n", "note"]
 
 
 @dataclass
@@ -162,7 +162,19 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             rows.append(row)
     table = pd.DataFrame(rows)
     level = 1 - delta
-    reasons = mark(table, specs, level, audit, guarantee)
+    undefined = [s for s in specs if s.undefined]
+    specs = [s for s in specs if not s.undefined]
+    reasons = mark(table, specs, level, audit, guarantee) if len(table) else {}
+    if undefined:  # a metric with no estimate on these data: one row that says why, in its place
+        order = {m: i for i, m in enumerate(dict.fromkeys([*BINARY_ORDER, *table.get("metric", [])]))}
+        table = pd.concat([table, pd.DataFrame([dict(
+            metric=s.metric, method="—", kind="", estimate=np.nan, lower=np.nan, upper=np.nan, width=np.nan,
+            design=s.design, n=d.n, worst_at="", audit="", meets_target="", recommended=True, note=s.undefined[0])
+            for s in undefined])], ignore_index=True)
+        table = table.sort_values("metric", key=lambda m: m.map(order), kind="stable").reset_index(drop=True)
+        for s in undefined:
+            reasons[s.metric] = s.undefined[1]
+        reasons = {m: reasons[m] for m in dict.fromkeys(table.metric) if m in reasons}
     for s in specs:
         if s.metric == "clustered_accuracy" and audit:  # warn when the i.i.d. interval falls short
             sel = table.index[table.metric == s.metric]
@@ -189,6 +201,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True)
         reasons["superiority_probability"] = ("P(first model more accurate | data) under a uniform Dirichlet "
                                               "prior on the four paired cells; a probability, not an interval.")
+    table["note"] = table["note"].fillna("") if "note" in table else ""
     cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
     table = table[cols]
     growth = growth_table(specs, table, delta, reps, seed) if audit else None

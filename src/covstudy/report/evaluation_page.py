@@ -16,10 +16,19 @@ from pathlib import Path
 
 
 EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
-                      "worst_coverage", "worst_bound", "worst_at", "meets_target", "mean_width", "engine", "recommended")
+                      "worst_coverage", "worst_bound", "worst_at", "meets_target", "mean_width", "engine", "recommended",
+                      "note")
 RECOMMENDED = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage",
                "worst_bound", "meets_target")  # the recommended table of every evaluation output
 BELOW = "NO: below target"  # how a row that does not meet the target shows in the recommended tables
+
+
+def recommended_columns(frame) -> list:
+    """The recommended table's columns present in ``frame``, and ``note`` when a row has one (an undefined metric)."""
+    cols = [c for c in RECOMMENDED if c in frame]
+    if "note" in frame and frame.note.fillna("").astype(str).str.len().gt(0).any():
+        cols.append("note")
+    return cols
 
 
 def flagged(frame):
@@ -64,8 +73,8 @@ def evaluation_page(ev, folder) -> str:
                   "<p>Expected width of the recommended interval at this operating point for larger and smaller "
                   "test sets (scale × this one); n for half the width: exact, <code>covstudy.plan</code>.</p>"
                   + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</section>")
-    rec = [c for c in RECOMMENDED if c in table]
     shown = flagged(ev.recommended)
+    rec = recommended_columns(shown)
     below = shown.metric[shown.get("meets_target", "") == BELOW].tolist() if "meets_target" in shown else []
     if below:
         warnings += (f'<p class="warning"><b>Below target:</b> no method was shown to meet '
