@@ -98,3 +98,23 @@ def test_a_classifier_that_never_predicts_the_positive_class_is_evaluated(tmp_pa
     out = capsys.readouterr().out
     assert "undefined: no predicted positives" in out and "f1 " in out and "npv " in out
     assert "undefined: no predicted positives" in (tmp_path / "o" / "report.html").read_text()
+
+
+def test_method_labels_are_unique_within_a_metric_and_usable_as_typed():
+    import matplotlib.pyplot as plt
+
+    y = np.array([1] * 40 + [0] * 40)
+    p = np.array([1] * 40 + [1] + [0] * 39)
+    ev = covstudy.evaluate(y, p, metrics=["f1", "precision"], audit=False)
+    for metric, rows in ev.table.groupby("metric"):
+        assert rows.method.is_unique, metric
+        for r in rows.itertuples():  # the label, typed into the door, gives the row's interval
+            lo, hi = covstudy.interval(r.method, metric=metric, tp=40, fn=0, fp=1, tn=39)
+            assert (lo, hi) == (r.lower, r.upper), r.method
+    f1 = ev.table[ev.table.metric == "f1"].method.tolist()
+    assert "f1.bayes" in f1 and "proportion.bayes" in f1 and "bayes" not in f1
+    fig = ev.plot()
+    for ax in fig.axes:
+        labels = [t.get_text().rstrip(" ★") for t in ax.get_yticklabels()]
+        assert len(set(labels)) == len(labels)
+    plt.close(fig)

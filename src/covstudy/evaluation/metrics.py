@@ -83,8 +83,9 @@ MULTICLASS = ("accuracy", "macro_recall", "macro_f1", "bea")
 
 
 def _methods(data_kind, metric):
-    """(short name, kind, qualified name) of the methods the estimand takes (its ``takes``), skipping
-    oracles. The qualified name goes to the door (a short name can name two kinds: F1's ``bayes``)."""
+    """(label, kind, qualified name) of the methods the estimand takes (its ``takes``), skipping oracles.
+    The label is the short name, or the qualified one where a short name names two kinds (F1's
+    ``proportion.bayes`` and ``f1.bayes``): unique within the metric, and a name the door accepts as typed."""
     from ..estimands import get_estimand
     from ..methods import methods
 
@@ -93,7 +94,8 @@ def _methods(data_kind, metric):
         if takes == "deff":
             continue  # oracles on the true ICC
         out += [(m.short, takes, m.qualified) for m in methods(takes=takes).values()]
-    return out
+    shorts = [short for short, _, _ in out]
+    return [(short if shorts.count(short) == 1 else qualified, takes, qualified) for short, takes, qualified in out]
 
 
 @dataclass
