@@ -118,3 +118,48 @@ def test_method_labels_are_unique_within_a_metric_and_usable_as_typed():
         labels = [t.get_text().rstrip(" ★") for t in ax.get_yticklabels()]
         assert len(set(labels)) == len(labels)
     plt.close(fig)
+
+
+def test_a_score_column_given_as_predicted_is_a_short_error():
+    y = np.array([1, 0] * 500)
+    s = np.linspace(0.001, 0.999, 1000)
+    with pytest.raises(InputError) as e:
+        covstudy.evaluate(y, s, audit=False)
+    msg = str(e.value)
+    assert len(msg) < 200 and "\n" not in msg
+    assert msg.startswith("predicted: 1000 label(s) never occur in truth (") and "… and 997 more" in msg
+    assert "--score" in msg
+
+
+def test_the_page_fits_and_leads_with_one_line_per_metric(tmp_path):
+    import re
+
+    import matplotlib.pyplot as plt
+
+    y = np.array([1] * 40 + [0] * 40)
+    p = np.array([1] * 36 + [0] * 4 + [1] * 5 + [0] * 35)
+    ev = covstudy.evaluate(y, p, metrics=["accuracy", "recall", "specificity"], reps=100)
+    ev.save(tmp_path)
+    html = (tmp_path / "report.html").read_text()
+    # every table scrolls in a box as wide as the page (.fit), so a 1400-px window holds the page
+    assert html.count("<table") == html.count('<div class="fit"><table')
+    assert re.search(r"\.fit \{[^}]*overflow-x: auto", html)
+    # the Why section: one line per metric, the full reasons folded
+    why = html[html.index("<h3>Why</h3>"):html.index("<details>")]
+    assert why.count("<li>") == 3 and "<b>recall</b>: " in why
+    line = re.search(r"<b>recall</b>: ([^<]*)</li>", why).group(1)
+    assert len(line.split()) <= 20 and "[0.7" in line
+    full = html[html.index("<details>"):html.index("</details>")]
+    assert all(why_ in full for why_ in ev.reasons.values())
+    md = (tmp_path / "report.md").read_text()
+    assert md.index("## Why") < md.index("### Why, in full") and md.count("- **recall**") == 2
+    # the forest's title stays above its first panel, whatever the figure's height
+    wide = covstudy.evaluate(y, p, audit=False)  # every binary metric: a tall figure
+    for e in (ev, wide):
+        fig = e.plot()
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        title = fig._suptitle.get_window_extent(r)
+        first = max(fig.axes, key=lambda a: a.get_position().y1)
+        assert title.y0 > first.title.get_window_extent(r).y1, (title, first.title.get_window_extent(r))
+        plt.close(fig)

@@ -341,7 +341,7 @@ def test_positive_class(labels, positive, expected):
     (dict(truth=[1, 0, 1], scores=[0.2, np.inf, 0.1]), r"^scores: 1 missing or non-finite score"),
     (dict(truth=[1, 0, 1], scores=["x", 0.1, 0.2]), r"^scores: scores must be numbers"),
     (dict(truth=[1, 0, 1]), r"^predicted: give the predicted labels and/or the scores"),
-    (dict(truth=[1, 0, 1], predicted=[1, 0, 2]), r"^predicted: label\(s\) '2' never occur in truth"),
+    (dict(truth=[1, 0, 1], predicted=[1, 0, 2]), r"^predicted: 1 label\(s\) never occur in truth \('2'\)$"),
     (dict(truth=[0, 1, 2], predicted=[0, 1, 2], scores=[0.1, 0.2, 0.3]), r"^scores: scores give the AUC of a binary"),
     (dict(truth=[1, 0, 1], predicted=[1, 0, 1], positive=5), r"^positive: 5 is not one of the labels"),
     (dict(truth=[1, 0, 1], predicted=[1, 0, 1], groups=[1, 1, 1]), r"^groups: only one group"),

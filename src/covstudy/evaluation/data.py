@@ -182,8 +182,9 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
         if k in lab:
             extra = set(_key(lab[k]).tolist()) - set(_key(lab["truth"]).tolist())
             if extra:
-                raise InputError(f"{names[k]}: label(s) {', '.join(map(repr, sorted(map(str, extra))))} never "
-                                 f"occur in {names['truth']}")
+                hint = "; a score column? give it as scores / --score" if len(extra) > SHOWN else ""
+                raise InputError(f"{names[k]}: {len(extra)} label(s) never occur in {names['truth']} "
+                                 f"({_quote(sorted(map(str, extra)), len(extra))}){hint}")
     data = Data(names, classes, notes=notes)
     code = {c: i for i, c in enumerate(classes)}
     data.truth = np.array([code[v] for v in _key(lab["truth"]).tolist()])

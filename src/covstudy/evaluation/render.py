@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..report.evaluation_page import BELOW, flagged, recommended_columns
+from ..report.evaluation_page import BELOW, flagged, recommended_columns, summaries
 from .audit import BOOT_REPS
 from .growth import SCALES
 
@@ -34,7 +34,8 @@ def markdown(ev) -> str:
     if below:
         lines += [f"> **Below target:** no method was shown to meet {level - i['epsilon']:.3f} for "
                   f"{', '.join(below)}; the row recommended there does not meet it: treat it with care.", ""]
-    lines += ["## Why", ""] + [f"- **{m}**: {why}" for m, why in ev.reasons.items()] + [""]
+    lines += ["## Why", ""] + [f"- **{m}**: {line}" for m, line in summaries(ev).items()] + [""]
+    lines += ["### Why, in full", ""] + [f"- **{m}**: {why}" for m, why in ev.reasons.items()] + [""]
     if ev.growth is not None:
         g = ev.growth
         lines += ["## How the interval shrinks with more data", "",
@@ -93,9 +94,10 @@ def forest(ev, path=None):
         ax.set_ylim(-0.7, len(g) - 0.3)
         ax.set_title(f"{m} = {g.estimate.iloc[0]:.4g}", fontsize=8, loc="left")
         ax.tick_params(axis="x", labelsize=7)
+    h = fig.get_figheight()  # in inches: a fraction of a tall figure would put the title over the first panel
     fig.suptitle(f"{1 - ev.info['delta']:g} intervals (★ recommended; audited coverage at the operating point, "
-                 f"worst over its region)", fontsize=8)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))  # the title above the first panel
+                 f"worst over its region)", fontsize=8, y=1 - 0.05 / h, va="top")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / h))
     if path is not None:
         save_figure(fig, path, bbox_inches="tight")
     return fig
