@@ -163,3 +163,22 @@ def test_the_page_fits_and_leads_with_one_line_per_metric(tmp_path):
         first = max(fig.axes, key=lambda a: a.get_position().y1)
         assert title.y0 > first.title.get_window_extent(r).y1, (title, first.title.get_window_extent(r))
         plt.close(fig)
+
+
+def test_with_groups_the_clustered_rows_lead_with_or_without_an_audit(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    g = np.repeat(np.arange(30), 8)
+    q = rng.beta(2, 1, 30)[g]  # accuracy varies by group: a large ICC
+    y = rng.integers(0, 2, g.size)
+    p = np.where(rng.random(g.size) < q, y, 1 - y)
+    ev = covstudy.evaluate(y, p, groups=g, metrics=["accuracy", "recall", "clustered_accuracy"], audit=False)
+    rec = ev.recommended
+    assert rec.metric.tolist() == ["clustered_accuracy", "accuracy", "recall"]
+    assert rec.method.iloc[0] == "wilson_vif" and "accounts for the groups" in ev.reasons["clustered_accuracy"]
+    assert rec.note.iloc[1] == "i.i.d.: ignores the groups; use clustered_accuracy"
+    assert list(ev.reasons)[0] == "clustered_accuracy"
+    f = tmp_path / "g.csv"
+    pd.DataFrame({"y": y, "p": p, "g": g}).to_csv(f, index=False)
+    assert main([str(f), "--truth", "y", "--predicted", "p", "--group", "g", "--no-audit"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("clustered_accuracy") and "wilson_vif" in lines[1]

@@ -72,6 +72,31 @@ class Evaluation:
         return render.save(self, folder)
 
 
+IID_NOTE = "i.i.d.: ignores the groups; use clustered_accuracy"
+UNAUDITED_CLUSTERED = "wilson_vif"  # without an audit: Wilson with z² inflated at the ANOVA ICC
+
+
+def _clustered_first(table, reasons, audited):
+    """With groups, the clustered rows lead and the i.i.d. accuracy row says it ignores them; without an
+    audit clustered_accuracy keeps a recommendation (UNAUDITED_CLUSTERED, which accounts for the ICC)."""
+    sel = table.metric == "clustered_accuracy"
+    if not table.loc[sel, "recommended"].any():
+        hit = table.index[sel & (table.method == UNAUDITED_CLUSTERED)]
+        if len(hit):
+            table.loc[hit[0], "recommended"] = True
+            why = f"because {reasons.get('clustered_accuracy', '')}" if audited else "without an audit"
+            reasons["clustered_accuracy"] = (
+                f"{UNAUDITED_CLUSTERED} (Wilson's interval with z² inflated by the variance inflation of the ANOVA "
+                f"ICC, truncated at 0) is recommended {why}: unlike the i.i.d. accuracy rows it accounts for the groups.")
+    if "note" not in table:
+        table["note"] = ""
+    table.loc[(table.metric == "accuracy") & table.recommended, "note"] = IID_NOTE
+    order = ["clustered_accuracy"] + [m for m in dict.fromkeys(table.metric) if m != "clustered_accuracy"]
+    table = table.sort_values("metric", key=lambda m: m.map({k: i for i, k in enumerate(order)}),
+                              kind="stable").reset_index(drop=True)
+    return table, {m: reasons[m] for m in order if m in reasons}
+
+
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
              guarantee=False, classes=None) -> "Evaluation":
@@ -186,6 +211,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                        f"use the clustered_accuracy rows, not accuracy")
                 warnings.warn(msg, stacklevel=2)
                 notes.append(msg)
+    if any(s.metric == "clustered_accuracy" for s in specs):
+        table, reasons = _clustered_first(table, reasons, audit)
     if d.second is not None and (metrics is None or "superiority_probability" in metrics):
         from ..comparison import superiority_probability
 

@@ -40,7 +40,7 @@ def summaries(ev) -> dict:
     floor = 1 - ev.info["delta"] - ev.info["epsilon"]
     out = {}
     for r in ev.recommended.to_dict("records"):
-        if r.get("note"):
+        if r.get("note") and r["lower"] != r["lower"]:
             out[r["metric"]] = f"no interval: {r['note']}"
             continue
         if r["lower"] != r["lower"]:
@@ -52,7 +52,8 @@ def summaries(ev) -> dict:
                "estimated": f"narrowest method whose worst coverage was found ≥ {floor:.3f}, not certified",
                "no": "no method was shown to meet the target: treat with care"}.get(
             r.get("meets_target", ""), "not audited: the guaranteed method of its kind")
-        out[r["metric"]] = f"{r['method']} [{r['lower']:.4f}, {r['upper']:.4f}]{cover}: {why}."
+        out[r["metric"]] = (f"{r['method']} [{r['lower']:.4f}, {r['upper']:.4f}]{cover}: {why}."
+                            + (f" ({r['note']})" if r.get("note") else ""))
     return out
 
 
