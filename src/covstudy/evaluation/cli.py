@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--second-predicted", metavar="COL", help="a second model's predicted labels")
     p.add_argument("--second-score", metavar="COL", help="a second model's scores")
     p.add_argument("--positive", metavar="V", help="the positive class of binary labels")
+    p.add_argument("--classes", metavar="A,B,...", help="the labels the data may hold; another label is an error "
+                                                         "(default: the truth column's labels)")
     p.add_argument("--delta", type=float, default=0.05, help="intervals at level 1 - delta (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of sampling methods and the Monte Carlo audit")
     p.add_argument("--reps", type=int, default=2000,
@@ -46,13 +48,22 @@ def _read(path: str):
         raise ValueError(f"{path}: no such file")
     if f.suffix.lower() in (".parquet", ".pq"):
         try:
-            return pd.read_parquet(f)
+            frame = pd.read_parquet(f)
+            return frame, list(map(str, frame.columns))
         except ImportError:
             raise ValueError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow)") from None
     try:
-        return pd.read_csv(f)
+        return pd.read_csv(f), _header(f)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise ValueError(f"{path}: not a readable CSV ({str(e).splitlines()[0]})") from None
+
+
+def _header(f: Path) -> list:
+    """The CSV's column names as written: pandas renames a repeated name ``x`` to ``x.1``, silently."""
+    import csv
+
+    with open(f, newline="", encoding="utf-8") as fh:
+        return next(csv.reader(fh), [])
 
 
 def main(argv=None) -> int:
@@ -65,15 +76,19 @@ def main(argv=None) -> int:
     from .result import evaluate
 
     try:
-        frame = _read(args.file)
+        frame, header = _read(args.file)
         wanted = {"truth": args.truth, "predicted": args.predicted, "scores": args.score, "groups": args.group,
                   "second_predicted": args.second_predicted, "second_scores": args.second_score, "questions": args.question}
         columns = {}
         for key, col in wanted.items():
             if col is None:
                 continue
-            if col not in frame.columns:
-                raise ValueError(f"{col}: no such column in {args.file} (columns: {', '.join(map(str, frame.columns))})")
+            where = [i + 1 for i, h in enumerate(header) if h == col]
+            if len(where) > 1:
+                raise ValueError(f"{col}: {len(where)} columns of {args.file} have this name (columns "
+                                 f"{', '.join(map(str, where))}); rename them apart")
+            if col not in frame.columns or not where:
+                raise ValueError(f"{col}: no such column in {args.file} (columns: {', '.join(map(str, header))})")
             columns[key] = frame[col]
         positive = args.positive
         if positive is not None:  # a number on the command line names a numeric label
@@ -84,10 +99,11 @@ def main(argv=None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed,
-                          reps=args.reps, guarantee=args.guarantee, progress=not args.quiet)
+                          reps=args.reps, guarantee=args.guarantee, classes=args.classes, progress=not args.quiet)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2
+    print(f"covstudy-evaluate: note: {ev.info['read']}", file=sys.stderr)
     for w in caught:
         print(f"covstudy-evaluate: warning: {w.message}", file=sys.stderr)
     from .render import text

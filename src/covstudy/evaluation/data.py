@@ -9,11 +9,13 @@ recommend -> growth -> render, wired by ``result.evaluate``. Imports nothing fro
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 POSITIVE_NAMES = ("1", "true", "pos", "positive", "yes", "y", "t")
+RARE = 0.01  # a class with fewer than this share of the rows is named in a warning (a stray label?)
+SHOWN = 3  # at most this many offending values quoted in a message
 
 
 class InputError(ValueError):
@@ -43,12 +45,39 @@ def _missing(arr) -> np.ndarray:
     return np.zeros(arr.shape, dtype=bool)
 
 
-def _labels(label, arr):
+def _quote(values, total=None) -> str:
+    """At most SHOWN values quoted, then how many more: a message stays one short line."""
+    values = list(values)
+    total = len(values) if total is None else total
+    shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in values[:SHOWN])
+    return shown + (f" … and {total - SHOWN} more" if total > SHOWN else "")
+
+
+def _labels(label, arr, notes):
+    """The labels, whole floats as integers. Non-finite or too large floats are an error (an integer cast
+    would make 1e20 or inf the class -2**63); floats that are not whole stay floats with a warning."""
     miss = _missing(arr)
     if miss.any():
         raise InputError(f"{label}: {int(miss.sum())} missing value(s) (first at row {int(np.argmax(miss))})")
-    if arr.dtype.kind == "f" and np.all(arr == np.round(arr)):
-        arr = arr.astype(np.int64)
+    if arr.dtype.kind == "O":  # mixed columns: a float among them is checked the same way
+        floats = np.array([isinstance(v, (float, np.floating)) for v in arr], dtype=bool)
+        vals = np.array([float(v) for v in arr[floats]])
+        rows = np.flatnonzero(floats)
+    elif arr.dtype.kind == "f":
+        vals, rows = arr.astype(float), np.arange(arr.size)
+    else:
+        return arr
+    bad = ~np.isfinite(vals) | (np.abs(vals) >= 2.0 ** 53)
+    if bad.any():
+        raise InputError(f"{label}: {int(bad.sum())} label(s) not usable as a class (non-finite or beyond 2**53: "
+                         f"{_quote(vals[bad])}; first at row {int(rows[np.argmax(bad)])})")
+    whole = vals == np.round(vals)
+    if arr.dtype.kind == "f" and whole.all():
+        return arr.astype(np.int64)
+    if not whole.all():
+        frac = np.unique(vals[~whole])
+        notes.append(f"{label}: {int((~whole).sum())} label(s) are not whole numbers ({_quote(frac)}); each distinct "
+                     f"value is taken as a class (a score column? give it as scores / --score)")
     return arr
 
 
@@ -94,6 +123,8 @@ class Data:
     questions: np.ndarray | None = None  # 0..m-1 question codes: rows are answers
     second: np.ndarray | None = None
     second_scores: np.ndarray | None = None
+    counts: list | None = None  # examples of each class in ``truth``, in ``classes`` order
+    notes: list = field(default_factory=list)  # warnings about what was read
 
     @property
     def binary(self) -> bool:
@@ -103,10 +134,20 @@ class Data:
     def n(self) -> int:
         return int(self.truth.size)
 
+    def read(self) -> str:
+        """What was read, in one line: the classes and their counts (the positive named)."""
+        each = ", ".join(f"{c!r}{' (positive)' if self.binary and c == self.positive else ''}: {k}"
+                         for c, k in zip(self.classes, self.counts))
+        return f"read {self.n} rows; {self.names['truth']} has {len(self.classes)} classes: {each}"
+
 
 def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
-            positive=None, questions=None) -> Data:
-    """Validate every column (one-line ``InputError`` naming it) and encode the labels."""
+            positive=None, questions=None, classes=None) -> Data:
+    """Validate every column (one-line ``InputError`` naming it) and encode the labels.
+
+    ``classes``: the labels the data may hold (matched as written: 1 matches "1"); another label in
+    truth or predicted is an error, and a stated class with no example in truth is one. Without it the
+    classes are truth's, and a class with fewer than RARE of the rows is named in a warning (``notes``)."""
     given = {k: v for k, v in dict(truth=truth, predicted=predicted, scores=scores, groups=groups,
                                    second_predicted=second_predicted, second_scores=second_scores,
                                    questions=questions).items()
@@ -125,23 +166,29 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
         raise InputError(f"{names['second_predicted']}: a second model's labels need the first's (predicted)")
     if second_scores is not None and scores is None:
         raise InputError(f"{names['second_scores']}: a second model's scores need the first's (scores)")
-    lab = {k: _labels(names[k], cols[k][1]) for k in ("truth", "predicted", "second_predicted", "groups", "questions")
+    notes = []
+    lab = {k: _labels(names[k], cols[k][1], notes if k in ("truth", "predicted", "second_predicted") else []) for k in ("truth", "predicted", "second_predicted", "groups", "questions")
            if k in cols}
     sc = {k: _scores(names[k], cols[k][1]) for k in ("scores", "second_scores") if k in cols}
     truth_classes = _sorted(np.unique(_key(lab["truth"])))
     if len(truth_classes) < 2:
         raise InputError(f"{names['truth']}: only one class ({truth_classes[0]!r}); intervals need both "
                          f"positives and negatives")
+    stated = classes is not None
+    if stated:
+        truth_classes = _stated(classes, lab, names, truth_classes)
     classes = truth_classes
     for k in ("predicted", "second_predicted"):
         if k in lab:
             extra = set(_key(lab[k]).tolist()) - set(_key(lab["truth"]).tolist())
             if extra:
-                raise InputError(f"{names[k]}: label(s) {', '.join(map(repr, sorted(map(str, extra))))} never "
-                                 f"occur in {names['truth']}")
-    data = Data(names, classes)
+                hint = "; a score column? give it as scores / --score" if len(extra) > SHOWN else ""
+                raise InputError(f"{names[k]}: {len(extra)} label(s) never occur in {names['truth']} "
+                                 f"({_quote(sorted(map(str, extra)), len(extra))}){hint}")
+    data = Data(names, classes, notes=notes)
     code = {c: i for i, c in enumerate(classes)}
     data.truth = np.array([code[v] for v in _key(lab["truth"]).tolist()])
+    counts = np.bincount(data.truth, minlength=len(classes))
     if "predicted" in lab:
         data.predicted = np.array([code[v] for v in _key(lab["predicted"]).tolist()])
     if "second_predicted" in lab:
@@ -153,11 +200,18 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
                 if getattr(data, attr) is not None:
                     setattr(data, attr, 1 - getattr(data, attr))
             data.classes = classes[::-1]
+            counts = counts[::-1]
     elif sc:
         raise InputError(f"{names['scores' if 'scores' in sc else 'second_scores']}: scores give the AUC of a "
                          f"binary problem; {names['truth']} has {len(classes)} classes")
     elif positive is not None:
         raise InputError(f"positive: {names['truth']} has {len(classes)} classes; positive is for binary labels")
+    data.counts = [int(k) for k in counts]
+    rare = [(c, k) for c, k in zip(data.classes, data.counts) if k < RARE * data.n]
+    if rare and not stated:
+        notes.append(f"{names['truth']}: class(es) {', '.join(f'{c!r} ({k} of {data.n} rows)' for c, k in rare)} "
+                     f"under {RARE:.0%} of the rows: a stray label? it makes this a {len(data.classes)}-class problem; "
+                     f"state the classes (classes= / --classes) to make another label an error")
     data.scores, data.second_scores = sc.get("scores"), sc.get("second_scores")
     if "groups" in lab:
         _, data.groups = np.unique(_key(lab["groups"]), return_inverse=True)
@@ -174,6 +228,32 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
             if span.size != data.questions.max() + 1:
                 raise InputError(f"{names['groups']}: a question's answers must all be in one group")
     return data
+
+
+def _stated(classes, lab, names, found):
+    """The stated classes as the data's own values (1 matches "1"), in the stated order; an error
+    naming the column for a label outside them, and for a stated class absent from truth."""
+    if isinstance(classes, str):
+        classes = [c.strip() for c in classes.split(",")]
+    classes = list(classes)
+    if len(classes) < 2 or len(set(map(str, classes))) != len(classes):
+        raise InputError(f"classes: give two or more distinct labels, got {_quote(classes, len(classes))}")
+    wanted = {str(c): c for c in classes}
+    for k in ("truth", "predicted", "second_predicted"):
+        if k not in lab:
+            continue
+        values = _key(lab[k])
+        seen = _sorted(np.unique(values)) if values.dtype.kind != "O" else _sorted(set(values.tolist()))
+        other = [v for v in seen if str(v) not in wanted]
+        if other:
+            row = int(np.flatnonzero(np.array([str(v) not in wanted for v in values.tolist()]))[0])
+            raise InputError(f"{names[k]}: label(s) {_quote(other)} not among the stated classes "
+                             f"{', '.join(map(repr, classes))} (first at row {row})")
+    mine = {str(v): v for v in found}
+    absent = [c for c in classes if str(c) not in mine]
+    if absent:
+        raise InputError(f"classes: {_quote(absent)} never occur(s) in {names['truth']}; every class needs examples")
+    return [mine[str(c)] for c in classes]
 
 
 def _key(arr):

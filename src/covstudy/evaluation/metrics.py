@@ -72,13 +72,20 @@ from .data import Data, InputError
 from .region import (AUC_EDGE, auc_box, auc_region, binormal_sd_ratio, cells_of_shares, correlation_box, cp, delong_se,
                      icc_box, sd_ratio_box, shares_box, with_recalls)
 
+UNDEFINED = {"precision": ("undefined: no predicted positives (tp + fp = 0)",
+                           "precision = tp / (tp + fp) is 0/0: the classifier never predicts the positive class, "
+                           "so there is no estimate and no interval; the other metrics are reported."),
+             "npv": ("undefined: no predicted negatives (tn + fn = 0)",
+                     "npv = tn / (tn + fn) is 0/0: the classifier never predicts the negative class, so there is "
+                     "no estimate and no interval; the other metrics are reported.")}
 BINARY_METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "f1")
 MULTICLASS = ("accuracy", "macro_recall", "macro_f1", "bea")
 
 
 def _methods(data_kind, metric):
-    """(short name, kind, qualified name) of the methods the estimand takes (its ``takes``), skipping
-    oracles. The qualified name goes to the door (a short name can name two kinds: F1's ``bayes``)."""
+    """(label, kind, qualified name) of the methods the estimand takes (its ``takes``), skipping oracles.
+    The label is the short name, or the qualified one where a short name names two kinds (F1's
+    ``proportion.bayes`` and ``f1.bayes``): unique within the metric, and a name the door accepts as typed."""
     from ..estimands import get_estimand
     from ..methods import methods
 
@@ -87,7 +94,8 @@ def _methods(data_kind, metric):
         if takes == "deff":
             continue  # oracles on the true ICC
         out += [(m.short, takes, m.qualified) for m in methods(takes=takes).values()]
-    return out
+    shorts = [short for short, _, _ in out]
+    return [(short if shorts.count(short) == 1 else qualified, takes, qualified) for short, takes, qualified in out]
 
 
 @dataclass
@@ -109,6 +117,7 @@ class Spec:
     plug_in: str = ""  # the operating point in words
     point_of: Callable | None = None  # coordinates of ``box`` -> the design's point (a multiclass rate matrix)
     scores: tuple | None = None  # AUC: (positives', negatives') scores, for the smoothed-empirical check
+    undefined: tuple = ()  # (note, reason): why the metric has no estimate on these data (() : it has one)
 
 
 def metric_specs(d: Data, delta, metrics) -> list[Spec]:
@@ -132,11 +141,16 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         acc = (tp + tn) / d.n
         where = f"tpr = {tpr:.4g}, tnr = {tnr:.4g} at n_pos = {n_pos}, n_neg = {n_neg}"
         for metric in BINARY_METRICS:
-            est = float(truth(metric, n_pos / d.n, tpr, tnr)) if metric != "accuracy" else acc
-            if metric in ("precision", "npv", "f1"):
+            if metric in ("precision", "npv", "f1"):  # from the counts: defined unless the denominator is 0
                 k, l = {"precision": (tp, fp), "npv": (tn, fn), "f1": (2 * tp, fp + fn)}[metric]
                 est = k / (k + l) if k + l else float("nan")
+            else:
+                est = float(truth(metric, n_pos / d.n, tpr, tnr)) if metric != "accuracy" else acc
             s = Spec(metric, est, dict(metric=metric, **cells), _methods("confusion", metric))
+            if est != est:  # 0/0: no interval, a row that says why (the other metrics stay)
+                s.methods, s.undefined = [], UNDEFINED[metric]
+                specs.append(s)
+                continue
             if metric == "accuracy":
                 s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
                 _binomial_region(s, tp + tn, d.n, delta)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..report.evaluation_page import BELOW, RECOMMENDED, flagged
+from ..report.evaluation_page import BELOW, flagged, recommended_columns, summaries
 from .audit import BOOT_REPS
 from .growth import SCALES
 
@@ -23,19 +23,19 @@ def markdown(ev) -> str:
     i = ev.info
     level = 1 - i["delta"]
     lines = ["# covstudy-evaluate report", "",
-             f"{i['n']} examples; classes {', '.join(map(repr, i['classes']))}"
-             + (f" (positive: {i['positive']!r})" if i["positive"] is not None else "")
+             f"{i['read']}"
              + f"; intervals at level {level:g}; recommendation tolerance ε = {i['epsilon']}; "
              f"Monte Carlo audit with {i['reps']} test sets, seed {i['seed']}.", ""]
     for w in ev.warnings:
         lines += [f"> **Warning:** {w}", ""]
     shown = flagged(ev.recommended)
-    lines += ["## Recommended intervals", "", _md(shown, [c for c in RECOMMENDED if c in shown]), ""]
+    lines += ["## Recommended intervals", "", _md(shown, recommended_columns(shown)), ""]
     below = shown.metric[shown.meets_target == BELOW].tolist() if "meets_target" in shown else []
     if below:
         lines += [f"> **Below target:** no method was shown to meet {level - i['epsilon']:.3f} for "
                   f"{', '.join(below)}; the row recommended there does not meet it: treat it with care.", ""]
-    lines += ["## Why", ""] + [f"- **{m}**: {why}" for m, why in ev.reasons.items()] + [""]
+    lines += ["## Why", ""] + [f"- **{m}**: {line}" for m, line in summaries(ev).items()] + [""]
+    lines += ["### Why, in full", ""] + [f"- **{m}**: {why}" for m, why in ev.reasons.items()] + [""]
     if ev.growth is not None:
         g = ev.growth
         lines += ["## How the interval shrinks with more data", "",
@@ -60,7 +60,8 @@ def markdown(ev) -> str:
               f"{BOOT_REPS} test sets a point, none when that would cost too much).", "",
               _md(ev.table, ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
                              "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "meets_target",
-                             "mean_width", "engine", "recommended"]), ""]
+                             "mean_width", "engine", "recommended"] + (["note"] if "note" in recommended_columns(
+                             ev.table) else [])), ""]
     lines += ["## LaTeX", "", "```latex", latex(ev.recommended), "```", ""]
     return "\n".join(lines)
 
@@ -93,9 +94,10 @@ def forest(ev, path=None):
         ax.set_ylim(-0.7, len(g) - 0.3)
         ax.set_title(f"{m} = {g.estimate.iloc[0]:.4g}", fontsize=8, loc="left")
         ax.tick_params(axis="x", labelsize=7)
+    h = fig.get_figheight()  # in inches: a fraction of a tall figure would put the title over the first panel
     fig.suptitle(f"{1 - ev.info['delta']:g} intervals (★ recommended; audited coverage at the operating point, "
-                 f"worst over its region)", fontsize=8)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))  # the title above the first panel
+                 f"worst over its region)", fontsize=8, y=1 - 0.05 / h, va="top")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / h))
     if path is not None:
         save_figure(fig, path, bbox_inches="tight")
     return fig
@@ -166,10 +168,11 @@ def _md(frame, cols) -> str:
 def text(frame) -> str:
     """The console table of recommended rows (a row that does not meet the target says so)."""
     frame = flagged(frame)
-    cols = [c for c in RECOMMENDED if c in frame]
+    cols = recommended_columns(frame)
     cells = [[c for c in cols]] + [[_fmt(r[c]) for c in cols] for _, r in frame.iterrows()]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
-    return "\n".join("  ".join(v.rjust(w) if j else v.ljust(w) for j, (v, w) in enumerate(zip(row, widths)))
+    return "\n".join("  ".join(v.rjust(w) if j and cols[j] != "note" else v.ljust(w)
+                                for j, (v, w) in enumerate(zip(row, widths))).rstrip()
                      for row in cells)
 
 
@@ -178,6 +181,6 @@ def latex(frame) -> str:
             r"Metric & Method & Estimate & Interval & Coverage & Worst \\", r"\hline"]
     for _, r in frame.iterrows():
         ci = "" if np.isnan(r.lower) else f"[{r.lower:.4f}, {r.upper:.4f}]"
-        rows.append(f"{r.metric.replace('_', ' ')} & {r.method.replace('_', ' ')} & {r.estimate:.4f} & {ci} & "
+        rows.append(f"{r.metric.replace('_', ' ')} & {r.method.replace('_', ' ')} & {_fmt(r.estimate)} & {ci} & "
                     f"{_fmt(r.coverage_at_estimate)} & {_fmt(r.worst_coverage)} \\\\")
     return "\n".join(rows + [r"\hline", r"\end{tabular}"])

@@ -27,13 +27,13 @@ from . import render
 from .audit import REPS, audit_metric
 from .data import prepare
 from .growth import growth_table
-from .metrics import metric_specs
+from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, mark
 
 PROGRESS_AFTER = 2.0  # seconds before the progress line appears (quick runs print none)
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
            "worst_coverage", "worst_mcse", "worst_bound", "worst_at", "audit", "meets_target", "mean_width", "engine",
-           "reps", "recommended", "design", "n"]
+           "reps", "recommended", "design", "n", "note"]
 
 
 @dataclass
@@ -74,9 +74,34 @@ class Evaluation:
         return render.save(self, folder)
 
 
+IID_NOTE = "i.i.d.: ignores the groups; use clustered_accuracy"
+UNAUDITED_CLUSTERED = "wilson_vif"  # without an audit: Wilson with z² inflated at the ANOVA ICC
+
+
+def _clustered_first(table, reasons, audited):
+    """With groups, the clustered rows lead and the i.i.d. accuracy row says it ignores them; without an
+    audit clustered_accuracy keeps a recommendation (UNAUDITED_CLUSTERED, which accounts for the ICC)."""
+    sel = table.metric == "clustered_accuracy"
+    if not table.loc[sel, "recommended"].any():
+        hit = table.index[sel & (table.method == UNAUDITED_CLUSTERED)]
+        if len(hit):
+            table.loc[hit[0], "recommended"] = True
+            why = f"because {reasons.get('clustered_accuracy', '')}" if audited else "without an audit"
+            reasons["clustered_accuracy"] = (
+                f"{UNAUDITED_CLUSTERED} (Wilson's interval with z² inflated by the variance inflation of the ANOVA "
+                f"ICC, truncated at 0) is recommended {why}: unlike the i.i.d. accuracy rows it accounts for the groups.")
+    if "note" not in table:
+        table["note"] = ""
+    table.loc[(table.metric == "accuracy") & table.recommended, "note"] = IID_NOTE
+    order = ["clustered_accuracy"] + [m for m in dict.fromkeys(table.metric) if m != "clustered_accuracy"]
+    table = table.sort_values("metric", key=lambda m: m.map({k: i for i, k in enumerate(order)}),
+                              kind="stable").reset_index(drop=True)
+    return table, {m: reasons[m] for m in order if m in reasons}
+
+
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
-             guarantee=False, progress=True) -> "Evaluation":
+             guarantee=False, classes=None, progress=True) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -114,6 +139,10 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         Recommend only methods whose certified lower bound of the worst coverage over the region is
         at least 1 - delta (else the kind's guaranteed method); default: the narrowest method whose
         worst coverage meets 1 - delta - EPSILON, certified or estimated (``meets_target``).
+    classes : sequence or "A,B,..." string, optional
+        The labels the data may hold (1 matches "1"): another label in truth or predicted is an
+        error, so a stray label cannot turn a binary run into a multiclass one. Without it a class
+        with fewer than 1% of the rows is named in a warning. ``info["read"]`` says what was read.
     progress : bool
         A progress line on stderr (metric · method, done of all, time left) when the run takes more
         than PROGRESS_AFTER seconds; nothing on stdout.
@@ -144,8 +173,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
-    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions)
+    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes)
     notes = []
+    for msg in d.notes:  # what was read that may not be what was meant
+        warnings.warn(msg, stacklevel=2)
+        notes.append(msg)
     specs = metric_specs(d, delta, metrics)
     rows = []
     bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
@@ -166,7 +198,19 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             bar.update()
     table = pd.DataFrame(rows)
     level = 1 - delta
-    reasons = mark(table, specs, level, audit, guarantee)
+    undefined = [s for s in specs if s.undefined]
+    specs = [s for s in specs if not s.undefined]
+    reasons = mark(table, specs, level, audit, guarantee) if len(table) else {}
+    if undefined:  # a metric with no estimate on these data: one row that says why, in its place
+        order = {m: i for i, m in enumerate(dict.fromkeys([*BINARY_ORDER, *table.get("metric", [])]))}
+        table = pd.concat([table, pd.DataFrame([dict(
+            metric=s.metric, method="—", kind="", estimate=np.nan, lower=np.nan, upper=np.nan, width=np.nan,
+            design=s.design, n=d.n, worst_at="", audit="", meets_target="", recommended=True, note=s.undefined[0])
+            for s in undefined])], ignore_index=True)
+        table = table.sort_values("metric", key=lambda m: m.map(order), kind="stable").reset_index(drop=True)
+        for s in undefined:
+            reasons[s.metric] = s.undefined[1]
+        reasons = {m: reasons[m] for m in dict.fromkeys(table.metric) if m in reasons}
     for s in specs:
         if s.metric == "clustered_accuracy" and audit:  # warn when the i.i.d. interval falls short
             sel = table.index[table.metric == s.metric]
@@ -178,6 +222,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                        f"use the clustered_accuracy rows, not accuracy")
                 warnings.warn(msg, stacklevel=2)
                 notes.append(msg)
+    if any(s.metric == "clustered_accuracy" for s in specs):
+        table, reasons = _clustered_first(table, reasons, audit)
     if d.second is not None and (metrics is None or "superiority_probability" in metrics):
         from ..comparison import superiority_probability
 
@@ -193,6 +239,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True)
         reasons["superiority_probability"] = ("P(first model more accurate | data) under a uniform Dirichlet "
                                               "prior on the four paired cells; a probability, not an interval.")
+    table["note"] = table["note"].fillna("") if "note" in table else ""
     cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
     table = table[cols]
     def step(metric):
@@ -201,8 +248,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     growth = growth_table(specs, table, delta, reps, seed, step) if audit else None
     bar.close()
-    info = {"n": d.n, "classes": d.classes, "positive": d.positive, "delta": delta, "epsilon": EPSILON,
-            "guarantee": bool(guarantee),
+    info = {"n": d.n, "classes": d.classes, "counts": d.counts, "read": d.read(), "positive": d.positive,
+            "delta": delta, "epsilon": EPSILON,            "guarantee": bool(guarantee),
             "reps": reps, "seed": seed, "columns": d.names,
             "plug_in": {s.metric: s.plug_in for s in specs}}
     return Evaluation(table, reasons, notes, info, growth)

@@ -16,10 +16,45 @@ from pathlib import Path
 
 
 EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
-                      "worst_coverage", "worst_bound", "worst_at", "meets_target", "mean_width", "engine", "recommended")
+                      "worst_coverage", "worst_bound", "worst_at", "meets_target", "mean_width", "engine", "recommended",
+                      "note")
 RECOMMENDED = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage",
                "worst_bound", "meets_target")  # the recommended table of every evaluation output
+FIT = ("<style>.fit { max-width: 100%; overflow-x: auto; } "  # a wide table scrolls in its box: the page fits a window
+       ".fit table.sortable th { overflow-wrap: anywhere; min-width: 4.5em; } "
+       ".fit table.sortable td { overflow-wrap: anywhere; max-width: 16em; }</style>")
 BELOW = "NO: below target"  # how a row that does not meet the target shows in the recommended tables
+
+
+def recommended_columns(frame) -> list:
+    """The recommended table's columns present in ``frame``, and ``note`` when a row has one (an undefined metric)."""
+    cols = [c for c in RECOMMENDED if c in frame]
+    if "note" in frame and frame.note.fillna("").astype(str).str.len().gt(0).any():
+        cols.append("note")
+    return cols
+
+
+def summaries(ev) -> dict:
+    """{metric: one line}: the recommended interval, its coverage and the reason in about ten words; the
+    full reason stays in ``ev.reasons``."""
+    floor = 1 - ev.info["delta"] - ev.info["epsilon"]
+    out = {}
+    for r in ev.recommended.to_dict("records"):
+        if r.get("note") and r["lower"] != r["lower"]:
+            out[r["metric"]] = f"no interval: {r['note']}"
+            continue
+        if r["lower"] != r["lower"]:
+            out[r["metric"]] = str(ev.reasons.get(r["metric"], ""))
+            continue
+        cover = r.get("worst_coverage")
+        cover = "" if cover is None or cover != cover else f", worst coverage {cover:.3f}"
+        why = {"certified": f"narrowest method certified to cover at least {floor:.3f}",
+               "estimated": f"narrowest method whose worst coverage was found ≥ {floor:.3f}, not certified",
+               "no": "no method was shown to meet the target: treat with care"}.get(
+            r.get("meets_target", ""), "not audited: the guaranteed method of its kind")
+        out[r["metric"]] = (f"{r['method']} [{r['lower']:.4f}, {r['upper']:.4f}]{cover}: {why}."
+                            + (f" ({r['note']})" if r.get("note") else ""))
+    return out
 
 
 def flagged(frame):
@@ -50,12 +85,14 @@ def evaluation_page(ev, folder) -> str:
     rows = [{c: _cell(v) for c, v in zip(cols, r)} for r in table[cols].itertuples(index=False)]
     data = json.dumps({"rows": rows, "level": 1 - info["delta"]}, separators=(",", ":"),
                       ensure_ascii=False).replace("</", "<\\/")
-    head = (f"{info['n']} examples; classes {', '.join(map(repr, info['classes']))}"
-            + (f" (positive: {info['positive']!r})" if info.get("positive") is not None else "")
+    head = ((info.get("read") or f"{info['n']} examples; classes {', '.join(map(repr, info['classes']))}")
             + f"; intervals at level {1 - info['delta']:g}; recommendation tolerance ε = {info['epsilon']}; "
             f"Monte Carlo audit with {info['reps']} test sets, seed {info['seed']}.")
     warnings = "".join(f'<p class="warning"><b>Warning:</b> {_e(w)}</p>' for w in ev.warnings)
-    reasons = "".join(f"<li><b>{_e(m)}</b>: {_e(why)}</li>" for m, why in ev.reasons.items())
+    short = "".join(f"<li><b>{_e(m)}</b>: {_e(line)}</li>" for m, line in summaries(ev).items())
+    reasons = (f'<h3>Why</h3><ul class="why">{short}</ul><details><summary>Why, in full (the region searched, '
+               f'the operating point)</summary><ul>'
+               + "".join(f"<li><b>{_e(m)}</b>: {_e(why)}</li>" for m, why in ev.reasons.items()) + "</ul></details>")
     links = _links(folder, [("report.md", "report (Markdown)"), ("table.csv", "table.csv"),
                             ("forest.png", "forest plot (PNG)"), ("forest.pdf", "PDF"),
                             ("width_vs_n.png", "width against n (PNG)"), ("width_vs_n.pdf", "PDF")])
@@ -64,21 +101,21 @@ def evaluation_page(ev, folder) -> str:
         growth = ("<section><h2>How the interval shrinks with more data</h2>"
                   "<p>Expected width of the recommended interval at this operating point for larger and smaller "
                   "test sets (scale × this one); n for half the width: exact, <code>covstudy.plan</code>.</p>"
-                  + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</section>")
-    rec = [c for c in RECOMMENDED if c in table]
+                  + '<div class="fit">' + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</div></section>")
     shown = flagged(ev.recommended)
+    rec = recommended_columns(shown)
     below = shown.metric[shown.get("meets_target", "") == BELOW].tolist() if "meets_target" in shown else []
     if below:
         warnings += (f'<p class="warning"><b>Below target:</b> no method was shown to meet '
                      f'{1 - info["delta"] - info["epsilon"]:.3f} for {_e(", ".join(below))}; the row recommended '
                      f"there does not meet it: treat it with care.</p>")
-    body = f"""<header><h1>covstudy-evaluate report</h1>
+    body = f"""{FIT}<header><h1>covstudy-evaluate report</h1>
 <p>{_e(head)}</p>
 <p class="links">{links}</p></header>
 {warnings}
 <section><h2>Recommended intervals</h2>
-{_table_html(shown, rec, "recommended")}
-<ul>{reasons}</ul></section>
+<div class="fit">{_table_html(shown, rec, "recommended")}</div>
+{reasons}</section>
 <section id="explore"><h2>Every method, per metric</h2>
 <div id="controls"></div>
 <div id="chart-box"><svg id="chart" role="img" aria-label="forest plot"></svg><div id="tip" hidden></div></div>
@@ -86,7 +123,7 @@ def evaluation_page(ev, folder) -> str:
 {growth}
 <section><h2>Every method, audited</h2>
 <p>{AUDITED}</p>
-{_table_html(table, cols, "audited")}</section>"""
+<div class="fit">{_table_html(table, cols, "audited")}</div></section>"""
     script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
               "<script>covstudyExplorer.forest();</script>\n")
     return page("covstudy-evaluate report", body, script)
