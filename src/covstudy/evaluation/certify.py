@@ -283,7 +283,6 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
     spent_before = problem.work
     best, best_at = np.inf, points[0]
     bounds = np.empty(0)
-    spent = 0.0
     pending_lo, pending_hi = lo, hi
     lo, hi = np.empty((0, d)), np.empty((0, d))
     while True:
@@ -301,8 +300,7 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
         active = np.flatnonzero(bounds < best - (tol if floor is None or best >= floor else max(tol, TOL_BELOW)))
         if not active.size or spent >= work:
             break
-        room = BRANCH
-        take = active[np.argsort(bounds[active], kind="stable")][:room]
+        take = active[np.argsort(bounds[active], kind="stable")][:BRANCH]
         keep = np.ones(len(lo), dtype=bool)
         keep[take] = False
         a_lo, a_hi = lo[take], hi[take]
