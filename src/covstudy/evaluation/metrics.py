@@ -235,13 +235,9 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         s = Spec("accuracy_difference", (cells["only_first"] - cells["only_second"]) / d.n,
                  dict(design="paired", **cells), _methods("paired", "difference"))
         s.design, s.coverage_metric = "paired", "difference"
-        disc = cells["only_first"] + cells["only_second"]
-        conc = cells["both"] + cells["neither"]
-        third = (1 - delta) ** (1 / 3)  # d, then r | discordant and s | concordant: a joint 1 - δ region
-        s.at = dict(d=disc / d.n, r=cells["only_first"] / disc if disc else 0.5,
-                    s=cells["both"] / conc if conc else 0.5)
-        s.box = dict(d=cp(disc, d.n, third), r=cp(cells["only_first"], disc, third) if disc else (0.0, 1.0),
-                     s=cp(cells["both"], conc, third) if conc else (0.0, 1.0))
+        # d, then r | discordant and s | concordant, each at (1 - δ)^(1/3): a joint 1 - δ region
+        s.at, s.box = shares_box(cells["both"], cells["only_first"], cells["only_second"], cells["neither"],
+                                 (1 - delta) ** (1 / 3))
         s.point_of = _paired_point(d.n)
         s.points = [s.point_of(s.at)]
         s.region_text = ("over the box of the discordant share d, the only-first share r of the discordant and the "
