@@ -17,6 +17,7 @@ from covstudy.evaluation.metrics import Spec
 from covstudy.evaluation import certify
 from covstudy.evaluation.recommend import EPSILON, meets, recommend
 from covstudy.evaluation.region import auc_region, binormal_sd_ratio, cp, with_recalls
+from covstudy.evaluation import search as search_module
 from covstudy.evaluation.search import search
 
 REPS = 200  # the Monte Carlo audit in these tests
@@ -356,7 +357,8 @@ def test_input_errors_are_one_line_naming_the_column(kwargs, message):
 
 def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits: their own test (time)
-    monkeypatch.setattr(certify, "WORK", 1e7)  # a small search: this test is about the plumbing
+    monkeypatch.setattr(certify, "WORK", 1e7)  # small searches: this test is about the plumbing
+    monkeypatch.setattr(search_module, "MAX_POINTS", 12)
     y, p, s, p2, s2 = _binary(60, seed=2)
     frame = pd.DataFrame({"label": np.where(y == 1, "spam", "ham"), "pred": np.where(p == 1, "spam", "ham"),
                           "score": s, "pred2": np.where(p2 == 1, "spam", "ham")})
