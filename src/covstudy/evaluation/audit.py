@@ -122,7 +122,7 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
     found = _SEARCHED.get(key)
     if found is None:
         if len(problem.names) <= CERTIFIED_DIMENSIONS:
-            found = certify(problem, x, floor=1 - delta - EPSILON)
+            found = certify(problem, x, decide=(1 - delta - EPSILON, 1 - delta))
         else:  # the paired methods that read the concordant split: three coordinates, searched on exact grids
             found = grid_search(problem, x)
         if len(_SEARCHED) >= 256:
@@ -132,10 +132,13 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
     r = coverage_over(qualified, s.design, s.coverage_metric, {k: np.array([v]) for k, v in pt.items()}, delta,
                       None, None)
     cov = float(np.asarray(r.coverage).ravel()[0])
-    return {"coverage_at_estimate": cov, "coverage_mcse": 0.0, "worst_coverage": min(found.worst, cov),
-            "worst_mcse": 0.0, "worst_bound": found.bound, "worst_at": where(found.at),
+    worst = min(found.worst, cov)
+    # a point below the floor decides the row (it fails, exactly); the search stopped there, so its bound is loose
+    bound = np.nan if worst < 1 - delta - EPSILON else found.bound
+    return {"coverage_at_estimate": cov, "coverage_mcse": 0.0, "worst_coverage": worst,
+            "worst_mcse": 0.0, "worst_bound": bound, "worst_at": where(found.at),
             "mean_width": float(np.asarray(r.mean_width).ravel()[0]), "engine": "exact", "reps": None,
-            "audit": "certified" if found.bound == found.bound else "searched"}
+            "audit": "certified" if found.bound == found.bound else "searched"}  # grid_search: NaN
 
 
 def bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:

@@ -27,8 +27,8 @@ The larger of the two is the cell's bound B(cell) <= C(x) for every x in it. Bra
 box into GRID × GRID cells, evaluate exact C at their centres, the corners and the plug-in point; split
 (along the coordinate where it is widest in standard deviations of its binomial factor) every cell whose bound is below the lowest coverage
 found minus ``tol`` and evaluate C at the halves' centres; stop when no cell is below, or when ``work``
-outcome evaluations are spent (with a ``floor``, the tolerance is TOL_BELOW once a point below it is
-found). The certified bound is the least bound over the cells (the infimum over the box is at least
+outcome evaluations are spent, or (with ``decide``) as soon as the bound is at least each threshold or a
+point below it is found: the decision a recommendation needs, not the bound's last digits. The certified bound is the least bound over the cells (the infimum over the box is at least
 that), the worst coverage the lowest point found (the infimum is at most that; C jumps where θ crosses
 an interval end, so the infimum may be a one-sided limit, approached by ever smaller cells).
 ``tests/test_certify.py`` checks bounds against exact coverage over dense grids and inside random cells.
@@ -49,10 +49,9 @@ import numpy as np
 from scipy import special
 
 TOL = 1e-4  # stop once the certified bound is within this of the worst point found
-TOL_BELOW = 1e-3  # the tolerance once a point below the floor is found (the method fails either way)
-WORK = 2_000_000_000  # budget: outcome operations of the whole search (about 2 CPU-seconds)
+WORK = 200_000_000  # budget: outcome operations counted by ``Problem.work`` (about 2 CPU-seconds)
 BATCH_ELEMENTS = 4_000_000  # cells × outcomes held at once
-GRID = 16  # first cut: cells along each coordinate
+GRID = 8  # first cut: cells along each coordinate
 GRID_CELLS = 4096  # at most this many first cells
 BRANCH = 1024  # cells split at once
 NEGLIGIBLE = 1e-18  # outcomes whose largest probability over a batch of cells is below this are left out of its bounds
@@ -110,6 +109,9 @@ class Problem:
     factors: tuple[Factor, ...]
     estimand: Callable[[np.ndarray], np.ndarray]  # x (cells, d) -> θ (cells,); monotone or multilinear
     complete: bool = False  # the outcomes are the whole outcome space (their probabilities sum to 1 everywhere)
+    # or a product of count windows: (axis, first count, last count, trials) per axis; Σ P over them is then
+    # Π_j P(window_j), whose curvature ``window_curvature`` bounds
+    windows: tuple = ()
 
     def theta(self, x: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -182,7 +184,11 @@ class Problem:
             with np.errstate(invalid="ignore"):
                 a = np.nan_to_num(most * curve, nan=np.inf, posinf=np.inf)
             covered = local(a, fill=0.0)
-            if self.complete:
+            if self.windows:  # Σ_W ∂²P = ∂²P(W_j)·Π_{i≠j} P(W_i): covered = that less the uncovered
+                a_sum = a.sum(1) + window_curvature(*self.windows[f.axis][1:], lo[:, f.axis], hi[:, f.axis])
+                with np.errstate(invalid="ignore"):
+                    covered = np.fmin(covered, a_sum[:, None] - covered)
+            elif self.complete:
                 with np.errstate(invalid="ignore"):  # inf - inf: the covered sum (fmin skips the NaN)
                     covered = np.fmin(covered, a.sum(1)[:, None] - covered)
             error = error + np.where(h > 0, h * h / 8, 0.0)[:, None] * (covered + left_out[:, None])
@@ -246,6 +252,21 @@ class Problem:
         return ends
 
 
+def window_curvature(first: int, last: int, m: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """An upper bound of |d²/dx² P(first <= K <= last)|, K ~ Binomial(m, x), over x in [lo, hi] (per cell).
+
+    With F(k) = P(K <= k): dF(k)/dx = -m·Bin(k; m - 1, x), so d²F(k)/dx² = -m(m - 1)·(Bin(k - 1; m - 2, x)
+    - Bin(k; m - 2, x)), and each pmf is at most its value at the mode k/(m - 2) clipped into the range.
+    A window that reaches 0 or m has one end of probability 0 or 1: no curvature from it."""
+    if m < 2:
+        return np.zeros(len(lo))
+    ks = ([first - 2, first - 1] if first > 0 else []) + ([last - 1, last] if last < m else [])
+    if not ks:
+        return np.zeros(len(lo))
+    f = Factor(np.array(ks), np.full(len(ks), m - 2), 0)
+    return float(m) * (m - 1) * np.exp(f.log_pmf_most(lo, hi)).sum(1)
+
+
 @dataclass(frozen=True)
 class Certified:
     """The search's answer: inf over the box of C lies in [bound, worst]."""
@@ -263,11 +284,11 @@ def _batches(problem: Problem, values: np.ndarray, fn) -> np.ndarray:
 
 
 def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None = None, work: float | None = None,
-            grid: int = GRID, floor: float | None = None) -> Certified:
+            grid: int = GRID, decide: tuple = ()) -> Certified:
     """Branch and bound over ``problem``'s box (module docstring). The box is first cut into ``grid``
     cells along each coordinate (at most GRID_CELLS in all), whose centres and the ``start`` points
-    (the plug-in point) give the first worst point. With ``floor``, once a point below it is found the
-    tolerance is TOL_BELOW (the method fails the floor either way)."""
+    (the plug-in point) give the first worst point. With ``decide`` (coverage thresholds), the search stops
+    once every threshold is decided: the bound at least it (met), or a point below it (missed)."""
     tol = TOL if tol is None else tol
     work = WORK if work is None else work
     d = len(problem.names)
@@ -297,8 +318,8 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
             lo, hi = np.vstack([lo, pending_lo]), np.vstack([hi, pending_hi])
             bounds = np.concatenate([bounds, new])
         spent = problem.work - spent_before
-        active = np.flatnonzero(bounds < best - (tol if floor is None or best >= floor else max(tol, TOL_BELOW)))
-        if not active.size or spent >= work:
+        active = np.flatnonzero(bounds < best - tol)
+        if not active.size or spent >= work or decide and all(bounds.min() >= f or best < f for f in decide):
             break
         take = active[np.argsort(bounds[active], kind="stable")][:BRANCH]
         keep = np.ones(len(lo), dtype=bool)
@@ -390,8 +411,9 @@ def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: di
             return out
 
     factors = (Factor(tp, np.full_like(tp, n_pos), 0), Factor(tn, np.full_like(tn, n_neg), 1))
+    windows = () if complete else ((0, int(tp.min()), int(tp.max()), n_pos), (1, int(tn.min()), int(tn.max()), n_neg))
     return Problem(("tpr", "tnr"), np.array([a_lo, b_lo]), np.array([a_hi, b_hi]), lower, upper, factors, theta,
-                   complete)
+                   complete, windows)
 
 
 def paired_problem(method: str, n: int, box: dict, delta: float) -> Problem:

@@ -2,8 +2,9 @@
 
 Input: the metric specs and the table after ``recommend``; output: one row per metric × scale (the
 recommended method's expected width at the plug-in operating point for test sets SCALES times the
-user's, via ``audit.coverage_over``; for one-proportion metrics the n for half today's width, via
-``planning.plan``). Flow: recommend -> growth -> render (the "shrinks with more data" section and the
+user's: exact for one proportion, Monte Carlo with GROWTH_REPS test sets for the other designs, whose exact
+engines enumerate outcome spaces that grow with the size; for one-proportion metrics the n for half today's
+width, via ``planning.plan``). Flow: recommend -> growth -> render (the "shrinks with more data" section and the
 width-vs-n figure).
 """
 
@@ -15,13 +16,16 @@ from .audit import AUC_BUDGET, BOOTSTRAP, bootstrap_reps, coverage_over, example
 
 SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as multiples of the user's
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
+GROWTH_REPS = 1000  # test sets per size for a Monte Carlo expected width (relative MCSE of a width ~ 1%/sqrt(reps/10))
 
 
 def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
     """How the recommended interval shrinks with more data: its expected width at the plug-in
     operating point for test sets SCALES times the user's (``coverage()``'s mean_width, exact where
     the engine is), and for the metrics of one proportion the n whose expected width is half
-    today's (``plan``, exact). One row per metric × scale. ``step(metric)`` is called before each
+    today's (``plan``, exact). One row per metric × scale. Beyond one proportion the widths are Monte
+    Carlo (GROWTH_REPS test sets, ``seed``): an expected width needs no exact tail, and the exact
+    enumeration at four times the size costs what the whole audit does. ``step(metric)`` is called before each
     metric (the progress line)."""
     import pandas as pd
 
@@ -38,13 +42,21 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
         qualified = next(q for m, k, q in s.methods if m == r.method and k == r.kind)
         point = s.points[0]
         axes = {k: np.array([max(1, round(v * f)) if k in SIZES else v for f in SCALES]) for k, v in point.items()}
-        n_reps = reps if s.design not in ("binormal", "paired_binormal") else int(min(reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1]
-                                                                                        + axes["n_neg"][-1]))))
+        n_reps = min(reps, GROWTH_REPS)
+        if s.design in ("binormal", "paired_binormal"):
+            n_reps = int(min(n_reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1] + axes["n_neg"][-1]))))
         if r.method in BOOTSTRAP:  # as its audit, at the largest test set
             n_reps = bootstrap_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
             if n_reps is None:
                 continue
-        widths = np.atleast_1d(coverage_over(qualified, s.design, s.coverage_metric, axes, delta, n_reps, seed).mean_width)
+        if s.design == "binomial":
+            widths = coverage_over(qualified, s.design, s.coverage_metric, axes, delta, n_reps, seed).mean_width
+        else:
+            from ..engine.coverage import coverage
+
+            widths = coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=n_reps, seed=seed,
+                              **axes).mean_width
+        widths = np.atleast_1d(widths)
         half = None
         if s.design == "binomial":
             try:
