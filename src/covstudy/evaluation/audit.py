@@ -36,6 +36,8 @@ BOOT_REPS = 400  # Monte Carlo test sets per point for a bootstrap method (MCSE 
 BOOT_MIN_REPS = 100  # fewer affordable than this: the bootstrap is not audited (MCSE would exceed 0.02)
 BOOT_BUDGET = 200_000_000  # reps × draws × numbers resampled per test set, per audited point
 CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
+CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
+EXACT_OUTCOMES = 2_000_000  # beyond, searched by Monte Carlo (every outcome's interval would cost too much)
 SEARCH_TEST_SETS = 60_000  # a search's budget: points × reps (30 points at 2,000 test sets)
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
 BOOT_SEARCH_POINTS = 12  # a bootstrap's search: at most this many points (each costs reps × draws resamples)
@@ -111,6 +113,9 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
     from .certify import CERTIFIED_DIMENSIONS, certify, grid_search, paired_problem, stratified_problem
 
     pt = s.points[0]
+    size = _outcomes(qualified, s)
+    if size > EXACT_OUTCOMES:
+        return None
     if s.design == "stratified":
         problem = stratified_problem(qualified, s.coverage_metric, pt["n_pos"], pt["n_neg"], s.box, delta)
     else:
@@ -121,9 +126,11 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
            hashlib.blake2b(problem.lower.tobytes() + problem.upper.tobytes(), digest_size=16).digest())
     found = _SEARCHED.get(key)
     if found is None:
-        if len(problem.names) <= CERTIFIED_DIMENSIONS:
+        if len(problem.names) <= CERTIFIED_DIMENSIONS and size <= CERTIFY_OUTCOMES:
             found = certify(problem, x, decide=(1 - delta - EPSILON, 1 - delta))
-        else:  # the paired methods that read the concordant split: three coordinates, searched on exact grids
+        elif problem.rows is not None:  # exact coverage costs O(rows·log columns) a point: a dense search
+            found = grid_search(problem, x, points=33, rounds=8)
+        else:  # three coordinates (the paired methods reading the concordant split), or a large space
             found = grid_search(problem, x)
         if len(_SEARCHED) >= 256:
             _SEARCHED.clear()
@@ -139,6 +146,19 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
             "worst_mcse": 0.0, "worst_bound": bound, "worst_at": where(found.at),
             "mean_width": float(np.asarray(r.mean_width).ravel()[0]), "engine": "exact", "reps": None,
             "audit": "certified" if found.bound == found.bound else "searched"}  # grid_search: NaN
+
+
+def _outcomes(qualified, s: Spec) -> int:
+    """The outcomes ``certified_audit`` would enumerate over the spec's box."""
+    from ..designs import get_design
+    from ..estimands import get_estimand
+    from .certify import outcome_count
+
+    concordant = False
+    if s.design == "paired":
+        est = get_estimand(get_design("paired").data, "difference")
+        concordant = est.merge(est.method(qualified)) is None
+    return outcome_count(s.design, s.points[0], s.box, concordant)
 
 
 def bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
@@ -162,7 +182,10 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
     if method in NOT_AUDITED:
         return {}
     if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
-        return certified_audit(qualified, s, delta)
+        out = certified_audit(qualified, s, delta)
+        if out is not None:
+            return out
+        return searched_audit(qualified, s, delta, reps, seed, monte_carlo=True)  # too many outcomes
     if method in BOOTSTRAP:
         reps = bootstrap_reps(qualified, s, reps)
         if reps is None:
@@ -184,7 +207,7 @@ def search_budget(reps, boot=False) -> int:
     return min(points, BOOT_SEARCH_POINTS) if boot else points
 
 
-def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False) -> dict:
+def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carlo=False) -> dict:
     """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
     point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
     the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
@@ -205,7 +228,13 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False) -> dict:
             return [r.coverage for r in rs], [r.mcse for r in rs], [r.mean_width for r in rs]
         points = [s.point_of(c) for c in coords]
         axes = {k: np.array([p[k] for p in points]) for k in points[0]}
-        r = coverage_over(qualified, s.design, s.coverage_metric, axes, delta, reps, seed)
+        if monte_carlo:
+            from ..engine.coverage import coverage
+
+            r = coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=reps, seed=seed,
+                         **axes)
+        else:
+            r = coverage_over(qualified, s.design, s.coverage_metric, axes, delta, reps, seed)
         engine.update(engine=r.engine, reps=r.reps)
         return r.coverage, r.mcse, r.mean_width
 

@@ -112,6 +112,9 @@ class Problem:
     # or a product of count windows: (axis, first count, last count, trials) per axis; Σ P over them is then
     # Π_j P(window_j), whose curvature ``window_curvature`` bounds
     windows: tuple = ()
+    # stratified outcomes as a (tp, tn) rectangle whose interval ends rise with tn in every row: exact
+    # coverage at a point in O(rows·log columns) (``Rows``), not O(outcomes)
+    rows: "Rows | None" = None
 
     def theta(self, x: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -132,8 +135,11 @@ class Problem:
 
     def coverage(self, x: np.ndarray) -> np.ndarray:
         """C(x) at points x (cells, d); NaN where θ is undefined."""
-        self._count(len(x) * self.lower.size * (len(self.factors) + 2))
         t = self.theta(x)
+        if self.rows is not None:
+            self._count(len(x) * self.rows.work)
+            return np.where(np.isfinite(t), self.rows.coverage(x, np.nan_to_num(t)), np.nan)
+        self._count(len(x) * self.lower.size * (len(self.factors) + 2))
         covered = (self.lower <= t[:, None]) & (t[:, None] <= self.upper)
         out = np.einsum("ij,ij->i", self.probability(x), covered.astype(float))
         return np.where(np.isfinite(t), out, np.nan)
@@ -252,6 +258,51 @@ class Problem:
         return ends
 
 
+class Rows:
+    """Outcomes (r0 + i, c0 + j) of two independent binomials, Bin(i; m1, x1)·Bin(j; m2, x2), whose interval
+    ends L[i, j], U[i, j] do not decrease in j: for any θ the covered outcomes of row i are the columns
+    a_i <= j < b_i, a_i = #{j: U[i, j] < θ}, b_i = #{j: L[i, j] <= θ}, so
+
+        C(x) = Σ_i Bin(r0 + i; m1, x1)·(F(c0 + b_i - 1) - F(c0 + a_i - 1)),  F the column pmf's running sum,
+
+    with a_i and b_i by bisection in every row at once (the same comparisons as the outcome-wise sum)."""
+
+    def __init__(self, lower, upper, r0, c0, m1, m2):
+        self.lower, self.upper, self.r0, self.c0, self.m1, self.m2 = lower, upper, r0, c0, m1, m2
+        self.row = Factor(np.arange(r0, r0 + lower.shape[0]), np.full(lower.shape[0], m1), 0)
+        self.col = Factor(np.arange(c0, c0 + lower.shape[1]), np.full(lower.shape[1], m2), 1)
+        self.work = lower.shape[0] * (2 * int(np.ceil(np.log2(lower.shape[1] + 1))) + 4) + lower.shape[1]
+
+    @staticmethod
+    def monotone(lower, upper) -> bool:
+        return bool(np.all(np.diff(lower, axis=1) >= 0) and np.all(np.diff(upper, axis=1) >= 0))
+
+    @staticmethod
+    def _count(ends, t, strict):
+        """Per row i and point q: #{j: ends[i, j] < t[q]} (strict) or <= t[q], by bisection: (points, rows)."""
+        rows, cols = ends.shape
+        lo = np.zeros((len(t), rows), dtype=np.int64)
+        hi = np.full((len(t), rows), cols, dtype=np.int64)
+        r = np.arange(rows)[None, :]
+        while np.any(lo < hi):
+            mid = (lo + hi) // 2
+            v = ends[r, np.minimum(mid, cols - 1)]
+            below = (v < t[:, None]) if strict else (v <= t[:, None])
+            go = (lo < hi) & below
+            stay = (lo < hi) & ~below
+            lo = np.where(go, mid + 1, lo)
+            hi = np.where(stay, mid, hi)
+        return lo
+
+    def coverage(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        a = self._count(self.upper, t, strict=True)
+        b = self._count(self.lower, t, strict=False)
+        p_row = np.exp(self.row.log_pmf(x[:, 0]))  # (points, rows)
+        running = np.concatenate([np.zeros((len(x), 1)), np.cumsum(np.exp(self.col.log_pmf(x[:, 1])), axis=1)], axis=1)
+        mass = np.take_along_axis(running, b, axis=1) - np.take_along_axis(running, np.minimum(a, b), axis=1)
+        return np.einsum("ij,ij->i", p_row, mass)
+
+
 def window_curvature(first: int, last: int, m: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """An upper bound of |d²/dx² P(first <= K <= last)|, K ~ Binomial(m, x), over x in [lo, hi] (per cell).
 
@@ -362,6 +413,26 @@ def grid_search(problem: Problem, start: np.ndarray | None = None, points: int =
     return Certified(np.nan, best, dict(zip(problem.names, map(float, best_at))), len(x), False)
 
 
+def outcome_count(design: str, point: dict, box: dict, concordant: bool = False) -> int:
+    """How many outcomes ``stratified_problem`` / ``paired_problem`` would enumerate over ``box`` (before
+    building them): the product of the count windows (paired: the only-first windows summed over the
+    discordant counts, times the concordant split's window when the method reads it)."""
+    if design == "stratified":
+        a = _proportion_window(point["n_pos"], *box["tpr"])
+        b = _proportion_window(point["n_neg"], *box["tnr"])
+        return int((a[1] - a[0] + 1).max() * (b[1] - b[0] + 1).max())
+    from ..designs.support import window
+
+    n = int(point["n"])
+    lo_d, hi_d = _proportion_window(n, *box["d"])
+    disc = np.arange(int(np.min(lo_d)), int(np.max(hi_d)) + 1)
+    size = window(disc, box["r"][1])[1] - window(disc, box["r"][0])[0] + 1
+    if concordant:
+        c = n - disc
+        size = size * (window(c, box["s"][1])[1] - window(c, box["s"][0])[0] + 1)
+    return int(np.sum(size))
+
+
 def _proportion_window(n, p_low, p_high):
     """Counts 0..n of Binomial(n, p) carrying all but support.BOUND for every p in [p_low, p_high]:
     from the low end's window start to the high end's window end (both ends increase with p)."""
@@ -412,8 +483,12 @@ def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: di
 
     factors = (Factor(tp, np.full_like(tp, n_pos), 0), Factor(tn, np.full_like(tn, n_neg), 1))
     windows = () if complete else ((0, int(tp.min()), int(tp.max()), n_pos), (1, int(tn.min()), int(tn.max()), n_neg))
+    shape = (int(tp.max() - tp.min()) + 1, int(tn.max() - tn.min()) + 1)  # tp outer, tn inner (meshgrid "ij")
+    grid_lower, grid_upper = lower.reshape(shape), upper.reshape(shape)
+    rows = (Rows(grid_lower, grid_upper, int(tp.min()), int(tn.min()), n_pos, n_neg)
+            if Rows.monotone(grid_lower, grid_upper) else None)
     return Problem(("tpr", "tnr"), np.array([a_lo, b_lo]), np.array([a_hi, b_hi]), lower, upper, factors, theta,
-                   complete, windows)
+                   complete, windows, rows)
 
 
 def paired_problem(method: str, n: int, box: dict, delta: float) -> Problem:

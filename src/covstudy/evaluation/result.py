@@ -31,6 +31,7 @@ from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, mark
 
 PROGRESS_AFTER = 2.0  # seconds before the progress line appears (quick runs print none)
+RESAMPLES_MAX = 2 * 10**8  # draws × numbers resampled per draw of one resampling interval (~2 CPU-s)
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
            "worst_coverage", "worst_mcse", "worst_bound", "worst_at", "audit", "meets_target", "mean_width", "engine",
            "reps", "recommended", "design", "n", "note"]
@@ -97,6 +98,22 @@ def _clustered_first(table, reasons, audited):
     table = table.sort_values("metric", key=lambda m: m.map({k: i for i, k in enumerate(order)}),
                               kind="stable").reset_index(drop=True)
     return table, {m: reasons[m] for m in order if m in reasons}
+
+
+def resampling_cost(qualified, door) -> str:
+    """Why a resampling method is not computed on these data ("" : it is): its draws × the numbers one
+    draw resamples (the sizes of the door's array arguments) past RESAMPLES_MAX. At such sizes the
+    bootstrap's own variance estimate is the delta method's, which the table reports."""
+    from ..methods import methods
+
+    draws = next((p.default for p in methods()[qualified].params if p.name == "draws"), None)
+    if draws is None or not methods()[qualified].per_test_set:
+        return ""
+    size = sum(int(np.size(v)) for v in door.values() if np.ndim(v) > 0)
+    if draws * size <= RESAMPLES_MAX:
+        return ""
+    return (f"not computed: {draws:,} resamples of {size:,} numbers is {draws * size:.1e}, more than "
+            f"{RESAMPLES_MAX:.0e} (~2 CPU-s); at this size the delta-method rows estimate the same variance")
 
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
@@ -186,6 +203,13 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     for s in specs:
         for method, kind, qualified in s.methods:
             bar.set_postfix_str(f"{s.metric} · {method}{' (audit)' if audit else ''}", refresh=False)
+            too_many = resampling_cost(qualified, s.door)
+            if too_many:  # its place in the table says why, every other method is reported
+                rows.append(dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=np.nan,
+                                 upper=np.nan, width=np.nan, design=s.design, n=d.n, worst_at="", audit="",
+                                 note=too_many))
+                bar.update()
+                continue
             lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
             row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
                        upper=float(hi), width=float(hi - lo), design=s.design or ("multiclass" if s.multiclass else None),
