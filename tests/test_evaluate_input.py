@@ -182,3 +182,46 @@ def test_with_groups_the_clustered_rows_lead_with_or_without_an_audit(tmp_path, 
     assert main([str(f), "--truth", "y", "--predicted", "p", "--group", "g", "--no-audit"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("clustered_accuracy") and "wilson_vif" in lines[1]
+
+
+def test_sizes_are_bounded_before_work_with_the_switch_that_lifts_them(tmp_path, capsys):
+    """Issue 41: classes beyond max_classes (67 overflowed, and from ~25 the macro posteriors were wrong)
+    and rows beyond max_rows are one-line errors naming the bound and the switch; raised, they run."""
+    import covstudy
+    from covstudy.evaluation.cli import main
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 120, 1200)
+    predicted = np.where(rng.random(1200) < 0.9, truth, rng.integers(0, 120, 1200))
+    with pytest.raises(InputError, match=r"^truth: 120 classes, more than max_classes = 100 .*--max-classes"):
+        covstudy.evaluate(truth, predicted, audit=False, progress=False)
+    ev = covstudy.evaluate(truth, predicted, audit=False, progress=False, max_classes=120,
+                           metrics=["accuracy", "macro_recall"])
+    assert ev.table.lower.notna().all()
+    with pytest.raises(InputError, match=r"^truth: 1,200 rows, more than max_rows = 1,000 .*--max-rows"):
+        covstudy.evaluate(truth, predicted, audit=False, progress=False, max_rows=1000)
+    path = tmp_path / "many.csv"
+    pd.DataFrame({"y": truth, "p": predicted}).to_csv(path, index=False)
+    assert main([str(path), "--truth", "y", "--predicted", "p", "--no-audit", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--max-classes" in err[0]
+
+
+def test_resampling_and_auc_audits_beyond_their_budgets_say_so_on_their_rows(monkeypatch):
+    """Issue 41: a bootstrap whose draws × numbers pass RESAMPLES_MAX is not computed (its row says why;
+    the AUC's bootstrap held 2,000 resampled index arrays at once: 22 GiB at 3·10⁶ rows); an AUC whose
+    audit would simulate more than AUC_AUDIT_MAX scores a point is not audited, also said on its rows."""
+    import covstudy
+    from covstudy.evaluation import audit, result
+
+    rng = np.random.default_rng(1)
+    truth = (rng.random(400) < 0.4).astype(int)
+    scores = rng.normal(truth * 1.2, 1.0)
+    monkeypatch.setattr(result, "RESAMPLES_MAX", 2000 * 399)
+    monkeypatch.setattr(audit, "AUC_AUDIT_MAX", 200 * 399)
+    ev = covstudy.evaluate(truth, scores=scores, metrics=["auc"], progress=False)
+    rows = ev.table.set_index("method")
+    assert np.isnan(rows.loc["bootstrap", "lower"]) and rows.loc["bootstrap", "note"].startswith("not computed: 2,000 resamples of 400")
+    delong = rows.loc["delong"]
+    assert np.isfinite(delong.lower) and np.isnan(delong.coverage_at_estimate)
+    assert delong.note.startswith("not audited: 200 simulated test sets of 400 scores")

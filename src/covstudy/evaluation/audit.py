@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 REPS = 2000  # Monte Carlo test sets per audited point
 AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n per region point (each rep draws and ranks n scores)
+AUC_MIN_REPS = 200  # ... but at least this many; beyond AUC_AUDIT_MAX scores drawn a point, the AUC is not audited
+AUC_AUDIT_MAX = 40_000_000  # AUC_MIN_REPS test sets of 200,000 scores: ~10 CPU-s a point
 BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
 EPSILON = 0.005  # tolerance of the recommendation: worst coverage >= 1 - delta - EPSILON
 NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of reps test sets: too costly to audit
@@ -191,7 +193,12 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
         if reps is None:
             return {}
     elif s.design in ("binormal", "paired_binormal"):
-        reps = int(min(reps, max(200, AUC_BUDGET // examples(s.points[0]))))
+        size = examples(s.points[0])
+        if AUC_MIN_REPS * size > AUC_AUDIT_MAX:
+            return {"note": f"not audited: {AUC_MIN_REPS} simulated test sets of {size:,} scores a point is more "
+                            f"than {AUC_AUDIT_MAX:.0e} scores (audit.AUC_AUDIT_MAX); the AUC's normal "
+                            f"approximations are accurate at this size"}
+        reps = int(min(reps, max(AUC_MIN_REPS, AUC_BUDGET // size)))
     if s.box is not None and s.point_of is not None:
         return searched_audit(qualified, s, delta, reps, seed, boot=method in BOOTSTRAP)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region)

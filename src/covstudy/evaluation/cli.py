@@ -33,6 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reps", type=int, default=2000,
                    help="Monte Carlo test sets per audited point (default 2000; bootstrap methods: at most 400)")
     p.add_argument("--no-audit", action="store_true", help="intervals only, no coverage audit")
+    p.add_argument("--max-classes", type=int, default=100, metavar="K",
+                   help="refuse more classes than this before any work (default 100)")
+    p.add_argument("--max-rows", type=int, default=10**7, metavar="N",
+                   help="refuse more rows than this before any work (default 10,000,000)")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument("--guarantee", action="store_true",
                    help="recommend only methods whose worst coverage over the region is certified >= 1 - delta")
@@ -99,7 +103,8 @@ def main(argv=None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed,
-                          reps=args.reps, guarantee=args.guarantee, classes=args.classes, progress=not args.quiet)
+                          reps=args.reps, guarantee=args.guarantee, classes=args.classes, progress=not args.quiet,
+                          max_classes=args.max_classes, max_rows=args.max_rows)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2

@@ -141,8 +141,12 @@ class Data:
         return f"read {self.n} rows; {self.names['truth']} has {len(self.classes)} classes: {each}"
 
 
+MAX_CLASSES = 100  # default bound on the classes: the macro metrics' intervals and audits grow with K²
+MAX_ROWS = 10**7  # default bound on the rows: every column is held in memory several times
+
+
 def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
-            positive=None, questions=None, classes=None) -> Data:
+            positive=None, questions=None, classes=None, max_classes=MAX_CLASSES, max_rows=MAX_ROWS) -> Data:
     """Validate every column (one-line ``InputError`` naming it) and encode the labels.
 
     ``classes``: the labels the data may hold (matched as written: 1 matches "1"); another label in
@@ -157,6 +161,9 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
     n = cols["truth"][1].size
     if n == 0:
         raise InputError(f"{names['truth']}: empty (no examples)")
+    if n > max_rows:
+        raise InputError(f"{names['truth']}: {n:,} rows, more than max_rows = {max_rows:,} (memory grows with "
+                         f"the rows); raise it with --max-rows / max_rows=")
     for k, (label, arr) in cols.items():
         if arr.size != n:
             raise InputError(f"{label}: {arr.size} values, but {names['truth']} has {n}")
@@ -177,6 +184,10 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
     stated = classes is not None
     if stated:
         truth_classes = _stated(classes, lab, names, truth_classes)
+    if len(truth_classes) > max_classes:
+        raise InputError(f"{names['truth']}: {len(truth_classes)} classes, more than max_classes = {max_classes} "
+                         f"(the macro metrics' cost grows with the classes squared); raise it with --max-classes / "
+                         f"max_classes=, or check that {names['truth']} holds labels, not scores")
     classes = truth_classes
     for k in ("predicted", "second_predicted"):
         if k in lab:
@@ -209,7 +220,8 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
     data.counts = [int(k) for k in counts]
     rare = [(c, k) for c, k in zip(data.classes, data.counts) if k < RARE * data.n]
     if rare and not stated:
-        notes.append(f"{names['truth']}: class(es) {', '.join(f'{c!r} ({k} of {data.n} rows)' for c, k in rare)} "
+        notes.append(f"{names['truth']}: class(es) {', '.join(f'{c!r} ({k} of {data.n} rows)' for c, k in rare[:SHOWN])}"
+                     f"{f' … and {len(rare) - SHOWN} more' if len(rare) > SHOWN else ''} "
                      f"under {RARE:.0%} of the rows: a stray label? it makes this a {len(data.classes)}-class problem; "
                      f"state the classes (classes= / --classes) to make another label an error")
     data.scores, data.second_scores = sc.get("scores"), sc.get("second_scores")

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import render
 from .audit import REPS, audit_metric
-from .data import prepare
+from .data import MAX_CLASSES, MAX_ROWS, prepare
 from .growth import growth_table
 from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, mark
@@ -118,7 +118,7 @@ def resampling_cost(qualified, door) -> str:
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
-             guarantee=False, classes=None, progress=True) -> "Evaluation":
+             guarantee=False, classes=None, progress=True, max_classes=MAX_CLASSES, max_rows=MAX_ROWS) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -163,6 +163,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     progress : bool
         A progress line on stderr (metric · method, done of all, time left) when the run takes more
         than PROGRESS_AFTER seconds; nothing on stdout.
+    max_classes, max_rows : int
+        Bounds checked before any work (default 100 classes, 10⁷ rows): beyond, an ``InputError`` that
+        says how to raise them.
 
     Returns
     -------
@@ -190,7 +193,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
-    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes)
+    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
+                int(max_classes), int(max_rows))
     notes = []
     for msg in d.notes:  # what was read that may not be what was meant
         warnings.warn(msg, stacklevel=2)
