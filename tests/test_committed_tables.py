@@ -1,5 +1,5 @@
 """The committed results tables (results/<study>/results.parquet) regenerate from their study,
-under the reproducibility contract (README.md; ``tidy_tables.assert_same_numbers``)."""
+under the reproducibility contract (docs/reproducibility.md; ``tidy_tables.assert_same_numbers``)."""
 
 import os
 import subprocess

@@ -159,7 +159,7 @@ def test_docs_cite_sources_by_title_not_by_seed_number():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    files = [*root.glob("*.md"), *root.glob("docs/*.md"), *root.glob("experiments/**/*.md"),
+    files = [*root.glob("*.md"), *root.glob("docs/**/*.md"), *root.glob("experiments/**/*.md"),
              *root.glob("conf/**/*.yaml"), *root.glob("src/**/*.py")]
     bad = [f.relative_to(root) for f in files if re.search(r"seeds?[ /_]0\d\d", f.read_text())]
     assert bad == []

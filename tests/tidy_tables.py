@@ -70,7 +70,7 @@ def write_folder(folder: Path, table: pd.DataFrame, study: dict | None = None) -
     return folder
 
 
-# The reproducibility contract (README.md, "Resuming, reproducibility, concurrency"): on one machine
+# The reproducibility contract (docs/reproducibility.md): on one machine
 # with the same libraries a rerun gives the same bits; on another CPU numpy's SIMD paths sum in
 # another order, so floats may differ in their last bits (measured: <= 4 ulps, 4.4e-16). The bound
 # leaves room for other CPUs and compilers, and is still far below any printed digit.

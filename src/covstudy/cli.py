@@ -169,7 +169,7 @@ def help_text() -> str:
     studies = sorted(p.stem for p in (Path(_conf_dir()) / "study").glob("*.yaml"))
     lines += ["", f"studies (study=NAME): {', '.join(studies)}", "",
               "other keys: methods, side, grid.<axis>, grid.metric, grid.delta, reps, seed, engine (exact|mc|both),",
-              "            n_jobs, backend, force, plot, out; see the README"]
+              "            n_jobs, backend, force, plot, out; see docs/studies.md"]
     return "\n".join(lines)
 
 

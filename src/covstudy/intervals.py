@@ -30,7 +30,16 @@ DEFAULT_SEED = 0  # the seed of every sampling method's draws by default: the sa
 
 
 class Interval(NamedTuple):
-    """An interval ``(lower, upper)``: floats for scalar counts, float arrays otherwise."""
+    """An interval ``(lower, upper)``: floats for scalar counts, float arrays otherwise.
+
+    Examples
+    --------
+    >>> from covstudy import interval
+    >>> ci = interval("wilson", 3, 10, delta=0.05)
+    >>> round(ci.lower, 4), round(ci.upper, 4)
+    (0.1078, 0.6032)
+    >>> lower, upper = ci    # a tuple
+    """
 
     lower: float | np.ndarray
     upper: float | np.ndarray

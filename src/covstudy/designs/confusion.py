@@ -47,6 +47,16 @@ if TYPE_CHECKING:
     from ..methods.registry import Method
 
 METRICS = ("accuracy", "balanced_accuracy", "precision", "recall", "specificity", "npv", "jaccard", "f1")
+"""The metrics of a two-class confusion matrix that the stratified and iid designs estimate.
+
+Examples
+--------
+>>> from covstudy import METRICS, metric_interval
+>>> METRICS[:3]
+('accuracy', 'balanced_accuracy', 'precision')
+>>> [round(x, 4) for x in metric_interval("precision", "wilson", tp=40, fn=10, fp=5, tn=45)]
+[0.765, 0.9516]
+"""
 RATIO_CELLS = {  # metric -> (cells summed into k, cells summed into l); f1 through the Jaccard index
     "accuracy": (("tp", "tn"), ("fn", "fp")),
     "precision": (("tp",), ("fp",)),

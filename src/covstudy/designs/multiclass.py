@@ -498,6 +498,16 @@ def multiclass_cells(inputs: dict) -> np.ndarray:
 
 
 MULTICLASS_METRICS = ("macro_recall", "macro_f1", "accuracy", "micro_f1", "bea")
+"""The metrics of a K-class confusion matrix that the multiclass designs estimate.
+
+Examples
+--------
+>>> from covstudy import MULTICLASS_METRICS, multiclass_interval
+>>> MULTICLASS_METRICS
+('macro_recall', 'macro_f1', 'accuracy', 'micro_f1', 'bea')
+>>> [round(x, 4) for x in multiclass_interval("macro_recall", "union_cp", [[40, 5, 5], [3, 20, 2], [1, 1, 8]])]
+[0.5198, 0.9498]
+"""
 
 
 @register_estimand("multiclass", "macro_recall", takes=("classes",))

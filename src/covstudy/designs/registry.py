@@ -7,6 +7,16 @@ import difflib
 from .base import Design
 
 DESIGNS: dict[str, Design] = {}
+"""Every registered design (data-generating mechanism) by name: its axes, estimands and engines.
+
+Examples
+--------
+>>> from covstudy import DESIGNS
+>>> sorted(DESIGNS)[:4]
+['binomial', 'binormal', 'clustered', 'crossval']
+>>> [axis.name for axis in DESIGNS["binomial"].axes]
+['n', 'p']
+"""
 
 
 def register(cls: type[Design]) -> type[Design]:

@@ -40,6 +40,17 @@ class CoverageResult:
     an array.
     ``miss_low`` = P(truth < lower), ``miss_high`` = P(truth > upper); ``n_valid`` counts the
     simulated test sets that carry information (None for exact).
+
+    Examples
+    --------
+    >>> from covstudy import coverage
+    >>> c = coverage("wilson", n=50, p=[0.1, 0.5], delta=0.05)
+    >>> c.coverage.round(4), c.n, c.engine
+    (array([0.9703, 0.9351]), 50, 'exact')
+    >>> print(c.to_frame()[["p", "coverage"]].round(4).to_string(index=False))
+      p  coverage
+    0.1    0.9703
+    0.5    0.9351
     """
 
     method: str

@@ -55,6 +55,13 @@ class ConfidenceCoefficient:
 
     ``side`` says how: ``"left"``, the limit of C as p rises to ``at`` (C jumps up at ``at``);
     ``"right"``, the limit as p falls to ``at``; ``"at"``, attained at p = ``at``.
+
+    Examples
+    --------
+    >>> from covstudy import confidence_coefficient
+    >>> r = confidence_coefficient("wilson", n=50, delta=0.05)
+    >>> round(r.value, 5), round(r.at, 7), r.side, round(float(r), 5)
+    (0.83755, 0.0035393, 'left', 0.83755)
     """
 
     value: float
@@ -75,7 +82,15 @@ class ConfidenceCoefficient:
 
 @dataclass(frozen=True)
 class AverageCoverage:
-    """Averages over p uniform on ``p_range`` of the exact coverage, miss rates and expected width."""
+    """Averages over p uniform on ``p_range`` of the exact coverage, miss rates and expected width.
+
+    Examples
+    --------
+    >>> from covstudy import average_coverage
+    >>> a = average_coverage("wilson", n=50, delta=0.05)
+    >>> round(a.value, 5), round(a.mean_width, 5)
+    (0.95178, 0.21294)
+    """
 
     value: float  # (1/(hi - lo)) ∫ C(p) dp
     mean_width: float  # (1/(hi - lo)) ∫ E_p[U - L] dp

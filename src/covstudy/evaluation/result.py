@@ -39,7 +39,19 @@ COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_
 
 @dataclass
 class Evaluation:
-    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary."""
+    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary.
+
+    Examples
+    --------
+    >>> import covstudy
+    >>> ev = covstudy.evaluate([1, 1, 0, 1, 0, 1, 1, 0, 1, 1] * 5, [1, 0, 0, 1, 0, 1, 1, 1, 1, 1] * 5,
+    ...                        metrics=["accuracy"])
+    >>> print(ev.recommended[["metric", "method", "estimate"]].to_string(index=False))
+      metric method  estimate
+    accuracy blaker       0.8
+    >>> list(ev.table.columns[:5])
+    ['metric', 'method', 'estimate', 'lower', 'upper']
+    """
 
     table: "object"
     reasons: dict

@@ -31,7 +31,17 @@ SEARCH_OUTCOMES = 10**8  # outcomes one search may evaluate (designs whose outco
 @dataclass(frozen=True)
 class PlanResult:
     """The planned test-set size ``n`` (on the design's ``size_axis``) and a table of nearby
-    sizes with their performance."""
+    sizes with their performance.
+
+    Examples
+    --------
+    >>> from covstudy import plan
+    >>> r = plan("wilson", p=0.9, delta=0.05, width=0.1)
+    >>> r.n, r.target
+    (139, 'mean width <= 0.1 at p = 0.9')
+    >>> [row["n"] for row in r.table][:4]
+    [35, 70, 104, 139]
+    """
 
     n: int
     method: str

@@ -54,7 +54,17 @@ def grid_keys() -> tuple[str, ...]:
 
 
 class ConfigError(ValueError):
-    """A study configuration that cannot run; the message names the key and the valid range."""
+    """A study configuration that cannot run; the message names the key and the valid range.
+
+    Examples
+    --------
+    >>> import covstudy
+    >>> try:
+    ...     covstudy.run_study("quick", ["grid.p=[0.2,1.5]"])
+    ... except covstudy.ConfigError as error:      # a ValueError, raised before any work
+    ...     print(error)
+    grid.p: must be in [0.0, 1.0], got 1.5
+    """
 
 
 @dataclass(frozen=True)
