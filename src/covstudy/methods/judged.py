@@ -15,7 +15,7 @@ interval is clipped to [0, 1]; where a method's estimate is undefined it gives [
   ``rogan_gladen_bayes``: the same transform of independent Beta posteriors of q, se, sp;
 * ``ppi`` (λ = 1) and ``ppi_plus_plus`` (power-tuned λ): prediction-powered inference;
 * ``stratified_ppi``: PPI within the judge's two labels, i.e. the double-sampling estimator;
-* ``bayes``: the Bayesian joint model of (Y, Ŷ), conjugate in (q, PPV, FOR).
+* ``bayes_joint``: the Bayesian joint model of (Y, Ŷ), conjugate in (q, PPV, FOR).
 
 References: Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), "Prediction-powered
 inference", Science 382; Angelopoulos, Duchi & Zrnic (2024), "PPI++: efficient
@@ -228,11 +228,11 @@ def rogan_gladen_bayes(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None, draws=2000
     return lower.reshape(shape), upper.reshape(shape)
 
 
-@register("judged_bayes", display="Bayesian joint", takes="judged", family="bayesian", guaranteed=False,
+@register("judged_bayes_joint", display="Bayesian joint", takes="judged", family="bayesian", guaranteed=False,
           params=(draws_param(2000, "posterior draws"),),
           reference="the multinomial model of (Y, judge) with the judge's labels of all N (Tenenbein 1970), "
                     "Jeffreys priors on q, PPV, FOR")
-def bayes(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None, draws=2000):
+def bayes_joint(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None, draws=2000):
     """Bayesian joint model: quantiles of p = q·PPV + (1 - q)·FOR, valid under both samplings.
 
     The joint law of (Y, Ŷ) has three parameters; in q = P(Ŷ = 1), PPV = P(Y = 1 | Ŷ = 1),
