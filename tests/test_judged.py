@@ -192,3 +192,26 @@ def test_the_interval_door_and_bad_input():
     assert d.check(d.derive({**d.example, "examples": 100_000, "n": 300}), exact=True).startswith("n: exact")
     with pytest.raises(ValueError, match="sampling must be one of random, stratified"):
         coverage("ppi", design="judged", **d.example, sampling="cluster")
+
+
+def test_planner_plug_in_answer_is_the_closed_form_and_monte_carlo_agrees():
+    """PPI's width at the expected counts, 2z·sqrt(q(1 - q)/(N - n) + Var(Y - Ŷ)/n) with
+    Var(Y - Ŷ) = P(Y ≠ Ŷ) - (p - q)², solved here for n; the Monte Carlo planner near it."""
+    from scipy.optimize import brentq
+
+    from covstudy import plan
+
+    N, p, a, w = 10_000, 0.3, 0.9, 0.1
+    q = p * a + (1 - p) * (1 - a)
+    var_r = (1 - a) - (p - q) ** 2
+    z = stats.norm.ppf(0.975)
+    root = brentq(lambda n: 2 * z * math.sqrt(q * (1 - q) / (N - n) + var_r / n) - w, 2, N / 2)
+    plug = plan("ppi", design="judged", width=w, examples=N, p=p, agreement=a, plugin=True)
+    assert plug.n == math.ceil(root) and plug.engine == "plug-in"
+    mc = plan("ppi", design="judged", width=w, examples=N, p=p, agreement=a, reps=400, seed=1)
+    assert mc.engine == "mc" and abs(mc.n - root) <= 0.05 * root
+    classical = plan("classical", design="judged", width=w, examples=N, p=p, sensitivity=0.9, specificity=0.9,
+                     plugin=True)
+    assert classical.n == math.ceil((2 * z) ** 2 * p * (1 - p) / w ** 2)  # the Wald n: the labels PPI saves
+    with pytest.raises(ValueError, match=r"agreement must be in \[0, 1\]"):
+        plan("ppi", design="judged", width=w, examples=N, p=p, agreement=1.5, plugin=True)

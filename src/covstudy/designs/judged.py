@@ -179,16 +179,37 @@ class Judged(Design):
         key, count = merge(parts)
         return Outcomes(decode(pt, key), count[None, :])
 
-    # The planner: how many human labels (n) for a width, given N and the judge.
+    # The planner: how many human labels (n) for a width, given N and the judge (its sensitivity and
+    # specificity, or its agreement: a symmetric judge, se = sp = agreement). Monte Carlo from the
+    # plug-in start: the exact search would stop at EXACT_LIMIT for most N.
     size_axis = "n"
+    plans_exact = False
+    plan_axes: ClassVar[dict] = {"agreement": (None, "P(judge = human), read as sensitivity = specificity")}
+
+    def sized(self, axes: dict, size: int) -> dict:
+        return {**judge_axes(axes), "n": size}
 
     def expected(self, axes: dict, size: float) -> dict | None:
-        p, se, sp, N = axes["p"], axes["sensitivity"], axes["specificity"], axes["examples"]
-        if axes.get("sampling", "random") != "random":
+        axes = judge_axes(axes)
+        if axes.get("sampling", "random") != "random" or "examples" not in axes or "p" not in axes:
             return None
+        p, se, sp, N = axes["p"], axes["sensitivity"], axes["specificity"], axes["examples"]
         cells = size * cell_probabilities(p, se, sp)
         q = judge_rate(p, se, sp)
         return {**dict(zip(COLUMNS[:4], cells)), "u_pos": (N - size) * q, "u_neg": (N - size) * (1 - q)}
+
+
+def judge_axes(axes: dict) -> dict:
+    """``axes`` with the planner's ``agreement`` read as sensitivity = specificity = agreement."""
+    axes = dict(axes)
+    if "agreement" not in axes:
+        return axes
+    a = axes.pop("agreement")
+    if not 0 <= a <= 1:
+        raise ValueError(f"agreement must be in [0, 1] (P(judge = human)), got {a!r}")
+    if "sensitivity" in axes or "specificity" in axes:
+        raise ValueError("agreement: give agreement, or sensitivity and specificity, not both")
+    return {**axes, "sensitivity": a, "specificity": a}
 
 
 def _exact_random(pt: dict) -> tuple[dict, np.ndarray]:
