@@ -102,7 +102,7 @@ def test_every_judged_method_gives_an_interval_inside_0_1(cells, delta):
 
 def _brute_force(point):
     """P(outcome) by enumerating every labelling (Y_i, Ŷ_i) of the N examples and every human sample."""
-    N, n, p, se, sp = (point[a] for a in ("examples", "n", "p", "sensitivity", "specificity"))
+    N, n, p, se, sp = (point[a] for a in ("examples", "labelled", "p", "sensitivity", "specificity"))
     cell_p = {(1, 1): p * se, (1, 0): p * (1 - se), (0, 1): (1 - p) * (1 - sp), (0, 0): (1 - p) * sp}
     law = {}
     for labels in itertools.product(cell_p, repeat=N):
@@ -125,7 +125,7 @@ def _brute_force(point):
 @pytest.mark.parametrize("sampling, share", [("random", 0.5), ("stratified", 0.5), ("stratified", 0.75)])
 def test_exact_law_equals_brute_force_enumeration(sampling, share):
     d = DESIGNS["judged"]
-    point = d.derive({"examples": 6, "n": 3, "p": 0.35, "sensitivity": 0.8, "specificity": 0.7,
+    point = d.derive({"examples": 6, "labelled": 3, "p": 0.35, "sensitivity": 0.8, "specificity": 0.7,
                       "sampling": sampling, "share": share})
     out = d.exact([point])
     ours = {}
@@ -139,7 +139,7 @@ def test_exact_law_equals_brute_force_enumeration(sampling, share):
 
 @pytest.mark.parametrize("sampling", ["random", "stratified"])
 def test_monte_carlo_within_4_mcse_of_exact_for_every_deterministic_method(sampling):
-    point = {"examples": 200, "n": 15, "p": 0.2, "sensitivity": 0.8, "specificity": 0.9, "sampling": sampling}
+    point = {"examples": 200, "labelled": 15, "p": 0.2, "sensitivity": 0.8, "specificity": 0.9, "sampling": sampling}
     reps = 20_000
     for q in DETERMINISTIC + ["wilson"]:
         exact = coverage(q, design="judged", **point)
@@ -188,8 +188,8 @@ def test_the_interval_door_and_bad_input():
             interval("ppi", *counts, design="judged")
         assert "\n" not in str(err.value)
     d = DESIGNS["judged"]
-    assert d.check(d.derive({**d.example, "n": 60}), exact=False).startswith("n: ")
-    assert d.check(d.derive({**d.example, "examples": 100_000, "n": 300}), exact=True).startswith("n: exact")
+    assert d.check(d.derive({**d.example, "labelled": 60}), exact=False).startswith("labelled: ")
+    assert d.check(d.derive({**d.example, "examples": 100_000, "labelled": 300}), exact=True).startswith("labelled: exact")
     with pytest.raises(ValueError, match="sampling must be one of random, stratified"):
         coverage("ppi", design="judged", **d.example, sampling="cluster")
 

@@ -33,7 +33,7 @@ POINTS = {
                                               correlation=0.3, icc_group=0.1, icc_question=0.2), 4),
     "crossval": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
     "holdout": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
-    "judged": ("judged", None, dict(examples=20, n=6, p=0.4, sensitivity=0.8, specificity=0.9), 4),
+    "judged": ("judged", None, dict(examples=20, labelled=6, p=0.4, sensitivity=0.8, specificity=0.9), 4),
 }
 SMALL = {"draws": 50}
 

@@ -3,7 +3,7 @@
 Every example has a true binary label Y ~ Bernoulli(p) and the judge's label Ŷ with sensitivity
 se = P(Ŷ = 1 | Y = 1) and specificity sp = P(Ŷ = 0 | Y = 0), so the judge says "1" with
 probability q = p·se + (1 - p)(1 - sp). The estimand is p (an accuracy, or any binary metric's
-rate, over the example distribution). ``examples`` is N, ``n`` the human-labelled examples.
+rate, over the example distribution). Axes: ``examples`` is N, ``labelled`` is n.
 
 An outcome is the labelled 2×2 table (tp: Y = 1, Ŷ = 1; fn: Y = 1, Ŷ = 0; fp: Y = 0, Ŷ = 1;
 tn: Y = 0, Ŷ = 0) and the unlabelled examples' judge labels (u_pos said 1, u_neg said 0).
@@ -107,15 +107,15 @@ def trim(weight: np.ndarray, budget: float) -> np.ndarray:
 class Judged(Design):
     name = "judged"
     data = "judged"
-    axes = (Axis("examples", True, 2), Axis("n", True, 1), Axis("p", False, 0.0, 1.0),
+    axes = (Axis("examples", True, 2), Axis("labelled", True, 1), Axis("p", False, 0.0, 1.0),
             Axis("sensitivity", False, 0.0, 1.0), Axis("specificity", False, 0.0, 1.0),
             Axis("sampling", False, 0.0, choices=("random", "stratified")), Axis("share", False, 0.0, 1.0))
-    parametrisations = (("examples", "n", "p", "sensitivity", "specificity"),)
+    parametrisations = (("examples", "labelled", "p", "sensitivity", "specificity"),)
     optional: ClassVar[dict] = {"sampling": "random", "share": 0.5}
     estimand = "rate"
     summary = ("N = examples labelled by a judge of given sensitivity and specificity, n of them by humans "
                "(random, or stratified by the judge's label); estimand p")
-    example: ClassVar[dict] = {"examples": 60, "n": 12, "p": 0.3, "sensitivity": 0.85, "specificity": 0.9}
+    example: ClassVar[dict] = {"examples": 60, "labelled": 12, "p": 0.3, "sensitivity": 0.85, "specificity": 0.9}
 
     def derive(self, point: dict) -> dict:
         point = {**self.optional, **point}
@@ -130,7 +130,7 @@ class Judged(Design):
 
     def outcome_count(self, point: dict) -> int:
         """The outcomes the exact engine enumerates at most (tables × the binomial support)."""
-        N, n = point["examples"], point["n"]
+        N, n = point["examples"], point["labelled"]
         if point["sampling"] == "stratified":
             lo, hi = support(N, self._q(point))
             return (hi - lo + 1) * (n // 2 + 1) ** 2  # (n₁ + 1)(n₀ + 1) <= (n/2 + 1)²
@@ -138,23 +138,24 @@ class Judged(Design):
         return math.comb(n + 3, 3) * (hi - lo + 1)
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
-        N, n = point["examples"], point["n"]
+        N, n = point["examples"], point["labelled"]
         if n >= N:
-            return f"n: the human-labelled examples must be fewer than examples = {N:,}, got n = {n:,}"
+            return f"labelled: the human-labelled examples must be fewer than examples = {N:,}, got labelled = {n:,}"
         if (n + 1) ** 3 * (N + 1) > _KEY_LIMIT:
-            return f"examples, n: the judged design needs (n + 1)³(examples + 1) <= 2^62, got n = {n:,}, examples = {N:,}"
+            return (f"examples, labelled: the judged design needs (labelled + 1)³(examples + 1) <= 2^62, got labelled = {n:,}, "
+                    f"examples = {N:,}")
         if exact:
             count = self.outcome_count(point) if n < 2000 else math.inf
             if count > EXACT_LIMIT:
-                return (f"n: exact judged coverage needs at most {EXACT_LIMIT:,} outcomes carrying all but 1e-15 of the "
-                        f"probability, got {count:,} at examples = {N:,}, n = {n:,} (use Monte Carlo: give reps)")
+                return (f"labelled: exact judged coverage needs at most {EXACT_LIMIT:,} outcomes carrying all but 1e-15 of the "
+                        f"probability, got {count:,} at examples = {N:,}, labelled = {n:,} (use Monte Carlo: give reps)")
         return None
 
     def table_key(self, point: dict) -> tuple:
-        return (point["examples"], point["n"], point["sampling"], point["share"])
+        return (point["examples"], point["labelled"], point["sampling"], point["share"])
 
     def likely_outcomes(self, point: dict) -> float:
-        return float(min(self.outcome_count(point), 10 * (point["n"] + 1) ** 2 * math.sqrt(point["examples"])))
+        return float(min(self.outcome_count(point), 10 * (point["labelled"] + 1) ** 2 * math.sqrt(point["examples"])))
 
     def stream_identity(self, point: dict) -> dict:
         return {"design": "judged", **{a.name: point[a.name] for a in self.axes}}
@@ -179,15 +180,15 @@ class Judged(Design):
         key, count = merge(parts)
         return Outcomes(decode(pt, key), count[None, :])
 
-    # The planner: how many human labels (n) for a width, given N and the judge (its sensitivity and
+    # The planner: how many human labels (labelled) for a width, given N and the judge (its sensitivity and
     # specificity, or its agreement: a symmetric judge, se = sp = agreement). Monte Carlo from the
     # plug-in start: the exact search would stop at EXACT_LIMIT for most N.
-    size_axis = "n"
+    size_axis = "labelled"
     plans_exact = False
     plan_axes: ClassVar[dict] = {"agreement": (None, "P(judge = human), read as sensitivity = specificity")}
 
     def sized(self, axes: dict, size: int) -> dict:
-        return {**judge_axes(axes), "n": size}
+        return {**judge_axes(axes), "labelled": size}
 
     def expected(self, axes: dict, size: float) -> dict | None:
         axes = judge_axes(axes)
@@ -214,7 +215,7 @@ def judge_axes(axes: dict) -> dict:
 
 def _exact_random(pt: dict) -> tuple[dict, np.ndarray]:
     """The support of (tp, fn, fp, tn) × u_pos under random sampling and its probabilities."""
-    N, n = pt["examples"], pt["n"]
+    N, n = pt["examples"], pt["labelled"]
     cells = tables(n)
     pmf = table_pmf(cells, cell_probabilities(pt["p"], pt["sensitivity"], pt["specificity"]))
     keep = trim(pmf, 2 * TAIL)
@@ -231,7 +232,7 @@ def _exact_random(pt: dict) -> tuple[dict, np.ndarray]:
 
 def _exact_stratified(pt: dict) -> tuple[dict, np.ndarray]:
     """The support of (J, tp, fn) under stratified sampling and its probabilities."""
-    N, n = pt["examples"], pt["n"]
+    N, n = pt["examples"], pt["labelled"]
     p, se, sp = pt["p"], pt["sensitivity"], pt["specificity"]
     q = judge_rate(p, se, sp)
     ppv, fo = stratum_rates(p, se, sp)
@@ -252,13 +253,13 @@ def _exact_stratified(pt: dict) -> tuple[dict, np.ndarray]:
 
 def encode(pt: dict, tp, fn, fp, u_pos) -> np.ndarray:
     """One int64 key per outcome: ((tp·(n + 1) + fn)·(n + 1) + fp)·(N + 1) + u_pos."""
-    n1, N1 = pt["n"] + 1, pt["examples"] + 1
+    n1, N1 = pt["labelled"] + 1, pt["examples"] + 1
     return ((tp.astype(np.int64) * n1 + fn) * n1 + fp) * N1 + u_pos
 
 
 def decode(pt: dict, key: np.ndarray) -> dict:
     """The outcome columns of ``encode``'s keys (tn = n - tp - fn - fp; u_neg from the design)."""
-    n, N = pt["n"], pt["examples"]
+    n, N = pt["labelled"], pt["examples"]
     rest, u_pos = np.divmod(key, N + 1)
     rest, fp = np.divmod(rest, n + 1)
     tp, fn = np.divmod(rest, n + 1)
@@ -268,7 +269,7 @@ def decode(pt: dict, key: np.ndarray) -> dict:
 
 def _draw_random(pt: dict, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` random-sampling outcomes, as keys: the labelled table, then the unlabelled count."""
-    n, M = pt["n"], pt["examples"] - pt["n"]
+    n, M = pt["labelled"], pt["examples"] - pt["labelled"]
     cells = rng.multinomial(n, cell_probabilities(pt["p"], pt["sensitivity"], pt["specificity"]), size=size)
     u_pos = rng.binomial(M, judge_rate(pt["p"], pt["sensitivity"], pt["specificity"]), size=size)
     return encode(pt, cells[:, 0], cells[:, 1], cells[:, 2], u_pos)
@@ -276,7 +277,7 @@ def _draw_random(pt: dict, size: int, rng: np.random.Generator) -> np.ndarray:
 
 def _draw_stratified(pt: dict, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` stratified-sampling outcomes, as keys: J, then each stratum's labelled positives."""
-    N, n = pt["examples"], pt["n"]
+    N, n = pt["examples"], pt["labelled"]
     p, se, sp = pt["p"], pt["sensitivity"], pt["specificity"]
     ppv, fo = stratum_rates(p, se, sp)
     J = rng.binomial(N, judge_rate(p, se, sp), size=size)
