@@ -215,3 +215,65 @@ def test_planner_plug_in_answer_is_the_closed_form_and_monte_carlo_agrees():
     assert classical.n == math.ceil((2 * z) ** 2 * p * (1 - p) / w ** 2)  # the Wald n: the labels PPI saves
     with pytest.raises(ValueError, match=r"agreement must be in \[0, 1\]"):
         plan("ppi", design="judged", width=w, examples=N, p=p, agreement=1.5, plugin=True)
+
+
+@pytest.fixture(scope="module")
+def judged_rows():
+    """120 rows judged, the first 16 also labelled by humans (truth empty for the rest)."""
+    rng = np.random.default_rng(7)
+    y = rng.random(120) < 0.3
+    judge = np.where(y, rng.random(120) < 0.9, rng.random(120) < 0.15).astype(int)
+    truth = np.array([int(v) if i < 16 else None for i, v in enumerate(y)], dtype=object)
+    return truth, judge
+
+
+def test_evaluate_with_a_judge_reports_judged_rate_with_the_door_s_intervals(judged_rows):
+    import pandas as pd
+
+    from covstudy import evaluate
+
+    truth, judge = judged_rows
+    t, j, u = truth[:16].astype(int), judge[:16], judge[16:]
+    cells = dict(tp=int(np.sum((t == 1) & (j == 1))), fn=int(np.sum((t == 1) & (j == 0))),
+                 fp=int(np.sum((t == 0) & (j == 1))), tn=int(np.sum((t == 0) & (j == 0))),
+                 u_pos=int(u.sum()), u_neg=int(u.size - u.sum()))
+    ev = evaluate(pd.Series(truth, name="human"), judge=pd.Series(judge, name="llm"), audit=False)
+    rows = ev.table[ev.table.metric == "judged_rate"].set_index("method")
+    assert {"ppi", "ppi_plus_plus", "stratified_ppi", "bayes_joint", "wilson"} <= set(rows.index)
+    for method in ("ppi", "rogan_gladen", "wilson"):
+        lo, hi = interval(method, design="judged", **cells)
+        assert (rows.loc[method, "lower"], rows.loc[method, "upper"]) == (lo, hi)
+    assert ev.table[ev.table.metric == "accuracy"].n.iloc[0] == 16  # the judge's agreement on the labelled rows
+    audited = evaluate(truth, judge=judge, metrics=["judged_rate"], reps=100, seed=1, progress=False)
+    assert audited.table.metric.unique().tolist() == ["judged_rate"]
+    assert audited.table.recommended.sum() == 1 and audited.table.worst_coverage.notna().all()
+    assert "judged_rate" in audited.reasons
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda t, j: (t, np.where(np.arange(120) == 3, None, j)), "judge: 1 empty value"),
+    (lambda t, j: (np.where(t == None, 0, t), j), "truth: no empty values"),  # noqa: E711
+    (lambda t, j: (t, np.where(np.arange(120) >= 16, 7, j)), "unlabelled rows hold label"),
+])
+def test_evaluate_with_a_judge_refuses_bad_columns_in_one_line(judged_rows, change, message):
+    from covstudy import evaluate
+
+    truth, judge = change(*judged_rows)
+    with pytest.raises(ValueError, match=message) as err:
+        evaluate(truth, judge=judge, audit=False)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="judge: give it with truth only"):
+        evaluate(judged_rows[0], judged_rows[1], judge=judged_rows[1], audit=False)
+
+
+def test_covstudy_evaluate_judge_on_the_command_line(judged_rows, tmp_path, capsys):
+    import pandas as pd
+
+    from covstudy.evaluation.cli import main
+
+    truth, judge = judged_rows
+    pd.DataFrame({"human": truth, "llm": judge}).to_csv(tmp_path / "rows.csv", index=False)
+    assert main([str(tmp_path / "rows.csv"), "--truth", "human", "--judge", "llm", "--no-audit", "--quiet"]) == 0
+    assert "judged_rate" in capsys.readouterr().out
+    assert main([str(tmp_path / "rows.csv"), "--truth", "human", "--judge", "nope", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("covstudy-evaluate: error: nope: no such column")
