@@ -113,7 +113,7 @@ class Judged(Design):
     parametrisations = (("examples", "labelled", "p", "sensitivity", "specificity"),)
     optional: ClassVar[dict] = {"sampling": "random", "share": 0.5}
     estimand = "rate"
-    summary = ("N = examples labelled by a judge of given sensitivity and specificity, n of them by humans "
+    summary = ("examples (N) labelled by a judge of given sensitivity and specificity, labelled (n) of them by humans "
                "(random, or stratified by the judge's label); estimand p")
     example: ClassVar[dict] = {"examples": 60, "labelled": 12, "p": 0.3, "sensitivity": 0.85, "specificity": 0.9}
 
