@@ -33,6 +33,7 @@ POINTS = {
                                               correlation=0.3, icc_group=0.1, icc_question=0.2), 4),
     "crossval": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
     "holdout": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
+    "judged": ("judged", None, dict(examples=20, labelled=6, p=0.4, sensitivity=0.8, specificity=0.9), 4),
 }
 SMALL = {"draws": 50}
 
@@ -129,7 +130,7 @@ def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
     bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
     sequences = [q for q in everything if q.startswith("sequential.")]
-    assert len(everything) - len(bands) - len(sequences) == 96 and len(bands) == 13 and all("." in q for q in everything)
+    assert len(everything) - len(bands) - len(sequences) == 104 and len(bands) == 13 and all("." in q for q in everything)
     assert sequences == ["sequential.mixture", "sequential.betting", "sequential.cp_union"]
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}

@@ -98,6 +98,13 @@ def eval_table():
     return pd.concat(frames, ignore_index=True).assign(label=lambda d: d["method"], seconds=0.0)
 
 
+def judged_table():
+    """Exact rows of the judged design: two human-label counts, two judges, the classical interval and PPI."""
+    frames = [coverage(m, design="judged", examples=30, labelled=[4, 8], p=0.3, sensitivity=se, specificity=sp).to_frame()
+              for m in ("judged.classical", "judged.ppi") for se, sp in ((0.9, 0.9), (0.7, 0.8))]
+    return pd.concat(frames, ignore_index=True).assign(label=lambda d: d["method"], seconds=0.0)
+
+
 # kind name -> (a table it applies to, the file-name prefix of its figures)
 CASES = {
     "coverage_vs_p": (exact_table, "coverage_vs_p_n"),
@@ -123,6 +130,8 @@ CASES = {
     "coverage_vs_questions": (eval_table, "coverage_vs_questions_groups2_p0.8_icc_group0.1_"),
     "crossval_coverage_vs_n": (crossval_table, "err_xy_crossval_coverage_vs_n_d5_folds5_"),
     "crossval_width_vs_n": (crossval_table, "crossval_width_vs_n_d5_folds5_"),
+    "judged_coverage": (judged_table, "judged_coverage_examples30_p0.3_samplingrandom_"),
+    "judged_width": (judged_table, "judged_width_examples30_p0.3_samplingrandom_"),
 }
 
 
@@ -150,7 +159,7 @@ def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv)."""
     out = {}
     for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table, auc_table,
-                    clustered_table, crossval_table, eval_table):
+                    clustered_table, crossval_table, eval_table, judged_table):
         folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
         out[factory] = pngs(plot_results(folder, formats=PNG)), pd.read_csv(folder / "figures" / "index.csv")
     return out

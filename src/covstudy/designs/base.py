@@ -181,6 +181,7 @@ class Design:
 
     # The planner (plan.py, sizing.py): which axis is the test set's size, and its expected outcome.
     size_axis: str = "n"  # the axis the planner solves for (the others stay as given)
+    plans_exact: bool = True  # False: the planner searches by Monte Carlo even where the design enumerates
     plan_axes: ClassVar[dict] = {}  # planning-only axes -> (default, description), read by ``sized``
 
     def sized(self, axes: dict, size: int) -> dict:

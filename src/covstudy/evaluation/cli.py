@@ -23,6 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--group", metavar="COL", help="a cluster id column (patient, video, question)")
     p.add_argument("--question", metavar="COL", help="a question id column when rows are answers (evals: K answers "
                                                      "per question); with --group, the question's group")
+    p.add_argument("--judge", metavar="COL", help="a judge's (LLM autorater's) label for every row; rows with an empty "
+                                                  "--truth are labelled by the judge alone (adds judged_rate: PPI, ...)")
     p.add_argument("--second-predicted", metavar="COL", help="a second model's predicted labels")
     p.add_argument("--second-score", metavar="COL", help="a second model's scores")
     p.add_argument("--positive", metavar="V", help="the positive class of binary labels")
@@ -82,7 +84,8 @@ def main(argv=None) -> int:
     try:
         frame, header = _read(args.file)
         wanted = {"truth": args.truth, "predicted": args.predicted, "scores": args.score, "groups": args.group,
-                  "second_predicted": args.second_predicted, "second_scores": args.second_score, "questions": args.question}
+                  "second_predicted": args.second_predicted, "second_scores": args.second_score, "questions": args.question,
+                  "judge": args.judge}
         columns = {}
         for key, col in wanted.items():
             if col is None:

@@ -130,7 +130,8 @@ def resampling_cost(qualified, door) -> str:
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
-             guarantee=False, classes=None, progress=True, max_classes=MAX_CLASSES, max_rows=MAX_ROWS) -> "Evaluation":
+             guarantee=False, classes=None, progress=True, judge=None, max_classes=MAX_CLASSES,
+             max_rows=MAX_ROWS) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -175,6 +176,10 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     progress : bool
         A progress line on stderr (metric · method, done of all, time left) when the run takes more
         than PROGRESS_AFTER seconds; nothing on stdout.
+    judge : array-like, optional
+        A judge's label for every row (an LLM autorater); rows whose truth is empty are labelled by
+        the judge alone. Adds ``judged_rate``, the positive rate over all rows, with the judged
+        methods (PPI, PPI++, Bayes, ...; docs/judged.md); the judge is the labelled rows' predicted label.
     max_classes, max_rows : int
         Bounds checked before any work (default 100 classes, 10⁷ rows): beyond, an ``InputError`` that
         says how to raise them.
@@ -205,13 +210,22 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
+    if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
+        from . import judged
+
+        truth, predicted, unlabelled = judged.split(truth, judge, dict(
+            predicted=predicted, scores=scores, groups=groups, second_predicted=second_predicted,
+            second_scores=second_scores, questions=questions))
     d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
                 int(max_classes), int(max_rows))
     notes = []
     for msg in d.notes:  # what was read that may not be what was meant
         warnings.warn(msg, stacklevel=2)
         notes.append(msg)
-    specs = metric_specs(d, delta, metrics)
+    others = None if metrics is None else [m for m in metrics if judge is None or m != judged.METRIC]
+    specs = metric_specs(d, delta, others) if others != [] else []
+    if judge is not None and (metrics is None or judged.METRIC in metrics):
+        specs.append(judged.spec(d, unlabelled, delta))
     rows = []
     bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
                unit="step",

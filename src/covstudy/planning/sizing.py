@@ -105,7 +105,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     n_min = int(d.axis(d.size_axis).low) + (1 if d.axis(d.size_axis).low_open else 0)
     n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=n_min))
     horizon = int(validate.counts("horizon", validate.scalar("horizon", horizon), minimum=0))
-    exact = reps is None and d.exact_engine and not m.per_test_set and not plugin
+    exact = reps is None and d.exact_engine and d.plans_exact and not m.per_test_set and not plugin
     if not exact and not plugin:
         reps = DEFAULT_REPS if reps is None else reps
         reps, seed = validate.reps_and_seed(reps, seed)

@@ -17,6 +17,7 @@ module per kind or family of kinds), as PNG (150 dpi) and PDF in <folder>/figure
 - evals: coverage vs the number of questions, a line per K answers (evals.py);
 - comparison designs: coverage and the rate of excluding 0 against the true difference (comparison.py).
 - cross-validation: coverage of Err_XY or Err against n, a line per Bayes error; widths against n (crossval.py).
+- judged (a judge labels all, humans n): coverage and width as a share of the classical interval's against n, a line per judge (judged.py).
 
 This package is the only part of covstudy that imports matplotlib (style.py says how).
 """
@@ -28,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..study.summary import read_results, split_columns
-from . import auc, clustered, crossval, comparison, coverage, evals, heatmap, mc_vs_exact, multiclass, tradeoff, width
+from . import auc, clustered, crossval, comparison, coverage, evals, heatmap, judged, mc_vs_exact, multiclass, tradeoff, width
 from .exact_curve import exact_curve_figures
 from .kind import PLOTS, Plot, register_plot
 from .style import _RC, OKABE_ITO, _Output, method_colors, method_order

@@ -350,8 +350,9 @@ var covstudyExplorer = (function () {
         var down = pts.slice().reverse().map(function (p) { return sx(p.x) + "," + sy(Math.max(p.y - 2 * p.se, 0)); });
         sv("polygon", {points: up.concat(down).join(" "), fill: s.color, "class": "band"}, plot);
       }
-      if (pts.some(function (p) { return isFinite(p.exact); }))
-        sv("polyline", {points: pts.map(function (p) { return sx(p.x) + "," + sy(p.exact); }).join(" "),
+      var exact = pts.filter(function (p) { return isFinite(p.exact); });  // points past the exact engine: none
+      if (exact.length)
+        sv("polyline", {points: exact.map(function (p) { return sx(p.x) + "," + sy(p.exact); }).join(" "),
                         stroke: s.color, "class": "exact"}, plot);
       sv("polyline", {points: pts.map(function (p) { return sx(p.x) + "," + sy(p.y); }).join(" "),
                       stroke: s.color, "class": "series", "data-label": s.label}, plot);
