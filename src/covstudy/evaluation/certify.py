@@ -37,6 +37,8 @@ Outcomes outside every point's support (designs/support.py, less than 1e-15 of t
 left out; that only lowers the bound, and changes a point's coverage by less than 1e-15.
 Flow: metrics (the box) -> audit (calls ``certify``) -> recommend; no design or method lives here,
 only their intervals and binomial factors (built by ``stratified_problem`` and ``paired_problem``).
+Long because the cell bound, the search, the row-wise exact sums (``Rows``) and the two designs'
+problems share one outcome representation (``Factor``, ``Problem``); split, each would re-derive it.
 """
 
 from __future__ import annotations
