@@ -41,6 +41,13 @@ CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 EXACT_OUTCOMES = 2_000_000  # beyond, searched by Monte Carlo (every outcome's interval would cost too much)
 SEARCH_TEST_SETS = 60_000  # a search's budget: points × reps (30 points at 2,000 test sets)
+PILOT_SHARE = 5  # a Monte Carlo search first runs with reps / PILOT_SHARE test sets a point ...
+PILOT_MIN_REPS = 100  # ... (at least this many), and stops there when the method clearly fails:
+PILOT_Z = 3.0  # its worst + PILOT_Z·MCSE below the floor
+PILOT_POINTS = 2  # the pilot's points: the plug-in point, then the search's first start point
+CONFIRM = 8  # a Monte Carlo worst within CONFIRM_Z MCSE of the decision is re-estimated on CONFIRM × reps
+CONFIRM_Z = 3.0
+Z_MCSE_CONFIRM = 1.0  # the recommendation's margin (recommend.Z_MCSE), which the decision is about
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
 BOOT_SEARCH_POINTS = 12  # a bootstrap's search: at most this many points (each costs reps × draws resamples)
 
@@ -214,17 +221,33 @@ def search_budget(reps, boot=False) -> int:
     return min(points, BOOT_SEARCH_POINTS) if boot else points
 
 
-def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carlo=False) -> dict:
+def _monte_carlo(s: Spec) -> bool:
+    """Whether the spec's searched audit is Monte Carlo (no exact engine for its design)."""
+    return s.multiclass is not None or s.design in ("binormal", "paired_binormal", "paired_confusion", "clustered",
+                                                     "eval")
+
+
+def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carlo=False, pilot=False) -> dict:
     """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
     point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
     the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
     lower of the two worsts reported. Labelled ``searched`` (``worst_bound`` NaN)."""
     from .search import search
 
-    budget = search_budget(reps, boot)
+    floor = 1 - delta - EPSILON
+    mc = monte_carlo or _monte_carlo(s)
+    pilot_reps = max(PILOT_MIN_REPS, int(reps or 0) // PILOT_SHARE)
+    if not pilot and reps and pilot_reps < reps and mc:
+        # sequential: a method that fails on a fifth of the test sets is decided; only the rest pay in full
+        first = searched_audit(qualified, s, delta, pilot_reps, seed, boot, monte_carlo, pilot=True)
+        if first["worst_coverage"] + PILOT_Z * first["worst_mcse"] < floor:
+            return first
+    budget = min(search_budget(reps, boot), PILOT_POINTS) if pilot else search_budget(reps, boot)
     engine = {}
+    project = s.project or (lambda c: c)
 
-    def evaluate(coords):
+    def evaluate(coords, reps=reps, seed=seed):
+        coords = [project(c) for c in coords]
         if s.multiclass is not None:
             from ..engine.coverage import multiclass_coverage
 
@@ -248,8 +271,16 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carl
     found = search(evaluate, s.box, s.at, budget)
     out = {"coverage_at_estimate": found.coverage, "coverage_mcse": found.coverage_mcse,
            "worst_coverage": found.worst, "worst_mcse": found.mcse, "worst_bound": np.nan,
-           "worst_at": where(found.at), "mean_width": found.width, "engine": engine["engine"],
+           "worst_at": where(project(found.at)), "mean_width": found.width, "engine": engine["engine"],
            "reps": engine["reps"], "audit": "searched"}
+    if pilot:
+        return out
+    if mc and not boot and abs(found.worst - Z_MCSE_CONFIRM * found.mcse - floor) < CONFIRM_Z * found.mcse:
+        # undecided at this MCSE: the worst point again on CONFIRM times the test sets, fresh ones (the
+        # search's minimum over noisy points is biased low; an independent estimate there is not)
+        c, m, _ = evaluate([found.at], reps=int(reps) * CONFIRM, seed=seed + 1)
+        out.update(worst_coverage=float(np.atleast_1d(c)[0]), worst_mcse=float(np.atleast_1d(m)[0]),
+                   reps=int(reps) * CONFIRM)
     if s.scores is not None:
         from .empirical import coverage_at, smoothed
 

@@ -131,6 +131,25 @@ def mr_wald(k, n, delta):
     return np.clip(centre - half, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
+@register("mr_price_bonett", display="Price–Bonett (macro-recall)", takes="classes", family="approximate",
+          guaranteed=False,
+          reference="Price & Bonett (2004), An improved confidence interval for a linear function of binomial "
+                    "proportions, Comput Stat Data Anal 45(3), 449-456")
+def mr_price_bonett(k, n, delta):
+    """Adjusted Wald interval for the mean of K independent recalls (Price & Bonett 2004): each class gets
+    2/K pseudo-successes and 4/K pseudo-trials, r̃_i = (k_i + 2/K)/(n_i + 4/K), and
+    mean(r̃) ± z·sqrt(Σ r̃_i(1 - r̃_i)/(n_i + 4/K))/K, clipped to [0, 1]. K = 2 is the Agresti–Caffo
+    adjustment. An empty class is one with no data: its r̃ = 1/2, as the adjustment gives.
+    """
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    K = k.shape[-1]
+    n_adj = n + 4 / K
+    r = (k + 2 / K) / n_adj
+    centre = np.mean(r, axis=-1)
+    half = _z(delta) * np.sqrt(np.sum(r * (1 - r) / n_adj, axis=-1)) / K
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
 @register("mr_posterior", display="posterior (macro-recall)", takes="classes", family="bayesian", guaranteed=False,
           reference="Brodersen, Ong, Stephan & Buhmann (2010), Proc. ICPR (K = 2), generalised to K classes")
 def mr_posterior(k, n, delta):
