@@ -89,7 +89,7 @@ class ManyModels:
         if not (isinstance(self.n, (int, np.integer)) and 1 <= self.n <= 10**6):
             return f"n: the test-set size must be a whole number in [1, 1,000,000], got {self.n!r}"
         if self.correlation is None:
-            if not -1 / (self.k - 1) < self.rho < 1 and not self.rho == 0:
+            if not -1 / (self.k - 1) < self.rho < 1:
                 return f"rho: the latent correlation must be in (-1/(k - 1), 1) = ({-1 / (self.k - 1):.3g}, 1), got {self.rho!r}"
         else:
             R = np.asarray(self.correlation, dtype=float)
@@ -182,8 +182,8 @@ def orthant_probabilities(t, R, bits) -> np.ndarray:
     out = np.empty(len(bits))
     for p, row in enumerate(bits):
         sign = np.where(row == 1, 1.0, -1.0)
-        mvn = stats.multivariate_normal(mean=np.zeros(len(t)), cov=R * np.outer(sign, sign))
-        out[p] = mvn.cdf(sign * t, abseps=1e-12, releps=1e-12)
+        out[p] = stats.multivariate_normal.cdf(sign * t, mean=np.zeros(len(t)), cov=R * np.outer(sign, sign),
+                                               abseps=1e-10, releps=1e-10)
     return out / out.sum()
 
 

@@ -37,7 +37,6 @@ import numpy as np
 
 from .._lazy import stats
 from ..designs.many_models import pairs
-from ..seeds import stream
 from .paired import paired_newcombe, paired_wald
 from .registry import Param, draws_param, register, register_kind
 
@@ -140,11 +139,15 @@ def contrast_matrix(k: int) -> np.ndarray:
 
 
 def normal_draws(k: int, draws: int) -> np.ndarray:
-    """The fixed standard normal draws (draws, k) of ``max_t_critical``: the same for every test set."""
-    return stream(0, method="leaderboard_max_t", k=k, draws=draws).standard_normal((draws, k))
+    """The fixed standard normal points (draws, k) of ``max_t_critical``, the same for every test set: a
+    scrambled Sobol sequence through Φ⁻¹ (quasi-Monte Carlo: at 8,192 points the 95% quantile of max |Z| is
+    within about 0.01 of the exact value, against about 0.03 for as many pseudo-random draws)."""
+    from scipy.stats import qmc
+
+    return stats.norm.ppf(qmc.Sobol(k, scramble=True, seed=2026).random(draws))
 
 
-def max_t_critical(cov, delta, draws: int = 4000) -> np.ndarray:
+def max_t_critical(cov, delta, draws: int = 8192) -> np.ndarray:
     """c with P(max_p |(C a)_p|/sd_p <= c) = 1 - delta for a ~ N(0, cov) (cov (..., k, k)): the quantile
     over ``draws`` fixed normal draws (pairs of zero variance are left out of the maximum)."""
     cov = np.asarray(cov, float)
@@ -163,9 +166,9 @@ def max_t_critical(cov, delta, draws: int = 4000) -> np.ndarray:
 @register("leaderboard_max_t", family="approximate", guaranteed=False, takes="leaderboard",
           reference="Hothorn, Bretz, Westfall (2008), Simultaneous inference in general parametric models: max-t "
                     "with the multinomial covariance of the k accuracies",
-          params=(Param("draws", 4000, above=99, integer=True, at_most=100_000,
-                        doc="normal draws for the max-t critical value"),), display="max-t")
-def max_t(correct, both, n, delta, draws=4000):
+          params=(Param("draws", 8192, above=99, integer=True, at_most=100_000,
+                        doc="quasi-random normal points for the max-t critical value"),), display="max-t")
+def max_t(correct, both, n, delta, draws=8192):
     """d̂ ± c·se with c the 1 - delta quantile of the maximum |t| over the P pairs under N(0, Σ̂)."""
     k = np.shape(correct)[-1]
     cov = accuracy_covariance(correct, both, n)

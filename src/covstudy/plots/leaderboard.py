@@ -62,3 +62,20 @@ def plot_leaderboard(table, folder) -> list[Path]:
         _panels(spread, "rank_size", "mean rank-set size (ranks)",
                 f"Rank-set size, accuracies spread over {s:g} (mean over rho)", folder / "leaderboard_rank_size.png"),
     ]
+
+
+def leaderboard_figure(models, path, delta: float) -> Path:
+    """A leaderboard (covstudy-evaluate --model ...): each model's accuracy and interval, best on top, its rank set
+    beside it."""
+    m = models.reset_index(drop=True)
+    fig = Figure(figsize=(6.0, 0.9 + 0.32 * len(m)))
+    ax = fig.subplots()
+    y = np.arange(len(m))[::-1]
+    ax.errorbar(m.accuracy, y, xerr=[m.accuracy - m.lower, m.upper - m.accuracy], fmt="o", ms=4, color="#0072B2",
+                capsize=2, lw=1)
+    labels = [f"{name}  (rank {lo}" + ("" if lo == hi else f"–{hi}") + ")"
+              for name, lo, hi in zip(m.model, m.rank_low, m.rank_high)]
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlabel(f"accuracy, {1 - delta:.0%} interval per model; rank sets simultaneous (max-t)")
+    fig.tight_layout()
+    return save_figure(fig, path, dpi=DPI)
