@@ -14,11 +14,11 @@ DPI = 110
 
 
 def _panels(table, measure: str, ylabel: str, title: str, path: Path, target: float | None = None,
-            logy: bool = False) -> Path:
+            logy: bool = False, colours: dict | None = None) -> Path:
     """One panel per test-set size n, a line per method over k (rows already selected)."""
     sizes = sorted(table.n.unique())
     methods = [m for m in dict.fromkeys(table.method) if table.loc[table.method == m, measure].notna().any()]
-    colours = band_colours(methods)
+    colours = colours or band_colours(methods)
     fig = Figure(figsize=(3.3 * len(sizes), 3.3))
     axes = np.atleast_1d(fig.subplots(1, len(sizes), sharey=True, squeeze=False)[0])
     fig.suptitle(title, fontsize=10)
@@ -49,18 +49,22 @@ def plot_leaderboard(table, folder) -> list[Path]:
     null = table[table.spread == 0]
     spread = table[table.spread == table.spread[table.spread > 0].min()] if (table.spread > 0).any() else table
     s = float(spread.spread.iloc[0])
+    colours = band_colours(list(dict.fromkeys(table.method)))  # one colour per method in every figure
     return [
         _panels(table, "family_coverage", "P(every pairwise interval covers)",
                 "Simultaneous coverage of all k(k-1)/2 differences (mean over spread and rho)",
-                folder / "leaderboard_family_coverage.png", 1 - delta),
+                folder / "leaderboard_family_coverage.png", 1 - delta, colours=colours),
         _panels(null, "false_claim", "P(some false 'A beats B')",
                 "k equal models: the chance of at least one false claim (mean over rho)",
-                folder / "leaderboard_false_claims.png", delta),
+                folder / "leaderboard_false_claims.png", delta, colours=colours),
         _panels(spread, "rank_coverage", "P(every rank set holds its true rank)",
                 f"Rank sets, accuracies spread over {s:g} (mean over rho)", folder / "leaderboard_rank_coverage.png",
-                1 - delta),
+                1 - delta, colours=colours),
         _panels(spread, "rank_size", "mean rank-set size (ranks)",
-                f"Rank-set size, accuracies spread over {s:g} (mean over rho)", folder / "leaderboard_rank_size.png"),
+                f"Rank-set size, accuracies spread over {s:g} (mean over rho)", folder / "leaderboard_rank_size.png", colours=colours),
+        _panels(spread, "power", "share of true differences claimed",
+                f"Power, accuracies spread over {s:g} (mean over rho)", folder / "leaderboard_power.png",
+                colours=colours),
     ]
 
 
