@@ -227,7 +227,8 @@ def test_committed_study_reproduces(tmp_path):
     old = committed[(committed.k == 3) & (committed.n == 200) & (committed.spread == 0.05) & (committed.rho == 0.7)
                     & committed.method.isin(new.method)].reset_index(drop=True)
     new = pd.read_csv(tmp_path / "results.csv")
-    assert_same_numbers(new[[c for c in old.columns if c in new.columns]], old[[c for c in old.columns if c in new.columns]])
+    common = [c for c in old.columns if c in new.columns]
+    assert_same_numbers(new[common].astype(old[common].dtypes.to_dict()), old[common])
     assert (tmp_path / "report.md").exists()
 
 
