@@ -14,9 +14,8 @@ the bootstrap methods the matrix itself.
 Engines. Monte Carlo draws X directly (exchangeable R: one common factor, Z = √rho·F + √(1 - rho)·E;
 a given R: its Cholesky factor), in blocks of test sets from one stream keyed by the point. Exact:
 the outcome is the vector of counts of the 2^k correctness patterns, Multinomial(n; π), with
-C(n + 2^k - 1, 2^k - 1) outcomes; that is at most EXACT_LIMIT only for k = 2, 3 (k = 3: n <= 22)
-and k = 4 with n <= 4, so the exact engine is for k <= 3 and small n, the check of the Monte Carlo
-one. π comes from Gauss–Hermite quadrature over the common factor (exchangeable rho >= 0) or from
+C(n + 2^k - 1, 2^k - 1) outcomes; that is at most EXACT_LIMIT only for n <= 22 at k = 3, n <= 9 at
+k = 4 and n <= 5 at k = 5, so the exact engine is the check of the Monte Carlo one, not the study's. π comes from Gauss–Hermite quadrature over the common factor (exchangeable rho >= 0) or from
 scipy's multivariate normal cdf (a given R, k <= 3).
 
 This design is not in ``designs.registry.DESIGNS``: its methods return a family of intervals, claims
@@ -134,15 +133,13 @@ class ManyModels:
         rng = stream(seed, **self.identity())
         t = stats.norm.ppf(np.asarray(self.accuracies, dtype=float))
         block = max(1, BLOCK_CELLS // (self.n * self.k))
-        chol = None if self.correlation is None else np.linalg.cholesky(self.matrix())
+        # one common factor for an exchangeable rho >= 0; a negative rho or a given R: R's Cholesky factor
+        chol = None if self.correlation is None and self.rho >= 0 else np.linalg.cholesky(self.matrix())
         for start in range(0, reps, block):
             r = min(block, reps - start)
             if chol is None:
                 factor = rng.standard_normal((r, self.n, 1))
-                z = math.sqrt(max(self.rho, 0)) * factor + math.sqrt(1 - max(self.rho, 0)) * \
-                    rng.standard_normal((r, self.n, self.k))
-                if self.rho < 0:  # a negative exchangeable correlation: Cholesky of R
-                    z = rng.standard_normal((r, self.n, self.k)) @ np.linalg.cholesky(self.matrix()).T
+                z = math.sqrt(self.rho) * factor + math.sqrt(1 - self.rho) * rng.standard_normal((r, self.n, self.k))
             else:
                 z = rng.standard_normal((r, self.n, self.k)) @ chol.T
             yield z < t
