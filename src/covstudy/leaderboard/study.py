@@ -152,7 +152,8 @@ def write_report(study: LeaderboardStudy, table, check) -> Path:
     null = table[table.spread == 0].groupby(["method", "k"], sort=False)[["family_coverage", "false_claim"]].mean()
     lines = [f"# {study.name}", "", study.question, "",
              f"Monte Carlo, {study.reps} test sets per point (seed {study.seed}), delta = {study.delta}; "
-             "measures in leaderboard/coverage.py.", "",
+             "measures in leaderboard/coverage.py (– : the method makes no such answer: Holm and BH give claims "
+             "only, bootstrap ranks rank sets only).", "",
              "## All models equal (spread 0): family-wise coverage and false claims, mean over n and rho", "",
              markdown(null.round(3).reset_index()), "",
              "## Every point: mean over n, rho and spread", "", markdown(headline(table).round(3)), ""]
@@ -168,6 +169,8 @@ def write_report(study: LeaderboardStudy, table, check) -> Path:
 def markdown(df) -> str:
     """A pipe table, numbers to 4 significant digits."""
     def cell(v):
-        return f"{v:.4g}" if isinstance(v, float) else str(v)
+        if isinstance(v, float):
+            return "–" if np.isnan(v) else f"{v:.4g}"  # –: the method gives no such answer (claims or ranks only)
+        return str(v)
     head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns)
     return head + "".join("\n| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False))
