@@ -163,7 +163,7 @@ def test_rank_sets_from_covering_intervals_hold_the_true_ranks(acc, slack, seed)
 @pytest.fixture(scope="module")
 def small():
     d = ManyModels((0.75, 0.7, 0.6), 6, 0.5)
-    methods = ["wald", "bonferroni", ("max_t", {"draws": 1024}), "holm", "bh"]
+    methods = ["wald", "bonferroni", ("max_t", {"points": 1024}), "holm", "bh"]
     return leaderboard_coverage(d, methods, reps=None), leaderboard_coverage(d, methods, reps=4000, seed=11)
 
 

@@ -27,7 +27,7 @@ from ..methods.leaderboard import holm, max_t
 from ..seeds import stream
 
 MAX_MODELS = 50
-AUDIT_DRAWS = 2048  # the audit's max-t points per resampled test set (the answer's own use 8,192)
+AUDIT_POINTS = 2048  # the audit's max-t points per resampled test set (the answer's own use 8,192)
 
 
 @dataclass
@@ -126,7 +126,7 @@ def plug_in_audit(X: np.ndarray, delta: float, reps: int, seed: int) -> dict:
         r = min(block, reps - start)
         rows = X[rng.integers(0, n, size=(r, n))]
         c, b, _ = sufficient(rows)
-        values = per_test_set(max_t(c, b, n, delta, draws=AUDIT_DRAWS), d, lo, hi)
+        values = per_test_set(max_t(c, b, n, delta, points=AUDIT_POINTS), d, lo, hi)
         for m in sums:
             sums[m] += float(values[m].sum())
     out = {"reps": reps}

@@ -166,16 +166,16 @@ def max_t_critical(cov, delta, draws: int = 8192) -> np.ndarray:
 @register("leaderboard_max_t", family="approximate", guaranteed=False, takes="leaderboard",
           reference="Hothorn, Bretz, Westfall (2008), Simultaneous inference in general parametric models: max-t "
                     "with the multinomial covariance of the k accuracies",
-          params=(Param("draws", 8192, above=99, integer=True, at_most=100_000,
+          params=(Param("points", 8192, above=99, integer=True, at_most=100_000,
                         doc="quasi-random normal points for the max-t critical value"),), display="max-t")
-def max_t(correct, both, n, delta, draws=8192):
+def max_t(correct, both, n, delta, points=8192):
     """d̂ ± c·se with c the 1 - delta quantile of the maximum |t| over the P pairs under N(0, Σ̂)."""
     k = np.shape(correct)[-1]
     cov = accuracy_covariance(correct, both, n)
     C = contrast_matrix(k)
     se = np.sqrt(np.clip(np.einsum("pa,...ab,pb->...p", C, cov, C), 0, None))
-    chunk = max(1, 2_000_000 // (draws * C.shape[0]))  # bound the (chunk, draws, P) array
-    c = np.concatenate([max_t_critical(cov[s:s + chunk], delta, draws) for s in range(0, len(cov), chunk)])
+    chunk = max(1, 2_000_000 // (points * C.shape[0]))  # bound the (chunk, points, P) array
+    c = np.concatenate([max_t_critical(cov[s:s + chunk], delta, points) for s in range(0, len(cov), chunk)])
     d = (np.asarray(correct, float) / n) @ C.T
     return from_intervals(np.clip(d - c[:, None] * se, -1, 1), np.clip(d + c[:, None] * se, -1, 1), k)
 
