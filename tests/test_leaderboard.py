@@ -279,3 +279,35 @@ def test_evaluate_leaderboard_errors_are_one_line(board_file, capsys, argv, mess
     assert main([str(path), "--truth", "truth", *argv, "--no-audit"]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
+
+
+# ------------------------------------------------------------------ many_binormal: k AUCs with DeLong's covariance
+
+def test_many_binormal_aucs_and_delong_pairs_match_the_paired_method():
+    from covstudy.designs.many_binormal import ManyBinormal
+    from covstudy.methods.auc_difference import auc_difference_delong, delong_covariance
+
+    d = ManyBinormal((0.85, 0.8, 0.7), 40, 60, 0.5)
+    pos, neg = next(d.simulate(400, seed=2))
+    auc, cov = delong_covariance(pos, neg)
+    se = auc.std(axis=0) / np.sqrt(len(auc))
+    assert np.all(np.abs(auc.mean(axis=0) - d.aucs) <= 4 * se)  # Φ(μ/√2) is each AUC
+    fam = get("delong", "leaderboard_auc").kernel(auc, cov, 0.05)
+    for p, (i, j) in enumerate(zip(*pairs(3))):  # each pair: the paired DeLong method (checked against pROC)
+        lower, upper = auc_difference_delong(pos[:, i], neg[:, i], pos[:, j], neg[:, j], 0.05)
+        np.testing.assert_allclose(fam.lower[:, p], lower, atol=1e-12)
+        np.testing.assert_allclose(fam.upper[:, p], upper, atol=1e-12)
+
+
+def test_auc_max_t_family_coverage():
+    from covstudy.designs.many_binormal import ManyBinormal
+    from covstudy.leaderboard.coverage import auc_leaderboard_coverage
+
+    rows = {r["method"]: r for r in auc_leaderboard_coverage(ManyBinormal((0.8,) * 5, 80, 80, 0.6),
+                                                             ["delong", "bonferroni", "max_t"], reps=300, seed=3)}
+    for m in ("bonferroni", "max_t"):
+        assert abs(rows[m]["family_coverage"] - 0.95) <= 4 * np.sqrt(0.95 * 0.05 / 300)
+    assert rows["delong"]["false_claim"] > rows["max_t"]["false_claim"]  # 10 equal pairs: per-pair claims pile up
+    assert rows["max_t"]["mean_width"] <= rows["bonferroni"]["mean_width"]
+    with pytest.raises(ValueError, match="^reps: many_binormal is Monte Carlo only"):
+        auc_leaderboard_coverage(ManyBinormal((0.8, 0.7), 10, 10), ["max_t"], reps=None)

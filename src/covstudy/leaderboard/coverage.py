@@ -107,3 +107,26 @@ def leaderboard_coverage(design: ManyModels, methods, delta: float = 0.05, reps:
     total = float(reps) if reps is not None else 1.0
     return [{"method": m.short, **{k: v for k, v in params.items()}, **summarise(acc, total, reps)}
             for (m, params), acc in zip(chosen, sums)]
+
+
+def auc_leaderboard_coverage(design, methods, delta: float = 0.05, reps: int = 1000, seed: int = 0) -> list[dict]:
+    """The family measures of AUC leaderboard methods (methods/leaderboard_auc.py) at a
+    ``designs.many_binormal.ManyBinormal`` point, Monte Carlo over ``reps`` test sets common to every method."""
+    from ..methods.auc_difference import delong_covariance
+
+    problem = design.check(exact=reps is None)
+    if problem:
+        raise ValueError(problem)
+    if not 0 < delta < 1:
+        raise ValueError(f"delta: the miss rate must be in (0, 1), got {delta!r}")
+    specs = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
+    chosen = [(get(name, "leaderboard_auc"), params) for name, params in specs]
+    d = design.differences()
+    lo, hi = design.ranks()
+    sums = [dict.fromkeys(_SUMS, 0.0) for _ in chosen]
+    for pos, neg in design.simulate(reps, seed):
+        auc, cov = delong_covariance(pos, neg)
+        for (m, params), acc in zip(chosen, sums):
+            for name, values in per_test_set(m.kernel(auc, cov, delta, **params), d, lo, hi).items():
+                acc[name] += float(np.sum(values))
+    return [{"method": m.short, **params, **summarise(acc, float(reps), reps)} for (m, params), acc in zip(chosen, sums)]
