@@ -1,10 +1,12 @@
 """The covstudy command: the default study end to end, overrides, bad input, multirun."""
 
 import dataclasses
+import os
 import subprocess
 import sys
 
 import pandas as pd
+
 import pytest
 from cli_in_process import covstudy_in_process
 from hydra import compose as hydra_compose
@@ -154,6 +156,19 @@ def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
         assert study.name == name and study.question
         table = run_sequential_study(study)
         assert len(table) > 0 and table["coverage"].between(0, 1).all()
+        return
+    if cfg.get("leaderboard"):  # a leaderboard study (leaderboard/study.py): its own config and tables
+        from covstudy.leaderboard.study import LeaderboardStudy, run_leaderboard_study
+
+        assert LeaderboardStudy.from_config(cfg).out == cli.Path("results") / name
+        block = cfg["leaderboard"]
+        block.update({axis: block[axis][:1] for axis in ("k", "n", "spread", "rho")}, reps=5,
+                     check={"k": 3, "n": 4, "reps": 50})
+        cfg.update(plot=False, out=str(tmp_path / name))
+        study = LeaderboardStudy.from_config(cfg)
+        assert study.name == name and study.question
+        table = run_leaderboard_study(study, progress=open(os.devnull, "w"))
+        assert len(table) == len(study.methods) and table["rank_coverage"].between(0, 1).all()
         return
     study = Study.from_config(cfg)
     assert study.name == name and study.question

@@ -247,6 +247,9 @@ def _app(cfg: DictConfig) -> None:
     if raw.get("sequential"):  # a sequential study (sequential/study.py): test sets that grow
         _run_sequential(raw)
         return
+    if raw.get("leaderboard"):  # a leaderboard study (leaderboard/study.py): families of intervals, rank sets
+        _run_leaderboard(raw)
+        return
     overrides = list(HydraConfig.get().overrides.task)
     try:
         check_design_choice(str(HydraConfig.get().runtime.choices.get("study")), overrides, raw)
@@ -322,6 +325,31 @@ def _run_sequential(raw: dict) -> None:
         sys.exit(130)
     print(f"{study.name}: {len(table)} rows -> {study.out / 'results.parquet'}; report: {study.out / 'report.md'}")
     print(peeking_summary(table).round(4).to_string(index=False))
+
+
+def _run_leaderboard(raw: dict) -> None:
+    """``covstudy study=leaderboard``: k models on one test set; the family measures, report and figures."""
+    from .leaderboard.study import LeaderboardStudy, headline, run_leaderboard_study, write_report
+
+    try:
+        study = LeaderboardStudy.from_config(raw)
+    except ConfigError as err:
+        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
+    try:
+        with _sigterm_as_interrupt():
+            table = run_leaderboard_study(study)
+    except KeyboardInterrupt:  # the tables are written at the end: nothing is half-written
+        print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
+              file=sys.stderr)
+        sys.exit(130)
+    if study.plot:
+        from .plots.leaderboard import plot_leaderboard
+
+        plot_leaderboard(table, study.out / "figures")
+        write_report(study, table, None if not (study.out / "check.csv").exists()
+                     else __import__("pandas").read_csv(study.out / "check.csv"))
+    print(f"{study.name}: {len(table)} rows -> {study.out / 'results.csv'}; report: {study.out / 'report.md'}")
+    print(headline(table).round(3).to_string(index=False))
 
 
 def _run_bands(raw: dict) -> None:

@@ -27,6 +27,8 @@ def _parser() -> argparse.ArgumentParser:
                                                   "--truth are labelled by the judge alone (adds judged_rate: PPI, ...)")
     p.add_argument("--second-predicted", metavar="COL", help="a second model's predicted labels")
     p.add_argument("--second-score", metavar="COL", help="a second model's scores")
+    p.add_argument("--model", metavar="COL", action="append",
+                   help="a model's predicted labels; repeat for a leaderboard of k models (evaluation/leaderboard.py)")
     p.add_argument("--positive", metavar="V", help="the positive class of binary labels")
     p.add_argument("--classes", metavar="A,B,...", help="the labels the data may hold; another label is an error "
                                                          "(default: the truth column's labels)")
@@ -79,6 +81,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.out is not None and (why := problem(args.out, folder=True)):
         parser.exit(2, f"covstudy-evaluate: error: --out {args.out}: {why}\n")
+    if args.model:
+        return _leaderboard(args)
     from .result import evaluate
 
     try:
@@ -126,6 +130,29 @@ def main(argv=None) -> int:
         print(f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) and {out / 'report.md'}")
     else:
         print("report: add --out FOLDER to write it (report.html, interactive, and report.md) with the full table")
+    return 0
+
+
+def _leaderboard(args) -> int:
+    """``--model COL`` repeated: the leaderboard of evaluation/leaderboard.py (its own table, figure and audit)."""
+    from .leaderboard import leaderboard
+
+    try:
+        frame, header = _read(args.file)
+        for col in (args.truth, *args.model):
+            if col not in frame.columns:
+                raise ValueError(f"{col}: no such column in {args.file} (columns: {', '.join(map(str, header))})")
+        if len(set(args.model)) < len(args.model):
+            raise ValueError("--model: a column is given twice")
+        board = leaderboard(frame[args.truth], {m: frame[m] for m in args.model}, delta=args.delta,
+                            reps=min(args.reps, 2000), seed=args.seed, audit=not args.no_audit)
+    except ValueError as e:
+        print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
+        return 2
+    print(board.text())
+    if args.out:
+        out = board.save(args.out)
+        print("wrote " + ", ".join(str(out / f) for f in ("leaderboard.csv", "pairs.csv", "leaderboard.md", "leaderboard.png")))
     return 0
 
 

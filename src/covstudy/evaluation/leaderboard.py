@@ -1,0 +1,136 @@
+"""``covstudy-evaluate FILE --truth COL --model A --model B --model C ...``: a leaderboard of k models on one test set.
+
+For k models' predicted labels on the same n rows: each model's accuracy with its Wilson interval
+(per model, at level 1 - delta), its rank set, and every pairwise difference with a simultaneous
+max-t interval (methods/leaderboard.py: the multinomial covariance of the k accuracies) and Holm's
+claims on McNemar's p-values. Rank sets come from the simultaneous intervals: [1 + #models surely
+better, k - #models surely worse] (docs/leaderboard.md).
+
+The audit is a plug-in Monte Carlo: ``reps`` test sets of n rows resampled from the file, the
+observed accuracies taken as the truth; it reports how often every max-t interval covered and
+every rank set held its rank (with MCSE). It checks the asymptotics at this n and these models'
+correlation; it is not a guarantee.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..designs.many_models import pairs, sufficient
+from ..leaderboard.coverage import per_test_set
+from ..methods.binomial import wilson
+from ..methods.leaderboard import holm, max_t
+from ..seeds import stream
+
+MAX_MODELS = 50
+AUDIT_POINTS = 2048  # the audit's max-t points per resampled test set (the answer's own use 8,192)
+
+
+@dataclass
+class Leaderboard:
+    models: pd.DataFrame  # model, correct, n, accuracy, lower, upper, rank_low, rank_high
+    pairs: pd.DataFrame  # first, second, difference, lower, upper, holm (the claim)
+    audit: dict | None
+    delta: float
+
+    def text(self) -> str:
+        m = self.models
+        lines = [f"{'model':<20} {'accuracy':>8}  {'interval':<17} ranks"]
+        for r in m.itertuples():
+            ranks = str(r.rank_low) if r.rank_low == r.rank_high else f"{r.rank_low}-{r.rank_high}"
+            lines.append(f"{str(r.model):<20} {r.accuracy:8.4f}  [{r.lower:.4f}, {r.upper:.4f}]  {ranks}")
+        p = self.pairs
+        sure = int(((p.lower > 0) | (p.upper < 0)).sum())
+        lines.append(f"{sure} of {len(p)} pairs differ by the simultaneous max-t intervals at {1 - self.delta:g} "
+                     f"(Holm on McNemar's tests: {int((p.holm != 0).sum())}); ranks from those intervals")
+        if self.audit:
+            a = self.audit
+            lines.append(f"audit ({a['reps']} resampled test sets): every pairwise interval covered "
+                         f"{a['family_coverage']:.3f} ± {a['family_coverage_mcse']:.3f}, every rank set held "
+                         f"{a['rank_coverage']:.3f} ± {a['rank_coverage_mcse']:.3f}")
+        return "\n".join(lines)
+
+    def save(self, folder) -> Path:
+        from ..plots.leaderboard import leaderboard_figure
+
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        self.models.to_csv(out / "leaderboard.csv", index=False, float_format="%.10g")
+        self.pairs.to_csv(out / "pairs.csv", index=False, float_format="%.10g")
+        (out / "leaderboard.md").write_text("# Leaderboard\n\n```\n" + self.text() + "\n```\n\n"
+                                            "![leaderboard](leaderboard.png)\n")
+        leaderboard_figure(self.models, out / "leaderboard.png", self.delta)
+        return out
+
+
+def correctness(truth, predictions: dict) -> np.ndarray:
+    """X (n, k): model m right on row i; the labels compared as text."""
+    t = pd.Series(truth).reset_index(drop=True)
+    if t.isna().any():
+        raise ValueError(f"truth: {int(t.isna().sum())} empty labels; every row needs one for a leaderboard")
+    cols = []
+    for name, col in predictions.items():
+        p = pd.Series(col).reset_index(drop=True)
+        if p.isna().any():
+            raise ValueError(f"{name}: {int(p.isna().sum())} empty predictions; every model needs one on every row")
+        cols.append((p.astype(str).to_numpy() == t.astype(str).to_numpy()))
+    return np.column_stack(cols)
+
+
+def leaderboard(truth, predictions: dict, delta: float = 0.05, reps: int = 400, seed: int = 0,
+                audit: bool = True) -> Leaderboard:
+    """The leaderboard of ``predictions`` (model name -> predicted labels) against ``truth``."""
+    k = len(predictions)
+    if not 2 <= k <= MAX_MODELS:
+        raise ValueError(f"--model: give 2 to {MAX_MODELS} models, got {k}")
+    if not 0 < delta < 1:
+        raise ValueError(f"--delta: must be in (0, 1), got {delta!r}")
+    X = correctness(truth, predictions)
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"truth: a leaderboard needs at least 2 rows, got {n}")
+    correct, both, _ = sufficient(X[None])
+    fam = max_t(correct, both, n, delta)
+    claims = holm(correct, both, n, delta).claim[0]
+    low, high = wilson(correct[0], n, delta)
+    names = list(predictions)
+    models = pd.DataFrame({"model": names, "correct": correct[0].astype(int), "n": n, "accuracy": correct[0] / n,
+                           "lower": low, "upper": high, "rank_low": fam.rank_low[0], "rank_high": fam.rank_high[0]})
+    first, second = pairs(k)
+    table = pd.DataFrame({"first": [names[i] for i in first], "second": [names[j] for j in second],
+                          "difference": (correct[0, first] - correct[0, second]) / n,
+                          "lower": fam.lower[0], "upper": fam.upper[0], "holm": claims})
+    result = Leaderboard(models.sort_values("accuracy", ascending=False, kind="stable").reset_index(drop=True),
+                         table, None, delta)
+    if audit:
+        result.audit = plug_in_audit(X, delta, reps, seed)
+    return result
+
+
+def plug_in_audit(X: np.ndarray, delta: float, reps: int, seed: int) -> dict:
+    """Family and rank-set coverage of max-t over ``reps`` test sets resampled from X, truth the observed accuracies."""
+    n, k = X.shape
+    rng = stream(seed, audit="leaderboard", n=n, k=k)
+    a = X.mean(axis=0)
+    first, second = pairs(k)
+    d = a[first] - a[second]
+    lo = 1 + (a[None, :] > a[:, None]).sum(axis=1)
+    hi = k - (a[None, :] < a[:, None]).sum(axis=1)
+    sums = {"family_coverage": 0.0, "rank_coverage": 0.0}
+    block = max(1, 2_000_000 // (n * k))
+    for start in range(0, reps, block):
+        r = min(block, reps - start)
+        rows = X[rng.integers(0, n, size=(r, n))]
+        c, b, _ = sufficient(rows)
+        values = per_test_set(max_t(c, b, n, delta, points=AUDIT_POINTS), d, lo, hi)
+        for m in sums:
+            sums[m] += float(values[m].sum())
+    out = {"reps": reps}
+    for m, s in sums.items():
+        out[m] = s / reps
+        out[f"{m}_mcse"] = float(np.sqrt(out[m] * (1 - out[m]) / reps))
+    return out

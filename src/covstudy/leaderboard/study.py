@@ -1,0 +1,176 @@
+"""A leaderboard study (``leaderboard:`` in a study config, e.g. conf/study/leaderboard.yaml): the family
+measures of leaderboard/coverage.py for every method over a grid of many_models points.
+
+The config's ``leaderboard`` block::
+
+    methods: [wald, bonferroni, max_t, holm, bh, {name: bootstrap_max_t, draws: 200}]
+    k: [3, 5, 10, 20]          # models
+    n: [200, 1000, 5000]       # test-set size
+    top: [0.75]                # the best model's accuracy
+    spread: [0, 0.05, 0.2]     # best minus worst accuracy, evenly spaced (0: k equal models)
+    rho: [0.3, 0.7]            # the exchangeable latent correlation between models
+    delta: 0.05
+    reps: 200
+    check: {k: 3, n: 10, spread: 0.1, reps: 20000}   # exact against Monte Carlo (no bootstrap)
+
+``run_leaderboard_study`` writes <out>/results.csv (one row per point × method), check.csv (the
+exact engine against Monte Carlo at the check point, with z = difference/MCSE), report.md and,
+with ``plot``, the figures (plots/leaderboard.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..designs.many_models import ManyModels, spaced
+from ..methods.leaderboard import RESAMPLING
+from ..methods.registry import get
+from ..study.config import ConfigError
+from .coverage import MEASURES, leaderboard_coverage
+
+AXES = ("k", "n", "top", "spread", "rho")
+
+
+@dataclass(frozen=True)
+class LeaderboardStudy:
+    name: str
+    question: str
+    methods: tuple
+    grid: dict
+    delta: float
+    reps: int
+    check: dict
+    seed: int
+    out: Path
+    plot: bool
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "LeaderboardStudy":
+        block = cfg.get("leaderboard") or {}
+        methods = []
+        for m in block.get("methods") or []:
+            name, params = (m, {}) if isinstance(m, str) else (m.get("name"), {k: v for k, v in m.items() if k != "name"})
+            try:
+                method = get(name, "leaderboard")
+                for p in params:
+                    if p not in {q.name for q in method.params}:
+                        raise ValueError(f"method: {name} takes no parameter {p!r}")
+            except ValueError as err:
+                raise ConfigError(f"leaderboard.methods: {err}") from None
+            methods.append((name, params))
+        if not methods:
+            raise ConfigError("leaderboard.methods: give at least one leaderboard method")
+        grid = {}
+        for axis in AXES:
+            values = block.get(axis)
+            if not values:
+                raise ConfigError(f"leaderboard.{axis}: give a list of values")
+            grid[axis] = list(values) if isinstance(values, (list, tuple)) else [values]
+        if any(not isinstance(k, int) or k < 2 or k > 50 for k in grid["k"]):
+            raise ConfigError(f"leaderboard.k: each must be a whole number in [2, 50], got {grid['k']}")
+        delta, reps = block.get("delta", 0.05), block.get("reps", 200)
+        if not 0 < delta < 1:
+            raise ConfigError(f"leaderboard.delta: must be in (0, 1), got {delta!r}")
+        if not isinstance(reps, int) or reps < 1:
+            raise ConfigError(f"leaderboard.reps: a whole number >= 1, got {reps!r}")
+        study = cls(str(cfg.get("name", "leaderboard")), str(cfg.get("question", "")), tuple(methods), grid,
+                    float(delta), reps, dict(block.get("check") or {}), int(cfg.get("seed", 0)),
+                    Path(cfg.get("out") or f"results/{cfg.get('name', 'leaderboard')}"), bool(cfg.get("plot", False)))
+        for point in study.points():  # every point checked before any work
+            problem = point_design(point).check()
+            if problem:
+                raise ConfigError(f"leaderboard.{problem}")
+        return study
+
+    def points(self) -> list[dict]:
+        return [dict(zip(AXES, combo)) for combo in itertools.product(*(self.grid[a] for a in AXES))]
+
+
+def point_design(point: dict) -> ManyModels:
+    return ManyModels(tuple(float(a) for a in spaced(point["k"], point["top"], point["spread"])),
+                      int(point["n"]), float(point["rho"]))
+
+
+def run_leaderboard_study(study: LeaderboardStudy, progress=sys.stderr):
+    """Every point × method's measures (results.csv), the exact check (check.csv) and report.md."""
+    import pandas as pd
+
+    rows = []
+    points = study.points()
+    for i, point in enumerate(points):
+        for row in leaderboard_coverage(point_design(point), study.methods, study.delta, study.reps, study.seed):
+            rows.append({**point, "delta": study.delta, "reps": study.reps, **row})
+        print(f"{study.name}: point {i + 1}/{len(points)} {point}", file=progress, flush=True)
+    table = pd.DataFrame(rows)
+    study.out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(study.out / "results.csv", index=False, float_format="%.10g")
+    check = check_table(study) if study.check else None
+    if check is not None:
+        check.to_csv(study.out / "check.csv", index=False, float_format="%.10g")
+    (study.out / "provenance.json").write_text(json.dumps(
+        {"name": study.name, "seed": study.seed, "reps": study.reps, "delta": study.delta, "grid": study.grid,
+         "methods": [[m, p] for m, p in study.methods], "check": study.check}, indent=1) + "\n")
+    write_report(study, table, check)
+    return table
+
+
+def check_table(study: LeaderboardStudy):
+    """Exact against Monte Carlo at the check point for every method with an exact engine."""
+    import pandas as pd
+
+    c = study.check
+    point = {"k": c.get("k", 3), "n": c.get("n", 10), "top": c.get("top", 0.75), "spread": c.get("spread", 0.1),
+             "rho": c.get("rho", 0.5)}
+    design = point_design(point)
+    methods = [m for m in study.methods if get(m[0], "leaderboard").name not in RESAMPLING]
+    exact = leaderboard_coverage(design, methods, study.delta, None)
+    mc = leaderboard_coverage(design, methods, study.delta, int(c.get("reps", 20000)), study.seed)
+    rows = []
+    for e, m in zip(exact, mc):
+        for measure in ("family_coverage", "false_claim", "rank_coverage"):
+            if np.isnan(e[measure]):
+                continue
+            se = m[f"{measure}_mcse"]
+            rows.append({**point, "method": e["method"], "measure": measure, "exact": e[measure], "mc": m[measure],
+                         "mcse": se, "z": (m[measure] - e[measure]) / se if se > 0 else 0.0})
+    return pd.DataFrame(rows)
+
+
+def headline(table):
+    """Family coverage, false claims, power and rank-set size by method and k (mean over the other axes)."""
+    cols = ["family_coverage", "false_claim", "power", "rank_coverage", "rank_size"]
+    return table.groupby(["method", "k"], sort=False)[cols].mean().reset_index()
+
+
+def write_report(study: LeaderboardStudy, table, check) -> Path:
+    null = table[table.spread == 0].groupby(["method", "k"], sort=False)[["family_coverage", "false_claim"]].mean()
+    lines = [f"# {study.name}", "", study.question, "",
+             f"Monte Carlo, {study.reps} test sets per point (seed {study.seed}), delta = {study.delta}; "
+             "measures in leaderboard/coverage.py (– : the method makes no such answer: Holm and BH give claims "
+             "only, bootstrap ranks rank sets only).", "",
+             "## All models equal (spread 0): family-wise coverage and false claims, mean over n and rho", "",
+             markdown(null.round(3).reset_index()), "",
+             "## Every point: mean over n, rho and spread", "", markdown(headline(table).round(3)), ""]
+    if check is not None:
+        lines += ["## Exact against Monte Carlo", "", markdown(check.round(4)), ""]
+    figures = sorted((study.out / "figures").glob("*.png")) if (study.out / "figures").exists() else []
+    lines += [f"![{f.stem}](figures/{f.name})" for f in figures]
+    path = study.out / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def markdown(df) -> str:
+    """A pipe table, numbers to 4 significant digits."""
+    def cell(v):
+        if isinstance(v, float):
+            return "–" if np.isnan(v) else f"{v:.4g}"  # –: the method gives no such answer (claims or ranks only)
+        return str(v)
+    head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns)
+    return head + "".join("\n| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False))

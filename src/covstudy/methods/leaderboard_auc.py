@@ -1,0 +1,65 @@
+"""AUC leaderboard methods: k classifiers' AUCs on the same cases, every pairwise difference and rank at once.
+
+A kernel takes r test sets' AUCs (r, k) and DeLong's covariance of them (r, k, k)
+(``methods.auc_difference.delong_covariance``: DeLong, DeLong & Clarke-Pearson (1988), "Comparing the
+areas under two or more correlated receiver operating characteristic curves") and returns a
+``methods.leaderboard.Family``: intervals d̂_ij ± c·se_ij with se_ij² = Cov_ii + Cov_jj - 2Cov_ij,
+
+* ``delong``: c = z_{1-δ/2}, each pair on its own (pROC's ``roc.test`` per pair);
+* ``bonferroni``: c = z_{1-δ/(2P)};
+* ``max_t``: c the 1 - δ quantile of max |Z_ij| under N(0, Cov) (``leaderboard.max_t_critical``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._lazy import stats
+from .leaderboard import contrast_matrix, from_intervals, max_t_critical
+from .registry import Param, register, register_kind
+
+
+def _no_door(m, est, counts, delta, side, rng, params, icc):
+    raise ValueError(f"method: {m.qualified} gives a family of AUC intervals and rank sets, not one interval; "
+                     f"call covstudy.leaderboard.coverage.auc_leaderboard_coverage")
+
+
+register_kind("leaderboard_auc", ("auc", "cov"), "AUC leaderboard", kind="leaderboard_auc", prefix="leaderboard_auc_",
+              route=_no_door, interval=False)
+
+
+def _family(auc, cov, c):
+    auc, cov = np.asarray(auc, float), np.asarray(cov, float)
+    C = contrast_matrix(auc.shape[-1])
+    d = auc @ C.T
+    se = np.sqrt(np.clip(np.einsum("pa,...ab,pb->...p", C, cov, C), 0, None))
+    c = np.asarray(c, float)[..., None]
+    return from_intervals(np.clip(d - c * se, -1, 1), np.clip(d + c * se, -1, 1), auc.shape[-1])
+
+
+@register("leaderboard_auc_delong", family="approximate", guaranteed=False, takes="leaderboard_auc",
+          reference="DeLong, DeLong, Clarke-Pearson (1988), per pair, no adjustment", display="per-pair DeLong")
+def delong(auc, cov, delta):
+    """Each pair's DeLong interval at 1 - delta: no adjustment."""
+    return _family(auc, cov, np.full(np.shape(auc)[:-1], stats.norm.isf(delta / 2)))
+
+
+@register("leaderboard_auc_bonferroni", family="approximate", guaranteed=False, takes="leaderboard_auc",
+          reference="Bonferroni: each pair's DeLong interval at delta/P")
+def bonferroni(auc, cov, delta):
+    """Each pair's DeLong interval at delta/P, P = k(k - 1)/2."""
+    k = np.shape(auc)[-1]
+    return _family(auc, cov, np.full(np.shape(auc)[:-1], stats.norm.isf(delta / (k * (k - 1)))))
+
+
+@register("leaderboard_auc_max_t", family="approximate", guaranteed=False, takes="leaderboard_auc",
+          reference="Max-t with DeLong's covariance of the k AUCs (Hothorn, Bretz, Westfall (2008))",
+          params=(Param("points", 8192, above=99, integer=True, at_most=100_000,
+                        doc="quasi-random normal points for the max-t critical value"),), display="max-t (DeLong)")
+def max_t(auc, cov, delta, points=8192):
+    """d̂ ± c·se with c the 1 - delta quantile of the maximum |t| over the P pairs under N(0, DeLong's Cov)."""
+    cov = np.asarray(cov, float)
+    P = cov.shape[-1] * (cov.shape[-1] - 1) // 2
+    chunk = max(1, 2_000_000 // (points * P))
+    c = np.concatenate([max_t_critical(cov[s:s + chunk], delta, points) for s in range(0, len(cov), chunk)])
+    return _family(auc, cov, c)
