@@ -65,7 +65,7 @@ def test_bin_outcomes_equal_a_brute_force_multinomial():
 
 
 @pytest.mark.parametrize("point", [dict(n=60, bins=10, bin=1, slope=0.5, intercept=0.2),
-                                   dict(n=30, bins=4, bin=3, binning="equal_mass", a=2.0, b=5.0, slope=2.0)])
+                                   dict(n=30, bins=4, bin=3, binning="equal_mass", score_a=2.0, score_b=5.0, slope=2.0)])
 def test_monte_carlo_within_four_mcse_of_exact(point):
     for method in ("clopper_pearson", "wilson"):
         exact = coverage(method, design="calibration", **point)
@@ -76,3 +76,115 @@ def test_monte_carlo_within_four_mcse_of_exact(point):
 def test_bad_bin_refused_in_one_line():
     with pytest.raises(ValueError, match="bin: the bin must be one of 1..bins = 5"):
         coverage("wilson", design="calibration", n=10, bins=5, bin=6)
+
+
+# --------------------------------------------------------------------------- the methods
+
+from covstudy.methods import calibration as M  # noqa: E402
+from covstudy.methods import methods  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def shared():
+    """Three test sets of 150 examples from an over-confident classifier (slope 0.5), scores rounded to
+    two decimals so that some sit on bin edges."""
+    rng = np.random.default_rng(46)
+    s, y = C.draw_test_sets(150, 3, 2.0, 3.0, 0.5, 0.2, rng)
+    return np.round(s, 2), y
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_bins_equal_scikit_learn_calibration_curve(shared, strategy):
+    """scikit-learn's calibration_curve: prob_true = k/m and prob_pred = S/m over the non-empty bins, same edges."""
+    from sklearn.calibration import calibration_curve
+    for s, y in zip(*shared):
+        e = np.linspace(0, 1, 9) if strategy == "uniform" else np.percentile(s, np.linspace(0, 100, 9))
+        prob_true, prob_pred = calibration_curve(y, s, n_bins=8, strategy=strategy)
+        m, k, S = (x[0] for x in M.bin_stats(s, y, e))
+        assert np.allclose(prob_true, k[m > 0] / m[m > 0], atol=1e-12)
+        assert np.allclose(prob_pred, S[m > 0] / m[m > 0], atol=1e-12)
+
+
+def test_hosmer_lemeshow_spiegelhalter_and_ece_against_their_formulas(shared):
+    e = np.linspace(0, 1, 11)
+    for s, y in zip(*shared):
+        H, groups, ece, n = 0.0, 0, 0.0, len(s)
+        for j in range(10):
+            inside = (s > e[j]) & (s <= e[j + 1]) if j else (s <= e[1])
+            O, E, ng = y[inside].sum(), s[inside].sum(), inside.sum()
+            if ng:
+                ece += ng / n * abs(O / ng - E / ng)
+                if E * (1 - E / ng) > 0:
+                    H, groups = H + (O - E) ** 2 / (E * (1 - E / ng)), groups + 1
+        h, p = M.hosmer_lemeshow(s, y, e)
+        assert abs(h[0] - H) < 1e-9 and abs(p[0] - stats.chi2.sf(H, groups)) < 1e-12
+        num = sum((yi - si) * (1 - 2 * si) for si, yi in zip(s, y))
+        den = math.sqrt(sum((1 - 2 * si) ** 2 * si * (1 - si) for si in s))
+        z, pz = M.spiegelhalter_z(s, y)
+        assert abs(z[0] - num / den) < 1e-9 and abs(pz[0] - 2 * stats.norm.sf(abs(num / den))) < 1e-12
+        assert abs(M.plugin_ece(*M.bin_stats(s, y, e))[0] - ece) < 1e-12
+
+
+def test_debiased_ece_is_kumar_liang_ma_normal_resampling_in_closed_form(shared):
+    """2·plug-in minus the mean plug-in over bin frequencies redrawn from N(ȳ, ȳ(1-ȳ)/m) (their Def. 5.2
+    with normal resampling), by 200,000 draws: within 5 standard errors."""
+    rng = np.random.default_rng(7)
+    e = np.linspace(0, 1, 6)
+    for s, y in zip(*shared):
+        m, k, S = (x[0].astype(float) for x in M.bin_stats(s, y, e))
+        keep = m > 0
+        m, k, S = m[keep], k[keep], S[keep]
+        ybar, sbar = k / m, S / m
+        draws = rng.normal(ybar, np.sqrt(ybar * (1 - ybar) / m), size=(200_000, m.size))
+        resampled = (m / m.sum() * np.abs(draws - sbar)).sum(axis=1)
+        ref = 2 * np.sum(m / m.sum() * np.abs(ybar - sbar)) - resampled.mean()
+        assert abs(M.debiased_ece(m, k, S) - ref) < 5 * resampled.std() / math.sqrt(200_000) + 1e-12
+    mu, sigma = np.array([-0.3, 0.0, 0.05, 0.2]), np.array([0.1, 0.2, 0.0, 0.05])
+    ref = [stats.foldnorm(abs(a) / b, scale=b).mean() if b else abs(a) for a, b in zip(mu, sigma)]
+    assert np.allclose(M.folded_normal_mean(mu, sigma), ref, atol=1e-12)
+
+
+def test_bin_bootstrap_is_the_resampling_quantiles_and_collapses_at_0_and_m():
+    rng = np.random.default_rng(3)
+    for k, m in [(3, 10), (7, 25), (1, 4)]:
+        boot = rng.binomial(m, k / m, size=400_000) / m
+        lo, hi = M.bin_bootstrap(k, m, 0.05)
+        assert lo == np.quantile(boot, 0.025, method="inverted_cdf") and hi == np.quantile(boot, 0.975, method="inverted_cdf")
+    assert M.bin_bootstrap(0, 12, 0.05) == (0.0, 0.0) and M.bin_bootstrap(12, 12, 0.05) == (1.0, 1.0)
+    lo, hi = M.bin_intervals("wilson", [0, 2], [0, 5], 0.05)
+    assert (lo[0], hi[0]) == (0.0, 1.0) and 0 < lo[1] < 0.4 < hi[1] < 1
+
+
+def test_sidak_clopper_pearson_band_holds_the_whole_curve_given_the_counts():
+    """Given the bin counts the bins' labels are independent: P(all covered | m) = Π_j P(bin j covered | m_j),
+    exactly by binomial sums; at least 1 - δ for Šidák with Clopper–Pearson on a grid of counts and frequencies."""
+    delta, B = 0.1, 4
+    per = M.ADJUSTMENTS["sidak"](delta, B)
+    assert abs((1 - per) ** B - (1 - delta)) < 1e-12 and M.ADJUSTMENTS["bonferroni"](delta, B) == delta / B
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        m = rng.integers(1, 30, size=B)
+        f = rng.random(B)
+        whole = 1.0
+        for mj, fj in zip(m, f):
+            k = np.arange(mj + 1)
+            lo, hi = M.bin_intervals("clopper_pearson", k, np.full(mj + 1, mj), per)
+            whole *= stats.binom.pmf(k, mj, fj)[(lo <= fj) & (fj <= hi)].sum()
+        assert whole >= 1 - delta - 1e-12
+    k, m = np.array([[0, 3, 5, 9]]), np.array([[2, 6, 5, 20]])
+    assert np.array_equal(M.band("clopper_pearson", k, m, delta)[0], M.bin_intervals("clopper_pearson", k, m, per)[0])
+
+
+def test_ece_kernels_registered_reproducible_and_bracket_sensibly(shared):
+    assert list(methods("ece")) == ["ece.plugin", "ece.debiased"]
+    s, y = shared
+    e = np.linspace(0, 1, 11)
+    for name in ("ece.plugin", "ece.debiased"):
+        m = methods()[name]
+        a = m.bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
+        b = m.bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+        assert np.all(0 <= a[0]) and np.all(a[0] <= a[1])
+    lo, hi = methods()["ece.plugin"].bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
+    plug = M.plugin_ece(*M.bin_stats(s, y, e))
+    assert np.all(lo <= plug) and np.all(plug <= hi)

@@ -40,6 +40,7 @@ SMALL = {"draws": 50}
 
 BANDS = ("roc_band", "pr_band")  # curves, not intervals: their doors are roc_band/pr_band/band_coverage (test_bands.py)
 BANDS += ("sequential",)  # confidence sequences: their door is sequential_coverage (test_sequential.py)
+BANDS += ("calibration",)  # ECE over a test set's scores and labels: the calibration study (test_calibration.py)
 
 
 @pytest.mark.parametrize("qualified", [q for q, m in methods().items() if m.takes not in BANDS])
@@ -130,7 +131,9 @@ def test_methods_lists_every_method_filterable_by_kind_or_design():
     everything = methods()
     bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
     sequences = [q for q in everything if q.startswith("sequential.")]
-    assert len(everything) - len(bands) - len(sequences) == 104 and len(bands) == 13 and all("." in q for q in everything)
+    ece = [q for q in everything if q.startswith("ece.")]
+    assert ece == ["ece.plugin", "ece.debiased"]
+    assert len(everything) - len(bands) - len(sequences) - len(ece) == 104 and len(bands) == 13 and all("." in q for q in everything)
     assert sequences == ["sequential.mixture", "sequential.betting", "sequential.cp_union"]
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}

@@ -1,6 +1,6 @@
 """The calibration design: a classifier's scores, a true calibration curve, and binned labels.
 
-A test set is n examples with scores s ~ Beta(a, b) and labels Y | s ~ Bernoulli(c(s)), where the
+A test set is n examples with scores s ~ Beta(a, b) (axes ``score_a``, ``score_b``) and labels Y | s ~ Bernoulli(c(s)), where the
 true calibration curve is logit-linear, c(s) = expit(intercept + slope·logit(s)) (Cox 1958, "Two
 further applications of a model for binary regression", Biometrika 45): slope = 1 and intercept = 0
 is perfect calibration; slope < 1 an over-confident classifier (its scores more extreme than the
@@ -40,6 +40,7 @@ from scipy import integrate, special
 
 from .._lazy import stats
 from ..estimands import Estimand, register_estimand
+from ..methods.calibration import bin_index
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .registry import register
@@ -64,11 +65,6 @@ def edges(bins: int, binning: str = "equal_width", a: float = 1.0, b: float = 1.
     e = q if binning == "equal_width" else stats.beta.ppf(q, a, b)
     e[0], e[-1] = 0.0, 1.0
     return e
-
-
-def bin_index(scores, e) -> np.ndarray:
-    """The 0-based bin of each score: searchsorted on the inner edges (a score on an edge goes to the lower bin)."""
-    return np.searchsorted(np.asarray(e)[1:-1], scores)
 
 
 @functools.lru_cache(maxsize=256)
@@ -142,13 +138,13 @@ class Calibration(Design):
     name = "calibration"
     data = "calibration"
     axes = (Axis("n", True, 1), Axis("bins", True, 1, BINS_MAX), Axis("bin", True, 1, BINS_MAX),
-            Axis("binning", False, 0.0, choices=BINNINGS), Axis("a", False, 0.0, 1e3, low_open=True),
-            Axis("b", False, 0.0, 1e3, low_open=True), Axis("slope", False, 0.0, 20.0, low_open=True),
+            Axis("binning", False, 0.0, choices=BINNINGS), Axis("score_a", False, 0.0, 1e3, low_open=True),
+            Axis("score_b", False, 0.0, 1e3, low_open=True), Axis("slope", False, 0.0, 20.0, low_open=True),
             Axis("intercept", False, -20.0, 20.0))
     parametrisations = (("n", "bins", "bin"),)
-    optional: ClassVar[dict] = {"binning": "equal_width", "a": 2.0, "b": 2.0, "slope": 1.0, "intercept": 0.0}
+    optional: ClassVar[dict] = {"binning": "equal_width", "score_a": 2.0, "score_b": 2.0, "slope": 1.0, "intercept": 0.0}
     estimand = "bin_frequency"
-    summary = ("n scores ~ Beta(a, b), labels ~ Bernoulli(expit(intercept + slope·logit(score))), binned into bins "
+    summary = ("n scores ~ Beta(score_a, score_b), labels ~ Bernoulli(expit(intercept + slope·logit(score))), binned into bins "
                "(equal width or equal mass); estimand: bin's true frequency")
     example: ClassVar[dict] = {"n": 40, "bins": 5, "bin": 4, "slope": 0.6}
 
@@ -162,7 +158,7 @@ class Calibration(Design):
 
     def moments(self, point: dict) -> tuple[float, float]:
         """(w, f): the probability and the true frequency of the point's bin."""
-        w, f, _ = bin_moments(point["bins"], point["binning"], float(point["a"]), float(point["b"]),
+        w, f, _ = bin_moments(point["bins"], point["binning"], float(point["score_a"]), float(point["score_b"]),
                               float(point["slope"]), float(point["intercept"]))
         j = point["bin"] - 1
         return float(w[j]), float(f[j])
@@ -209,11 +205,11 @@ class Calibration(Design):
         [pt] = points
         rng = stream(seed, **self.stream_identity(pt))
         n, j = pt["n"], pt["bin"] - 1
-        e = edges(pt["bins"], pt["binning"], float(pt["a"]), float(pt["b"]))
+        e = edges(pt["bins"], pt["binning"], float(pt["score_a"]), float(pt["score_b"]))
         block = max(1, BLOCK // (4 * n))
         parts = []
         for start in range(0, reps, block):
-            scores, labels = draw_test_sets(n, min(block, reps - start), float(pt["a"]), float(pt["b"]),
+            scores, labels = draw_test_sets(n, min(block, reps - start), float(pt["score_a"]), float(pt["score_b"]),
                                             float(pt["slope"]), float(pt["intercept"]), rng)
             inside = bin_index(scores, e) == j
             m = inside.sum(axis=1)
