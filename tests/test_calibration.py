@@ -3,6 +3,7 @@ an independent Gauss–Legendre rule, the (k, m) law against a brute-force multi
 Monte Carlo within 4 MCSE of exact, and the methods against their formulas and scikit-learn."""
 
 import itertools
+import re
 import math
 
 import numpy as np
@@ -188,3 +189,49 @@ def test_ece_kernels_registered_reproducible_and_bracket_sensibly(shared):
     lo, hi = methods()["ece.plugin"].bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
     plug = M.plugin_ece(*M.bin_stats(s, y, e))
     assert np.all(lo <= plug) and np.all(plug <= hi)
+
+
+# --------------------------------------------------------------------------- the study
+
+from covstudy.calibration.study import CalibrationStudy, run_calibration_study  # noqa: E402
+from covstudy.study.config import ConfigError  # noqa: E402
+
+
+def _config(tmp_path, **over):
+    cfg = {"name": "cal", "question": "q", "reps": 300, "seed": 4, "out": str(tmp_path / "cal"), "plot": False,
+           "calibration": {"bin_methods": ["clopper_pearson", "bootstrap"], "adjustments": ["none", "sidak"],
+                           "ece_methods": ["plugin", "debiased"], "tests": ["spiegelhalter"], "draws": 30},
+           "grid": {"n": [40], "bins": [4], "slope": [1.0, 0.5], "delta": [0.1]}}
+    cfg.update(over)
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def study_table(tmp_path_factory):
+    return run_calibration_study(CalibrationStudy.from_config(_config(tmp_path_factory.mktemp("s"))))
+
+
+def test_study_per_bin_monte_carlo_within_four_mcse_of_exact_and_rows_complete(study_table):
+    t = study_table
+    assert set(t.target) == {"bin", "curve", "ece", "ece_unbinned", "test"}
+    bins = t[t.target == "bin"]
+    assert len(bins) == 2 * 2 * 4  # slopes × methods × bins
+    # the MCSE at the exact coverage, over the test sets whose bin is non-empty (a rare bin has few)
+    mcse = np.sqrt(bins.exact_coverage * (1 - bins.exact_coverage) / bins.n_valid)
+    gap = (bins.coverage - bins.exact_coverage).abs()
+    assert (gap <= 4 * mcse + 1e-12).all(), bins[["coverage", "exact_coverage", "n_valid"]]
+    boot = bins[bins.method == "bootstrap"]
+    assert (boot.exact_coverage < 0.9).any()  # the per-bin bootstrap under-covers in sparse bins: a test that can fail
+    curve = t[t.target == "curve"].set_index(["slope", "method"]).coverage
+    assert (curve.xs("clopper_pearson+sidak", level=1) >= 0.9 - 4 * np.sqrt(0.09 / 300)).all()
+
+
+def test_study_is_reproducible_and_bad_config_is_one_line(tmp_path, study_table):
+    again = run_calibration_study(CalibrationStudy.from_config(_config(tmp_path)))
+    import pandas as pd
+    pd.testing.assert_frame_equal(again, study_table)
+    for over, message in [({"calibration": {"bin_methods": ["wilsn"]}}, "calibration.bin_methods: must list names among"),
+                          ({"grid": {"n": [0], "bins": [4]}}, "grid.n must be"),
+                          ({"reps": 0}, "reps: must be a whole number in [1, 1000000], got 0")]:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            CalibrationStudy.from_config(_config(tmp_path, **over))

@@ -36,9 +36,9 @@ import itertools
 from typing import ClassVar
 
 import numpy as np
-from scipy import integrate, special
+from scipy import special
 
-from .._lazy import stats
+from .._lazy import integrate, stats
 from ..estimands import Estimand, register_estimand
 from ..methods.calibration import bin_index
 from ..seeds import stream

@@ -187,6 +187,9 @@ def ece_debiased(scores, labels, delta, rng, edges, draws):
     return max(lower, 0.0), max(upper, 0.0)
 
 
+ESTIMATES = {"plugin": plugin_ece, "debiased": debiased_ece}  # each ECE method's point estimate, from (m, k, S)
+
+
 # --------------------------------------------------------------------------- tests of perfect calibration
 
 def hosmer_lemeshow(scores, labels, edges) -> tuple[np.ndarray, np.ndarray]:
