@@ -235,3 +235,25 @@ def test_study_is_reproducible_and_bad_config_is_one_line(tmp_path, study_table)
                           ({"reps": 0}, "reps: must be a whole number in [1, 1000000], got 0")]:
         with pytest.raises(ConfigError, match=re.escape(message)):
             CalibrationStudy.from_config(_config(tmp_path, **over))
+
+
+# --------------------------------------------------------------------------- covstudy-evaluate
+
+def test_evaluate_adds_the_ece_rows_and_the_reliability_diagram(tmp_path):
+    import covstudy
+    rng = np.random.default_rng(9)
+    s, y = C.draw_test_sets(200, 1, 2.0, 5.0, 0.6, 0.0, rng)
+    s, y = s[0], y[0].astype(int)
+    ev = covstudy.evaluate(y, scores=s, metrics=["calibration_ece"], audit=False, progress=False)
+    rows = ev.table[ev.table.metric == "calibration_ece"].set_index("method")
+    assert list(rows.index) == ["debiased", "plugin"] and rows.recommended.tolist() == [True, False]
+    m, k, S = M.bin_stats(s, y, np.linspace(0, 1, 11))
+    assert abs(rows.estimate["debiased"] - M.debiased_ece(m, k, S)[0]) < 1e-12
+    assert abs(rows.estimate["plugin"] - M.plugin_ece(m, k, S)[0]) < 1e-12
+    assert (rows.lower <= rows.upper).all() and "Spiegelhalter" in ev.reasons["calibration_ece"]
+    out = ev.save(tmp_path / "ev")
+    assert (out / "reliability.png").is_file() and "reliability.png" in (out / "report.md").read_text()
+    assert 'src="reliability.png"' in (out / "report.html").read_text()
+    # scores outside [0, 1] are not probabilities: no calibration rows
+    ev = covstudy.evaluate(y, scores=3 * s - 1, metrics=["auc", "calibration_ece"], audit=False, progress=False)
+    assert "calibration_ece" not in set(ev.table.metric) and "calibration" not in ev.info

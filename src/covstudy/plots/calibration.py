@@ -40,25 +40,35 @@ def calibration_figures(study, table, example: dict) -> list:
 
 
 def _example(study, ex, path):
-    p, e, m, k, S = ex["point"], ex["edges"], ex["m"], ex["k"], ex["S"]
+    p = ex["point"]
+    lo, hi = ex["band"]
+    held = bool(np.all(((lo <= ex["f"]) & (ex["f"] <= hi)) | (ex["m"] == 0)))
+    title = (f"One test set: n = {p['n']}, {p['bins']} {p['binning'].replace('_', ' ')} bins, slope {p['slope']:g}, "
+             f"intercept {p['intercept']:g}\nthe {1 - study.delta:.0%} band {'holds' if held else 'misses'} the true curve")
+    return reliability_diagram(ex["edges"], ex["m"], ex["k"], ex["S"], ex["band"], ex["pointwise"], path, title,
+                               truth=ex["f"])
+
+
+def reliability_diagram(e, m, k, S, band, pointwise, path, title="", truth=None):
+    """One reliability diagram: per bin (edges ``e``; count m, positives k, sum of scores S) the observed
+    (mean score, frequency), the per-bin interval ``pointwise`` and the band ``band`` (each (lower, upper)
+    per bin), and with ``truth`` the true bin frequencies; written to ``path``."""
     full = m > 0
     fig, axes = _figure(1, 1, panel=(4.6, 4.0))
     ax = axes[0, 0]
-    lo, hi = ex["band"]
-    plo, phi = ex["pointwise"]
+    lo, hi = band
+    plo, phi = pointwise
     for j in range(len(m)):
         ax.fill_between([e[j], e[j + 1]], lo[j], hi[j], color="#0072B2", alpha=0.18, lw=0,
                         label="Šidák band (Clopper–Pearson)" if j == 0 else None)
         ax.fill_between([e[j], e[j + 1]], plo[j], phi[j], color="#0072B2", alpha=0.3, lw=0,
                         label="per bin (Clopper–Pearson)" if j == 0 else None)
-        ax.plot([e[j], e[j + 1]], [ex["f"][j]] * 2, color="#D55E00", lw=1.6, label="true bin frequency" if j == 0 else None)
+        if truth is not None:
+            ax.plot([e[j], e[j + 1]], [truth[j]] * 2, color="#D55E00", lw=1.6, label="true bin frequency" if j == 0 else None)
     ax.plot(S[full] / m[full], k[full] / m[full], "ko", ms=3.5, label="observed (mean score, frequency)")
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8, ls=":")
-    held = bool(np.all(((lo <= ex["f"]) & (ex["f"] <= hi)) | ~full))
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="score", ylabel="frequency of positives")
-    ax.set_title(f"One test set: n = {p['n']}, {p['bins']} {p['binning'].replace('_', ' ')} bins, slope {p['slope']:g}, "
-                 f"intercept {p['intercept']:g}\nthe {1 - study.delta:.0%} band {'holds' if held else 'misses'} "
-                 f"the true curve", fontsize=9)
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
     save_figure(fig, path, dpi=DPI)
     return path
