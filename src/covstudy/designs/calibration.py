@@ -168,17 +168,22 @@ class Calibration(Design):
         return (n + 1) * (n + 2) // 2
 
     def likely_outcomes(self, point: dict) -> float:
+        """About the (m, k) the exact engine keeps: each within ~8 standard deviations of its mean."""
+        w, f = self.moments(point)
         n = point["n"]
-        return float(min(self.outcome_count(point), 40 * (n + 1) ** 0.5 * 40 * (n / point["bins"] + 1) ** 0.5))
+        spread = (16 * (n * w * (1 - w)) ** 0.5 + 1) * (16 * (n * w * f * (1 - f)) ** 0.5 + 1)
+        return float(min(self.outcome_count(point), spread))
 
     def check(self, point: dict, exact: bool, merge=None) -> str | None:
         if point["bin"] > point["bins"]:
             return f"bin: the bin must be one of 1..bins = {point['bins']}, got bin = {point['bin']}"
         if point["n"] > 10 ** 7:
             return f"n: the calibration design takes at most 10,000,000 examples, got n = {point['n']:,}"
-        if exact and self.outcome_count(point) > EXACT_LIMIT and point["n"] > 2000:
-            return (f"n: exact calibration coverage enumerates (m, k) of the bin, at most {EXACT_LIMIT:,} outcomes; "
-                    f"n = {point['n']:,} is beyond it (use Monte Carlo: give reps)")
+        if point["bins"] > BINS_MAX:
+            return f"bins: the calibration design takes at most {BINS_MAX} bins, got bins = {point['bins']:,}"
+        if exact and self.outcome_count(point) > EXACT_LIMIT and self.likely_outcomes(point) > EXACT_LIMIT:
+            return (f"n: exact calibration coverage enumerates about {self.likely_outcomes(point):,.0f} (m, k) of the "
+                    f"bin at n = {point['n']:,}, more than {EXACT_LIMIT:,}")
         return None
 
     def table_key(self, point: dict) -> tuple:
