@@ -143,6 +143,18 @@ def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
         table = run_band_study(study)
         assert len(table) == sum(len(v) for v in study.methods.values()) and table["containment"].between(0, 1).all()
         return
+    if cfg.get("calibration"):  # a calibration study (calibration/study.py): its own config and table
+        from covstudy.calibration.study import CalibrationStudy, run_calibration_study
+
+        assert CalibrationStudy.from_config(cfg).out == cli.Path("results") / name
+        cfg["grid"] = {axis: None if values is None else values[:1] for axis, values in cfg["grid"].items()}
+        cfg["calibration"]["draws"] = 20
+        cfg.update(reps=10, plot=False, out=str(tmp_path / name))
+        study = CalibrationStudy.from_config(cfg)
+        assert study.name == name and study.question
+        table = run_calibration_study(study)
+        assert len(table) > 0 and table["coverage"].dropna().between(0, 1).all()
+        return
     if cfg.get("sequential"):  # a sequential study (sequential/study.py): its own config and tables
         from covstudy.sequential.study import SequentialStudy, run_sequential_study
 

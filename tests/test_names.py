@@ -41,6 +41,7 @@ SMALL = {"draws": 50}
 BANDS = ("roc_band", "pr_band")  # curves, not intervals: their doors are roc_band/pr_band/band_coverage (test_bands.py)
 BANDS += ("sequential",)  # confidence sequences: their door is sequential_coverage (test_sequential.py)
 BANDS += ("leaderboard", "leaderboard_auc")  # families of intervals and rank sets: their door is leaderboard_coverage (test_leaderboard.py)
+BANDS += ("calibration",)  # ECE over a test set's scores and labels: the calibration study (test_calibration.py)
 
 
 @pytest.mark.parametrize("qualified", [q for q, m in methods().items() if m.takes not in BANDS])
@@ -133,7 +134,9 @@ def test_methods_lists_every_method_filterable_by_kind_or_design():
     sequences = [q for q in everything if q.startswith("sequential.")]
     boards = [q for q in everything if q.startswith(("leaderboard.", "leaderboard_auc."))]
     assert len(boards) == 11
-    assert len(everything) - len(bands) - len(sequences) - len(boards) == 104 and len(bands) == 13 and all("." in q for q in everything)
+    ece = [q for q in everything if q.startswith("ece.")]
+    assert ece == ["ece.plugin", "ece.debiased"]
+    assert len(everything) - len(bands) - len(sequences) - len(boards) - len(ece) == 105 and len(bands) == 13 and all("." in q for q in everything)
     assert sequences == ["sequential.mixture", "sequential.betting", "sequential.cp_union"]
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}

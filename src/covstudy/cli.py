@@ -250,6 +250,9 @@ def _app(cfg: DictConfig) -> None:
     if raw.get("leaderboard"):  # a leaderboard study (leaderboard/study.py): families of intervals, rank sets
         _run_leaderboard(raw)
         return
+    if raw.get("calibration"):  # a calibration study (calibration/study.py): bins, bands over bins, ECE
+        _run_calibration(raw)
+        return
     overrides = list(HydraConfig.get().overrides.task)
     try:
         check_design_choice(str(HydraConfig.get().runtime.choices.get("study")), overrides, raw)
@@ -325,6 +328,30 @@ def _run_sequential(raw: dict) -> None:
         sys.exit(130)
     print(f"{study.name}: {len(table)} rows -> {study.out / 'results.parquet'}; report: {study.out / 'report.md'}")
     print(peeking_summary(table).round(4).to_string(index=False))
+
+
+def _run_calibration(raw: dict) -> None:
+    """``covstudy study=calibration``: the calibration study's table, figures and report (calibration/study.py)."""
+    from .calibration.study import CalibrationStudy, run_calibration_study
+
+    try:
+        study = CalibrationStudy.from_config(raw)
+    except ConfigError as err:
+        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
+    try:
+        with _sigterm_as_interrupt():
+            table = run_calibration_study(study)
+    except KeyboardInterrupt:  # the table is written at the end: nothing is half-written
+        print(f"covstudy: interrupted: {study.name} stopped before writing its table; rerun to start again",
+              file=sys.stderr)
+        sys.exit(130)
+    print(f"{study.name}: {len(table)} rows -> {study.out / 'results.csv'}")
+    summary = table.groupby(["target", "method"], sort=False)[["coverage", "width"]].mean()
+    print(summary.round(3).to_string())
+    if study.plot:
+        print(f"figures and report: {study.out / 'figures'}, {study.out / 'report.md'}")
+    else:
+        print(f"figures and report: rerun with plot=true (out={study.out})")
 
 
 def _run_leaderboard(raw: dict) -> None:

@@ -13,7 +13,7 @@ Examples
 --------
 >>> from covstudy import DESIGNS
 >>> sorted(DESIGNS)[:4]
-['binomial', 'binormal', 'clustered', 'crossval']
+['binomial', 'binormal', 'calibration', 'clustered']
 >>> [axis.name for axis in DESIGNS["binomial"].axes]
 ['n', 'p']
 """

@@ -125,6 +125,7 @@ def main(argv=None) -> int:
         out = ev.save(args.out)
         written = ["table.csv", "report.md", "report.html", "forest.png", "forest.pdf"]
         written += ["width_vs_n.png", "width_vs_n.pdf"] if ev.growth is not None else []
+        written += ["reliability.png", "reliability.pdf"] if ev.info.get("calibration") is not None else []
         print("wrote " + ", ".join(str(out / name) for name in written))
         page = out / "report.html"
         print(f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) and {out / 'report.md'}")

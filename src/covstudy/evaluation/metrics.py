@@ -55,7 +55,8 @@ macro_f1, bea (multi)                 always); box: each class's recall over its
 labelled ``searched`` in the audit and never certified.
 
 Flow: data -> metrics -> audit -> recommend -> growth -> render; this module imports only ``data`` and
-``region`` from the wing.
+``region`` from the wing. Long because every metric's operating point and region is built here, side by
+side, so that the table above stays true in one place.
 """
 
 from __future__ import annotations

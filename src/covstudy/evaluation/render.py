@@ -145,7 +145,14 @@ def save(ev, folder):
         for ext in ("png", "pdf"):
             save_figure(fig, out / f"width_vs_n.{ext}", bbox_inches="tight", dpi=150 if ext == "png" else None)
         plt.close(fig)
-    (out / "report.md").write_text(markdown(ev) + "\n![forest plot](forest.png)\n")
+    extra = ""
+    if ev.info.get("calibration") is not None:  # evaluation/calibration.py: the reliability diagram
+        from .calibration import figure
+
+        for ext in ("png", "pdf"):
+            figure(ev.info["calibration"], out / f"reliability.{ext}")
+        extra = "\n![reliability diagram](reliability.png)\n"
+    (out / "report.md").write_text(markdown(ev) + "\n![forest plot](forest.png)\n" + extra)
     write_evaluation_html(ev, out)
     return out
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import render
+from . import calibration, render
 from .audit import REPS, audit_metric
 from .data import MAX_CLASSES, MAX_ROWS, prepare
 from .growth import growth_table
@@ -222,7 +222,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     for msg in d.notes:  # what was read that may not be what was meant
         warnings.warn(msg, stacklevel=2)
         notes.append(msg)
-    others = None if metrics is None else [m for m in metrics if judge is None or m != judged.METRIC]
+    others = None if metrics is None else [m for m in metrics if (judge is None or m != judged.METRIC)
+                                           and m != calibration.METRIC]
     specs = metric_specs(d, delta, others) if others != [] else []
     if judge is not None and (metrics is None or judged.METRIC in metrics):
         specs.append(judged.spec(d, unlabelled, delta))
@@ -293,6 +294,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True)
         reasons["superiority_probability"] = ("P(first model more accurate | data) under a uniform Dirichlet "
                                               "prior on the four paired cells; a probability, not an interval.")
+    calibration_fig = {}
+    if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
+        table = calibration.add(d, delta, seed, table, reasons, calibration_fig)
     table["note"] = table["note"].fillna("") if "note" in table else ""
     cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
     table = table[cols]
@@ -305,5 +309,5 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     info = {"n": d.n, "classes": d.classes, "counts": d.counts, "read": d.read(), "positive": d.positive,
             "delta": delta, "epsilon": EPSILON,            "guarantee": bool(guarantee),
             "reps": reps, "seed": seed, "columns": d.names,
-            "plug_in": {s.metric: s.plug_in for s in specs}}
+            "plug_in": {s.metric: s.plug_in for s in specs}, **calibration_fig}
     return Evaluation(table, reasons, notes, info, growth)

@@ -51,7 +51,8 @@ def summaries(ev) -> dict:
         why = {"certified": f"narrowest method certified to cover at least {floor:.3f}",
                "estimated": f"narrowest method whose worst coverage was found ≥ {floor:.3f}, not certified",
                "no": "no method was shown to meet the target: treat with care"}.get(
-            r.get("meets_target", ""), "not audited: the guaranteed method of its kind")
+            r.get("meets_target", ""), "not audited: the calibration study's choice" if r.get("kind") == "ece"
+            else "not audited: the guaranteed method of its kind")
         out[r["metric"]] = (f"{r['method']} [{r['lower']:.4f}, {r['upper']:.4f}]{cover}: {why}."
                             + (f" ({r['note']})" if r.get("note") else ""))
     return out
@@ -95,13 +96,19 @@ def evaluation_page(ev, folder) -> str:
                + "".join(f"<li><b>{_e(m)}</b>: {_e(why)}</li>" for m, why in ev.reasons.items()) + "</ul></details>")
     links = _links(folder, [("report.md", "report (Markdown)"), ("table.csv", "table.csv"),
                             ("forest.png", "forest plot (PNG)"), ("forest.pdf", "PDF"),
-                            ("width_vs_n.png", "width against n (PNG)"), ("width_vs_n.pdf", "PDF")])
+                            ("width_vs_n.png", "width against n (PNG)"), ("width_vs_n.pdf", "PDF"),
+                            ("reliability.png", "reliability diagram (PNG)"), ("reliability.pdf", "PDF")])
     growth = ""
     if getattr(ev, "growth", None) is not None:
         growth = ("<section><h2>How the interval shrinks with more data</h2>"
                   "<p>Expected width of the recommended interval at this operating point for larger and smaller "
                   "test sets (scale × this one); n for half the width: exact, <code>covstudy.plan</code>.</p>"
                   + '<div class="fit">' + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</div></section>")
+    reliability = ""
+    if (folder / "reliability.png").is_file():  # evaluation/calibration.py: scores in [0, 1]
+        reliability = ('<section><h2>Reliability diagram</h2><p>Each bin\'s frequency of positives against its mean '
+                       'score, with Clopper–Pearson per bin and the Šidák band over the bins (docs/calibration.md).</p>'
+                       '<img src="reliability.png" alt="reliability diagram" style="max-width:480px"></section>')
     shown = flagged(ev.recommended)
     rec = recommended_columns(shown)
     below = shown.metric[shown.get("meets_target", "") == BELOW].tolist() if "meets_target" in shown else []
@@ -120,7 +127,7 @@ def evaluation_page(ev, folder) -> str:
 <div id="controls"></div>
 <div id="chart-box"><svg id="chart" role="img" aria-label="forest plot"></svg><div id="tip" hidden></div></div>
 <p id="status"></p></section>
-{growth}
+{growth}{reliability}
 <section><h2>Every method, audited</h2>
 <p>{AUDITED}</p>
 <div class="fit">{_table_html(table, cols, "audited")}</div></section>"""

@@ -1,0 +1,247 @@
+"""The calibration design: a classifier's scores, a true calibration curve, and binned labels.
+
+A test set is n examples with scores s ~ Beta(a, b) (axes ``score_a``, ``score_b``) and labels Y | s ~ Bernoulli(c(s)), where the
+true calibration curve is logit-linear, c(s) = expit(intercept + slope·logit(s)) (Cox 1958, "Two
+further applications of a model for binary regression", Biometrika 45): slope = 1 and intercept = 0
+is perfect calibration; slope < 1 an over-confident classifier (its scores more extreme than the
+frequencies), slope > 1 an under-confident one; the intercept shifts every frequency.
+
+Scores are binned into ``bins`` bins (``binning``): ``equal_width`` (edges j/B) or ``equal_mass``
+(edges at the Beta quantiles j/B, so each bin holds 1/B of the score distribution; the population
+quantiles, not the test set's). A score on an edge falls in the lower bin, as in scikit-learn's
+``calibration_curve`` (bins (e_{j-1}, e_j], the first [0, e_1]).
+
+Estimands (``truth`` functions here, by quadrature):
+
+* per bin j, the true frequency f_j = E[c(s) | s in bin j] = ∫_bin c(s)·beta(s) ds / w_j, with
+  w_j = P(s in bin j);
+* the true binned ECE, Σ_j w_j·|f_j - m_j| with m_j = E[s | s in bin j], the mean score of the bin;
+* the true unbinned ECE, E|c(s) - s| (the L1 calibration error of Kumar, Liang & Ma 2019,
+  "Verified uncertainty calibration"), which the binned one bounds from below (Jensen).
+
+The engine's estimand is one bin's frequency (axis ``bin``, 1-based): its outcome is (k, m), the
+positives and examples of the bin. With n fixed the bin counts are multinomial, so
+m ~ Binomial(n, w_j) and k | m ~ Binomial(m, f_j): ``exact`` enumerates (m, k), and ``simulate``
+draws whole test sets (scores, then labels) and bins them, so the agreement of the two checks the
+quadrature too. Proportion methods (Wilson, Clopper–Pearson, Jeffreys, ...) give the bin's
+interval from (k, m); an empty bin (m = 0) carries no information: the vacuous [0, 1], not valid.
+The whole curve and the ECE are the calibration study's (calibration/study.py), by Monte Carlo
+from ``draw_test_sets``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import ClassVar
+
+import numpy as np
+from scipy import special
+
+from .._lazy import integrate, stats
+from ..estimands import Estimand, register_estimand
+from ..methods.calibration import bin_index
+from ..seeds import stream
+from .base import Axis, Design, Outcomes
+from .registry import register
+from .sampling import BLOCK, merge
+
+EXACT_LIMIT = 4_000_000  # (m, k) outcomes of one exact point
+TAIL = 2.5e-16  # probability left out of each tail of the bin count's binomial support
+BINS_MAX = 200
+BINNINGS = ("equal_width", "equal_mass")
+
+
+def curve(s, slope=1.0, intercept=0.0):
+    """The true calibration curve c(s) = expit(intercept + slope·logit(s)) (c(0) = 0, c(1) = 1 for slope > 0)."""
+    s = np.asarray(s, dtype=float)
+    with np.errstate(divide="ignore"):
+        return special.expit(intercept + slope * special.logit(s))
+
+
+def edges(bins: int, binning: str = "equal_width", a: float = 1.0, b: float = 1.0) -> np.ndarray:
+    """The bins + 1 edges, 0 first and 1 last: j/B (equal width) or the Beta(a, b) quantiles j/B (equal mass)."""
+    q = np.arange(bins + 1) / bins
+    e = q if binning == "equal_width" else stats.beta.ppf(q, a, b)
+    e[0], e[-1] = 0.0, 1.0
+    return e
+
+
+@functools.lru_cache(maxsize=256)
+def bin_moments(bins: int, binning: str, a: float, b: float, slope: float, intercept: float) -> tuple:
+    """Per bin (w_j, f_j, m_j): the bin's probability, true frequency and mean score, by quadrature
+    (scipy.integrate.quad of c(s)·beta(s) and s·beta(s) over the bin; w_j from the Beta CDF)."""
+    e = edges(bins, binning, a, b)
+    w = np.diff(stats.beta.cdf(e, a, b))
+    pdf = stats.beta(a, b).pdf
+    f, m = np.empty(bins), np.empty(bins)
+    for j in range(bins):
+        lo, hi = e[j], e[j + 1]
+        f[j] = integrate.quad(lambda s: curve(s, slope, intercept) * pdf(s), lo, hi, epsabs=1e-14, epsrel=1e-12,
+                              limit=200)[0]
+        m[j] = integrate.quad(lambda s: s * pdf(s), lo, hi, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f, m = np.where(w > 0, f / w, np.nan), np.where(w > 0, m / w, np.nan)
+    return w, f, m
+
+
+def true_ece_binned(bins: int, binning: str, a: float, b: float, slope: float, intercept: float) -> float:
+    """Σ_j w_j·|f_j - m_j|: the binned ECE of the population (bins of probability 0 add nothing)."""
+    w, f, m = bin_moments(bins, binning, a, b, slope, intercept)
+    return float(np.sum(np.where(w > 0, w * np.abs(np.nan_to_num(f - m)), 0.0)))
+
+
+@functools.lru_cache(maxsize=256)
+def true_ece(a: float, b: float, slope: float, intercept: float) -> float:
+    """E|c(s) - s| under s ~ Beta(a, b), by quadrature split where c(s) = s (where the integrand has a kink)."""
+    pdf = stats.beta(a, b).pdf
+    g = lambda s: abs(curve(s, slope, intercept) - s) * pdf(s)  # noqa: E731
+    # c(s) = s where logit(s)·(1 - slope) = intercept: at most one crossing inside (0, 1) for slope != 1
+    points = []
+    if slope != 1:
+        points.append(float(special.expit(intercept / (1 - slope))))
+    return float(integrate.quad(g, 0, 1, points=points or None, epsabs=1e-14, epsrel=1e-12, limit=400)[0])
+
+
+def draw_test_sets(n: int, reps: int, a: float, b: float, slope: float, intercept: float,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``reps`` test sets of n examples: scores (reps, n) ~ Beta(a, b), labels ~ Bernoulli(c(score))."""
+    scores = rng.beta(a, b, size=(reps, n))
+    labels = rng.random((reps, n)) < curve(scores, slope, intercept)
+    return scores, labels
+
+
+def support(m: int, q: float) -> tuple[int, int]:
+    """The smallest and largest counts of Binomial(m, q) with each tail beyond them below TAIL."""
+    if q <= 0 or q >= 1 or m == 0:
+        k = int(round(m * q))
+        return k, k
+    return int(stats.binom.ppf(TAIL, m, q)), int(stats.binom.isf(TAIL, m, q))
+
+
+def bin_outcomes(n: int, w: float, f: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (k, m) of one bin with its probability: m ~ Binomial(n, w), k | m ~ Binomial(m, f), on the
+    supports carrying all but about 1e-15 of the probability."""
+    lo, hi = support(n, w)
+    ks, ms, ps = [], [], []
+    for m in range(lo, hi + 1):
+        klo, khi = support(m, f)
+        k = np.arange(klo, khi + 1)
+        ks.append(k)
+        ms.append(np.full(k.size, m))
+        ps.append(stats.binom.pmf(m, n, w) * stats.binom.pmf(k, m, f))
+    return np.concatenate(ks), np.concatenate(ms), np.concatenate(ps)
+
+
+@register
+class Calibration(Design):
+    name = "calibration"
+    data = "calibration"
+    axes = (Axis("n", True, 1), Axis("bins", True, 1, BINS_MAX), Axis("bin", True, 1, BINS_MAX),
+            Axis("binning", False, 0.0, choices=BINNINGS), Axis("score_a", False, 0.0, 1e3, low_open=True),
+            Axis("score_b", False, 0.0, 1e3, low_open=True), Axis("slope", False, 0.0, 20.0, low_open=True),
+            Axis("intercept", False, -20.0, 20.0))
+    parametrisations = (("n", "bins", "bin"),)
+    optional: ClassVar[dict] = {"binning": "equal_width", "score_a": 2.0, "score_b": 2.0, "slope": 1.0, "intercept": 0.0}
+    estimand = "bin_frequency"
+    summary = ("n scores ~ Beta(score_a, score_b), labels ~ Bernoulli(expit(intercept + slope·logit(score))), binned into bins "
+               "(equal width or equal mass); estimand: bin's true frequency")
+    example: ClassVar[dict] = {"n": 40, "bins": 5, "bin": 4, "slope": 0.6}
+
+    def derive(self, point: dict) -> dict:
+        point = {**self.optional, **point}
+        return {a.name: point[a.name] for a in self.axes if a.name in point}
+
+    def points(self, grid: dict) -> list[dict]:
+        given = [a.name for a in self.axes if grid.get(a.name) is not None]
+        return [self.derive(dict(zip(given, combo))) for combo in itertools.product(*(grid[a] for a in given))]
+
+    def moments(self, point: dict) -> tuple[float, float]:
+        """(w, f): the probability and the true frequency of the point's bin."""
+        w, f, _ = bin_moments(point["bins"], point["binning"], float(point["score_a"]), float(point["score_b"]),
+                              float(point["slope"]), float(point["intercept"]))
+        j = point["bin"] - 1
+        return float(w[j]), float(f[j])
+
+    def outcome_count(self, point: dict) -> int:
+        n = point["n"]
+        return (n + 1) * (n + 2) // 2
+
+    def likely_outcomes(self, point: dict) -> float:
+        """About the (m, k) the exact engine keeps: each within ~8 standard deviations of its mean."""
+        w, f = self.moments(point)
+        n = point["n"]
+        spread = (16 * (n * w * (1 - w)) ** 0.5 + 1) * (16 * (n * w * f * (1 - f)) ** 0.5 + 1)
+        return float(min(self.outcome_count(point), spread))
+
+    def check(self, point: dict, exact: bool, merge=None) -> str | None:
+        if point["bin"] > point["bins"]:
+            return f"bin: the bin must be one of 1..bins = {point['bins']}, got bin = {point['bin']}"
+        if point["n"] > 10 ** 7:
+            return f"n: the calibration design takes at most 10,000,000 examples, got n = {point['n']:,}"
+        if point["bins"] > BINS_MAX:
+            return f"bins: the calibration design takes at most {BINS_MAX} bins, got bins = {point['bins']:,}"
+        if exact and self.outcome_count(point) > EXACT_LIMIT and self.likely_outcomes(point) > EXACT_LIMIT:
+            return (f"n: exact calibration coverage enumerates about {self.likely_outcomes(point):,.0f} (m, k) of the "
+                    f"bin at n = {point['n']:,}, more than {EXACT_LIMIT:,}")
+        return None
+
+    def table_key(self, point: dict) -> tuple:
+        return tuple(point[a.name] for a in self.axes)
+
+    def stream_identity(self, point: dict) -> dict:
+        return {"design": "calibration", **{a.name: point[a.name] for a in self.axes}}
+
+    def truth_inputs(self, point: dict) -> dict:
+        return {"f": self.moments(point)[1]}
+
+    sized_by = "n"
+
+    def test_set_numbers(self, point: dict) -> int:
+        return 2 * point["n"]  # its scores and labels, while a block is binned
+
+    def exact(self, points: list[dict], merge=None) -> Outcomes:
+        [pt] = points
+        w, f = self.moments(pt)
+        k, m, p = bin_outcomes(pt["n"], w, f)
+        return Outcomes({"k": k.astype(np.int64), "m": m.astype(np.int64)}, p[None, :])
+
+    def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
+        [pt] = points
+        rng = stream(seed, **self.stream_identity(pt))
+        n, j = pt["n"], pt["bin"] - 1
+        e = edges(pt["bins"], pt["binning"], float(pt["score_a"]), float(pt["score_b"]))
+        block = max(1, BLOCK // (4 * n))
+        parts = []
+        for start in range(0, reps, block):
+            scores, labels = draw_test_sets(n, min(block, reps - start), float(pt["score_a"]), float(pt["score_b"]),
+                                            float(pt["slope"]), float(pt["intercept"]), rng)
+            inside = bin_index(scores, e) == j
+            m = inside.sum(axis=1)
+            k = (inside & labels).sum(axis=1)
+            parts.append(np.unique(k.astype(np.int64) * (n + 1) + m, return_counts=True))
+        key, count = merge(parts)
+        k, m = np.divmod(key, n + 1)
+        return Outcomes({"k": k, "m": m}, count[None, :])
+
+
+@register_estimand("calibration", "bin_frequency", takes=("proportion",))
+class BinFrequency(Estimand):
+    """f_j, the true frequency of positives among the examples whose score falls in bin j; a
+    proportion method on (k, m); [0, 1] for an empty bin (m = 0), which is not valid."""
+
+    def truth(self, inputs: dict) -> float:
+        return float(inputs["f"])
+
+    def valid(self, columns):
+        return np.asarray(columns["m"]) > 0
+
+    def bounds(self, method, columns, delta, side, rng=None, **params):
+        k, m = np.asarray(columns["k"]), np.asarray(columns["m"])
+        empty = m == 0
+        lower, upper = method.bounds((k, np.where(empty, 1, m)), delta, side, **params)
+        return np.where(empty, 0.0, lower), np.where(empty, 1.0, upper)
+
+
+__all__ = ["BINNINGS", "Calibration", "bin_index", "bin_moments", "bin_outcomes", "curve", "draw_test_sets", "edges",
+           "true_ece", "true_ece_binned"]
