@@ -238,10 +238,12 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carl
     mc = monte_carlo or _monte_carlo(s)
     pilot_reps = max(PILOT_MIN_REPS, int(reps or 0) // PILOT_SHARE)
     if not pilot and reps and pilot_reps < reps and mc:
-        # sequential: a method that fails on a fifth of the test sets is decided; only the rest pay in full
-        first = searched_audit(qualified, s, delta, pilot_reps, seed, boot, monte_carlo, pilot=True)
-        if first["worst_coverage"] + PILOT_Z * first["worst_mcse"] < floor:
-            return first
+        # sequential: the plug-in point and the first start point on a fifth of the test sets, then on all of
+        # them; a method that clearly fails there is decided, only the rest pay for the whole search
+        for stage in (pilot_reps, reps):
+            first = searched_audit(qualified, s, delta, stage, seed, boot, monte_carlo, pilot=True)
+            if first["worst_coverage"] + PILOT_Z * first["worst_mcse"] < floor:
+                return first
     budget = min(search_budget(reps, boot), PILOT_POINTS) if pilot else search_budget(reps, boot)
     engine = {}
     project = s.project or (lambda c: c)
