@@ -187,9 +187,11 @@ def test_searched_rows_of_the_audit():
     one = audit.audit_metric(spec, "newcombe", "auc.newcombe", 0.05, 300, 0)
     assert one == audit.audit_metric(spec, "newcombe", "auc.newcombe", 0.05, 300, 0)
     assert one["audit"] == "searched" and math.isnan(one["worst_bound"]) and one["engine"] == "mc"
-    assert one["worst_coverage"] <= one["coverage_at_estimate"] and one["reps"] == 300
     binormal = search(lambda c: _binormal(c, spec), spec.box, spec.at, audit.search_budget(300))
-    assert one["worst_coverage"] <= binormal.worst
+    if one["reps"] == 300:
+        assert one["worst_coverage"] <= one["coverage_at_estimate"] and one["worst_coverage"] <= binormal.worst
+    else:  # undecided at 300 test sets: its worst estimated again on CONFIRM × as many, fresh ones
+        assert one["reps"] == 300 * audit.CONFIRM and one["worst_mcse"] < binormal.mcse
     assert one["coverage_at_estimate"] == binormal.coverage
     ev = covstudy.evaluate(y, (s > 0.6).astype(int), s, metrics=["auc"], reps=300)
     row = ev.table[ev.table.method == "newcombe"].iloc[0]
