@@ -144,6 +144,9 @@ def test_the_page_fits_and_leads_with_one_line_per_metric(tmp_path):
     # every table scrolls in a box as wide as the page (.fit), so a 1400-px window holds the page
     assert html.count("<table") == html.count('<div class="fit"><table')
     assert re.search(r"\.fit \{[^}]*overflow-x: auto", html)
+    # headers wrap after an underscore, never inside a word ("estimat|e", "coverage_at_est|imate" before)
+    assert "<th data-type=\"num\">coverage_<wbr>at_<wbr>estimate</th>" in html
+    assert re.search(r"\.fit table\.sortable th \{ overflow-wrap: normal", html)
     # the Why section: one line per metric, the full reasons folded
     why = html[html.index("<h3>Why</h3>"):html.index("<details>")]
     assert why.count("<li>") == 3 and "<b>recall</b>: " in why

@@ -21,9 +21,16 @@ EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverag
 RECOMMENDED = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage",
                "worst_bound", "meets_target")  # the recommended table of every evaluation output
 FIT = ("<style>.fit { max-width: 100%; overflow-x: auto; } "  # a wide table scrolls in its box: the page fits a window
-       ".fit table.sortable th { overflow-wrap: anywhere; min-width: 4.5em; } "
+       ".fit table.sortable th { overflow-wrap: normal; min-width: 4.5em; } "  # breaks at the <wbr> after _
        ".fit table.sortable td { overflow-wrap: anywhere; max-width: 16em; }</style>")
 BELOW = "NO: below target"  # how a row that does not meet the target shows in the recommended tables
+
+
+def _header(column: str) -> str:
+    """A column name as a header cell that may wrap after its underscores, never inside a word."""
+    from html import escape
+
+    return escape(column).replace("_", "_<wbr>")
 
 
 def recommended_columns(frame) -> list:
@@ -103,7 +110,7 @@ def evaluation_page(ev, folder) -> str:
         growth = ("<section><h2>How the interval shrinks with more data</h2>"
                   "<p>Expected width of the recommended interval at this operating point for larger and smaller "
                   "test sets (scale × this one); n for half the width: exact, <code>covstudy.plan</code>.</p>"
-                  + '<div class="fit">' + _table_html(ev.growth, list(ev.growth.columns), "growth") + "</div></section>")
+                  + '<div class="fit">' + _table_html(ev.growth, list(ev.growth.columns), "growth", _header) + "</div></section>")
     reliability = ""
     if (folder / "reliability.png").is_file():  # evaluation/calibration.py: scores in [0, 1]
         reliability = ('<section><h2>Reliability diagram</h2><p>Each bin\'s frequency of positives against its mean '
@@ -121,7 +128,7 @@ def evaluation_page(ev, folder) -> str:
 <p class="links">{links}</p></header>
 {warnings}
 <section><h2>Recommended intervals</h2>
-<div class="fit">{_table_html(shown, rec, "recommended")}</div>
+<div class="fit">{_table_html(shown, rec, "recommended", _header)}</div>
 {reasons}</section>
 <section id="explore"><h2>Every method, per metric</h2>
 <div id="controls"></div>
@@ -130,7 +137,7 @@ def evaluation_page(ev, folder) -> str:
 {growth}{reliability}
 <section><h2>Every method, audited</h2>
 <p>{AUDITED}</p>
-<div class="fit">{_table_html(table, cols, "audited")}</div></section>"""
+<div class="fit">{_table_html(table, cols, "audited", _header)}</div></section>"""
     script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
               "<script>covstudyExplorer.forest();</script>\n")
     return page("covstudy-evaluate report", body, script)

@@ -414,9 +414,11 @@ def _cell(value):
     return str(value)
 
 
-def _table_html(frame: pd.DataFrame, cols, table_id: str) -> str:
-    """A sortable table of ``cols``: numbers to 4 decimals with their full value to sort by."""
-    head = "".join(f'<th data-type="{"num" if pd.api.types.is_float_dtype(frame[c]) else "text"}">{_e(c)}</th>'
+def _table_html(frame: pd.DataFrame, cols, table_id: str, header=None) -> str:
+    """A sortable table of ``cols``: numbers to 4 decimals with their full value to sort by; ``header``
+    (column -> HTML) writes the header cells (default: the column name, escaped)."""
+    header = header or _e
+    head = "".join(f'<th data-type="{"num" if pd.api.types.is_float_dtype(frame[c]) else "text"}">{header(c)}</th>'
                    for c in cols)
     rows = []
     for _, r in frame.iterrows():
