@@ -47,7 +47,6 @@ PILOT_Z = 3.0  # its worst + PILOT_Z·MCSE below the floor
 PILOT_POINTS = 2  # the pilot's points: the plug-in point, then the search's first start point
 CONFIRM = 8  # a Monte Carlo worst within CONFIRM_Z MCSE of the decision is re-estimated on CONFIRM × reps
 CONFIRM_Z = 3.0
-Z_MCSE_CONFIRM = 1.0  # the recommendation's margin (recommend.Z_MCSE), which the decision is about
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
 BOOT_SEARCH_POINTS = 12  # a bootstrap's search: at most this many points (each costs reps × draws resamples)
 
@@ -203,8 +202,7 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
         size = examples(s.points[0])
         if AUC_MIN_REPS * size > AUC_AUDIT_MAX:
             return {"note": f"not audited: {AUC_MIN_REPS} simulated test sets of {size:,} scores a point is more "
-                            f"than {AUC_AUDIT_MAX:.0e} scores (audit.AUC_AUDIT_MAX); the AUC's normal "
-                            f"approximations are accurate at this size"}
+                            f"than {AUC_AUDIT_MAX:.0e} scores (audit.AUC_AUDIT_MAX)"}
         reps = int(min(reps, max(AUC_MIN_REPS, AUC_BUDGET // size)))
     if s.box is not None and s.point_of is not None:
         return searched_audit(qualified, s, delta, reps, seed, boot=method in BOOTSTRAP)
@@ -277,7 +275,9 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carl
            "reps": engine["reps"], "audit": "searched"}
     if pilot:
         return out
-    if mc and not boot and abs(found.worst - Z_MCSE_CONFIRM * found.mcse - floor) < CONFIRM_Z * found.mcse:
+    from .recommend import Z_MCSE  # the recommendation's margin, which the decision is about
+
+    if mc and not boot and abs(found.worst - Z_MCSE * found.mcse - floor) < CONFIRM_Z * found.mcse:
         # undecided at this MCSE: the worst point again on CONFIRM times the test sets, fresh ones (the
         # search's minimum over noisy points is biased low; an independent estimate there is not)
         c, m, _ = evaluate([found.at], reps=int(reps) * CONFIRM, seed=seed + 1)

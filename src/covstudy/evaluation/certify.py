@@ -270,7 +270,7 @@ class Rows:
     with a_i and b_i by bisection in every row at once (the same comparisons as the outcome-wise sum)."""
 
     def __init__(self, lower, upper, r0, c0, m1, m2):
-        self.lower, self.upper, self.r0, self.c0, self.m1, self.m2 = lower, upper, r0, c0, m1, m2
+        self.lower, self.upper = lower, upper
         self.row = Factor(np.arange(r0, r0 + lower.shape[0]), np.full(lower.shape[0], m1), 0)
         self.col = Factor(np.arange(c0, c0 + lower.shape[1]), np.full(lower.shape[1], m2), 1)
         self.work = lower.shape[0] * (2 * int(np.ceil(np.log2(lower.shape[1] + 1))) + 4) + lower.shape[1]

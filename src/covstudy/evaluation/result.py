@@ -114,8 +114,7 @@ def _clustered_first(table, reasons, audited):
 
 def resampling_cost(qualified, door) -> str:
     """Why a resampling method is not computed on these data ("" : it is): its draws × the numbers one
-    draw resamples (the sizes of the door's array arguments) past RESAMPLES_MAX. At such sizes the
-    bootstrap's own variance estimate is the delta method's, which the table reports."""
+    draw resamples (the sizes of the door's array arguments) past RESAMPLES_MAX."""
     from ..methods import methods
 
     draws = next((p.default for p in methods()[qualified].params if p.name == "draws"), None)
@@ -125,7 +124,7 @@ def resampling_cost(qualified, door) -> str:
     if draws * size <= RESAMPLES_MAX:
         return ""
     return (f"not computed: {draws:,} resamples of {size:,} numbers is {draws * size:.1e}, more than "
-            f"{RESAMPLES_MAX:.0e} (~2 CPU-s); at this size the delta-method rows estimate the same variance")
+            f"{RESAMPLES_MAX:.0e} (~2 CPU-s, evaluation.result.RESAMPLES_MAX); the other methods' rows are computed")
 
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
