@@ -47,6 +47,7 @@ PILOT_Z = 3.0  # its worst + PILOT_Z·MCSE below the floor
 PILOT_POINTS = 2  # the pilot's points: the plug-in point, then the search's first start point
 CONFIRM = 8  # a Monte Carlo worst within CONFIRM_Z MCSE of the decision is re-estimated on CONFIRM × reps
 CONFIRM_Z = 3.0
+Z_MCSE = 1  # the recommendation's margin: a Monte Carlo row qualifies when worst - Z_MCSE·MCSE reaches the floor
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
 BOOT_SEARCH_POINTS = 12  # a bootstrap's search: at most this many points (each costs reps × draws resamples)
 
@@ -275,8 +276,6 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carl
            "reps": engine["reps"], "audit": "searched"}
     if pilot:
         return out
-    from .recommend import Z_MCSE  # the recommendation's margin, which the decision is about
-
     if mc and not boot and abs(found.worst - Z_MCSE * found.mcse - floor) < CONFIRM_Z * found.mcse:
         # undecided at this MCSE: the worst point again on CONFIRM times the test sets, fresh ones (the
         # search's minimum over noisy points is biased low; an independent estimate there is not)

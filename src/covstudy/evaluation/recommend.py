@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .audit import BOOTSTRAP, EPSILON
+from .audit import BOOTSTRAP, EPSILON, Z_MCSE
 
 TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
-Z_MCSE = 1  # a Monte Carlo row qualifies when its worst coverage less Z_MCSE MCSE reaches the floor
 GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp",
               "paired": "exact_mcnemar", "difference": "melded"}  # never below 1 - delta
 
