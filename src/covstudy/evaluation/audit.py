@@ -40,6 +40,8 @@ BOOT_BUDGET = 200_000_000  # reps × draws × numbers resampled per test set, pe
 CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 EXACT_OUTCOMES = 2_000_000  # beyond, searched by Monte Carlo (every outcome's interval would cost too much)
+PAIRED_EXACT_OUTCOMES = 200_000  # the paired design's: no row-wise sums, and its melded and posterior intervals
+# cost milliseconds each (500,000 outcomes at n = 10,000)
 SEARCH_TEST_SETS = 60_000  # a search's budget: points × reps (30 points at 2,000 test sets)
 PILOT_SHARE = 5  # a Monte Carlo search first runs with reps / PILOT_SHARE test sets a point ...
 PILOT_MIN_REPS = 100  # ... (at least this many), and stops there when the method clearly fails:
@@ -123,7 +125,7 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
 
     pt = s.points[0]
     size = _outcomes(qualified, s)
-    if size > EXACT_OUTCOMES:
+    if size > (EXACT_OUTCOMES if s.design == "stratified" else PAIRED_EXACT_OUTCOMES):
         return None
     if s.design == "stratified":
         problem = stratified_problem(qualified, s.coverage_metric, pt["n_pos"], pt["n_neg"], s.box, delta)
