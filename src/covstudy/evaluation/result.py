@@ -236,7 +236,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             too_many = resampling_cost(qualified, s.door)
             if too_many:  # its place in the table says why, every other method is reported
                 rows.append(dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=np.nan,
-                                 upper=np.nan, width=np.nan, design=s.design, n=d.n, worst_at="", audit="",
+                                 upper=np.nan, width=np.nan, design=s.design or ("multiclass" if s.multiclass else None),
+                                 n=d.n, worst_at="", audit="",
                                  note=too_many))
                 bar.update()
                 continue
