@@ -214,6 +214,9 @@ def test_recommendation_rule(binary):
     # the issue's pair: a bootstrap at 0.940 ± 0.012 and a delta method at 0.9395 ± 0.005 both fall short
     assert meets({"worst_coverage": 0.940, "worst_mcse": 0.012}, floor) == "no"
     assert meets({"worst_coverage": 0.9395, "worst_mcse": 0.005}, floor) == "no"
+    # above the floor, but not by one MCSE: undecided at the audit's test sets, not recommended
+    assert meets({"worst_coverage": 0.9462, "worst_mcse": 0.0018}, floor) == "undecided"
+    assert meets({"worst_coverage": 0.9462, "worst_mcse": 0.0011}, floor) == "estimated"
     # a bootstrap only for more than 1% less width
     rows.loc[0, ["method", "worst_coverage", "mean_width", "worst_mcse"]] = ["bootstrap", 0.96, 0.199, 0.004]
     assert rows.loc[pick()[0], "method"] == "clopper_pearson"
@@ -242,11 +245,12 @@ def test_bootstrap_methods_are_audited_within_a_budget():
     mc = coverage("auc.bootstrap", design="binormal", n_pos=n_pos, n_neg=n_neg, auc=r.estimate,
                   sd_ratio=binormal_sd_ratio(s[y == 1], s[y == 0]), reps=REPS, seed=0)
     assert (r.reps, r.coverage_at_estimate) == (REPS, mc.coverage) and r.worst_coverage <= mc.coverage
-    # at 10,000 scores, 2000 draws: 100 test sets would pass the budget, so the AUC bootstrap is not audited
+    # at 10,000 scores, 2000 draws: 2 × 100 test sets would pass the budget, so the AUC bootstrap is not audited
     spec = Spec("auc", 0.8, {}, [], design="binormal", points=[dict(n_pos=3000, n_neg=7000, auc=0.8)])
-    assert audit.bootstrap_reps("auc.bootstrap", spec, 2000) is None
-    spec.points = [dict(n_pos=100, n_neg=100, auc=0.8)]
-    assert audit.bootstrap_reps("auc.bootstrap", spec, 2000) == audit.BOOT_REPS
+    assert audit.draw_reps("auc.bootstrap", spec, 2000) is None
+    spec.points = [dict(n_pos=50, n_neg=50, auc=0.8)]  # 2,000 test sets in all: 5 points of 400
+    assert audit.draw_reps("auc.bootstrap", spec, 2000) == audit.BOOT_REPS
+    assert audit.draw_points("auc.bootstrap", spec, audit.BOOT_REPS) == 5
 
 
 def test_auc_region_is_the_maximum_variance_score_interval():
@@ -481,3 +485,26 @@ def test_progress_line_on_stderr_only_and_quiet(tmp_path, capsys, monkeypatch):
     assert main([str(tmp_path / "f.csv"), "--truth", "t", "--predicted", "p", "--quiet"]) == 0
     out, err = capsys.readouterr()
     assert "%|" not in err and "recall · " not in err and out.startswith("metric")  # the note of what was read stays
+
+
+def test_bea_is_audited_as_the_accuracy_it_maps():
+    """BEA's interval is bea() of the accuracy interval (strictly increasing), so it covers exactly when the
+    accuracy interval does: the same exact coverage and worst, the width the mean of bea(U) - bea(L)."""
+    from scipy import stats
+
+    from covstudy.designs.multiclass import bea
+    from covstudy.engine.exact_curve import ends
+
+    rng = np.random.default_rng(8)
+    t = rng.integers(0, 4, 150)
+    p = np.where(rng.random(150) < 0.8, t, rng.integers(0, 4, 150))
+    ev = covstudy.evaluate(t, p, metrics=["accuracy", "bea"], progress=False)
+    k = int(np.sum(t == p))
+    weight = stats.binom.pmf(np.arange(151), 150, k / 150)
+    for method in ("wilson", "clopper_pearson", "blaker"):
+        a, b = _row(ev, "accuracy", method), _row(ev, "bea", method)
+        assert (b.coverage_at_estimate, b.worst_coverage, b.audit) == (a.coverage_at_estimate, a.worst_coverage,
+                                                                          "certified")
+        _, _, _, _, lower, upper = ends(f"proportion.{method}", 150, 0.05)
+        assert b.mean_width == pytest.approx(np.sum(weight * (bea(upper, 4) - bea(lower, 4))), rel=1e-12)
+        assert b.mean_width != pytest.approx(a.mean_width, rel=1e-3)

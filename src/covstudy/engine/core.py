@@ -41,8 +41,10 @@ _EXACT_CELLS = 1_000_000  # exact outcome distributions kept for reuse (Evaluato
 _EXACT: OrderedDict[tuple, Outcomes] = OrderedDict()
 # Simulated test sets kept for reuse (Evaluator.simulated), in bytes of columns and weights. A batch
 # above a quarter of it is not kept: it would push out most others, and a sweep of such batches
-# (n = 10⁶ over 99 p: 16 MB each) never hits, it only holds memory.
-_SIMULATED_BYTES = 32_000_000
+# (n = 10⁶ over 99 p: 16 MB each) never hits, it only holds memory. The evaluate audit searches
+# ~30 points a method with every method at the same start points: a 10-class matrix at 2,000 test
+# sets is 1.6 MB, so the start points of one search must fit, or every method simulates them again.
+_SIMULATED_BYTES = 128_000_000
 _SIMULATED: OrderedDict[tuple, Outcomes] = OrderedDict()
 _SIMULATED_HELD = 0  # bytes held in _SIMULATED
 

@@ -4,8 +4,9 @@ Input: a metric's spec from ``metrics`` (design, plug-in point first, region poi
 region) and a method; output: the audit columns of the table (coverage_at_estimate, coverage_mcse,
 worst_coverage, worst_mcse, mean_width, engine, reps). Every number is ``coverage()`` (engine wing) at the
 points: exact wherever the design's exact engine accepts them, otherwise Monte Carlo with ``reps``
-simulated test sets (fixed seed, shared by every method at a point) and its MCSE. Bootstrap methods are
-audited by Monte Carlo with at most BOOT_REPS test sets, within BOOT_BUDGET. ``worst_coverage`` is the
+simulated test sets (fixed seed, shared by every method at a point) and its MCSE. Methods that draw random
+numbers per test set (bootstrap resamples, posterior samples) are audited by Monte Carlo within BOOT_BUDGET
+random numbers for the whole audit, at most BOOT_REPS test sets a point. ``worst_coverage`` is the
 exact infimum over the region for the one-proportion metrics; certified by branch and bound (``certify``)
 for the stratified metrics and the paired accuracy difference with deterministic methods; else searched
 (``search``) over the spec's box, within SEARCH_TEST_SETS test sets (points × reps; a bootstrap
@@ -34,9 +35,10 @@ AUC_AUDIT_MAX = 40_000_000  # AUC_MIN_REPS test sets of 200,000 scores: ~10 CPU-
 BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
 EPSILON = 0.005  # tolerance of the recommendation: worst coverage >= 1 - delta - EPSILON
 NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of reps test sets: too costly to audit
-BOOT_REPS = 400  # Monte Carlo test sets per point for a bootstrap method (MCSE ≈ 0.011 at 0.95)
-BOOT_MIN_REPS = 100  # fewer affordable than this: the bootstrap is not audited (MCSE would exceed 0.02)
-BOOT_BUDGET = 200_000_000  # reps × draws × numbers resampled per test set, per audited point
+BOOT_REPS = 400  # Monte Carlo test sets per point for a method that draws (MCSE ≈ 0.011 at 0.95)
+BOOT_MIN_REPS = 100  # fewer affordable than this: the method is not audited (MCSE would exceed 0.02)
+BOOT_BUDGET = 200_000_000  # random numbers one drawing method's whole audit may make: test sets × draws × the
+# numbers a draw makes (~4 CPU-s of Gamma variates; a 10-class macro-F1 posterior: 1,000 test sets)
 CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 EXACT_OUTCOMES = 2_000_000  # beyond, searched by Monte Carlo (every outcome's interval would cost too much)
@@ -51,7 +53,7 @@ CONFIRM = 8  # a Monte Carlo worst within CONFIRM_Z MCSE of the decision is re-e
 CONFIRM_Z = 3.0
 Z_MCSE = 1  # the recommendation's margin: a Monte Carlo row qualifies when worst - Z_MCSE·MCSE reaches the floor
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
-BOOT_SEARCH_POINTS = 12  # a bootstrap's search: at most this many points (each costs reps × draws resamples)
+BOOT_SEARCH_POINTS = 12  # a drawing method's search: at most this many points (each costs reps × draws draws)
 
 
 def coverage_over(method, design, metric, axes: dict, delta, reps, seed):
@@ -84,11 +86,13 @@ def where(point: dict) -> str:
                      if isinstance(v, float) and k not in ("n", "n_pos", "n_neg", "clusters", "cluster_size"))
 
 
-def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, seed=0, region=None) -> dict:
+def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, seed=0, region=None,
+                scale=None) -> dict:
     """Coverage at the plug-in point (``points[0]``) and the worst over ``points``; with ``region``
-    (binomial design, exact engine) the worst is the exact infimum of the coverage over p in it."""
+    (binomial design, exact engine) the worst is the exact infimum of the coverage over p in it, and
+    ``scale`` (a strictly increasing map of p, e.g. BEA) maps the intervals' widths."""
     if region is not None:
-        return _binomial_audit(method, points[0]["n"], points[0]["p"], delta, region)
+        return _binomial_audit(method, points[0]["n"], points[0]["p"], delta, region, scale)
     axes = {k: np.array([p[k] for p in points]) for k in points[0]}
     r = coverage_over(method, design, metric, axes, delta, reps, seed)
     cov, mcse, width = (np.atleast_1d(np.asarray(getattr(r, a), dtype=float)) for a in ("coverage", "mcse",
@@ -96,7 +100,7 @@ def audit_point(method, design, metric, points: list[dict], delta, reps=REPS, se
     return _summary(cov, mcse, width, r.engine, r.reps, points)
 
 
-def _binomial_audit(method, n, p, delta, region) -> dict:
+def _binomial_audit(method, n, p, delta, region, scale=None) -> dict:
     """One proportion, exact, from one table of the n + 1 intervals: the coverage and expected
     width at p (as ``coverage()``), and the exact infimum of the coverage over p in ``region``
     (as ``confidence_coefficient(..., p_range=region)``: C(p) jumps at every interval end, so a
@@ -106,7 +110,7 @@ def _binomial_audit(method, n, p, delta, region) -> dict:
     _, n, delta, _, lower, upper = ends(method, n, delta)
     weight = stats.binom.pmf(np.arange(n + 1), n, p)
     cov = float(np.sum(weight[(lower <= p) & (p <= upper)]))
-    width = float(np.sum(weight * (upper - lower)))
+    width = float(np.sum(weight * (upper - lower) if scale is None else weight * (scale(upper) - scale(lower))))
     worst, at, side, _, _ = infimum(lower, upper, n, *region)
     worst = min(float(worst), cov)
     limit = {"at": "", "left": " (the limit from the left)", "right": " (the limit from the right)"}[side]
@@ -172,19 +176,35 @@ def _outcomes(qualified, s: Spec) -> int:
     return outcome_count(s.design, s.points[0], s.box, concordant)
 
 
-def bootstrap_reps(qualified, s: Spec, reps, point=None) -> int | None:
-    """Test sets per point for a bootstrap method: BOOT_REPS, fewer if reps × draws × the numbers
-    one resample draws would pass BOOT_BUDGET; None (not audited) below BOOT_MIN_REPS."""
+def draws_per_test_set(qualified) -> int:
+    """The random draws (resamples, posterior samples) a method makes per test set: 0 if it makes none."""
     from ..methods import methods
 
-    draws = next(p.default for p in methods()[qualified].params if p.name == "draws")
+    return next((int(p.default) for p in methods()[qualified].params if p.name == "draws"), 0)
+
+
+def draw_budget(qualified, s: Spec, point=None) -> int:
+    """The test sets a drawing method's whole audit may simulate: BOOT_BUDGET random numbers over
+    draws × the numbers one draw makes (a resample of n scores draws n; a K-class Dirichlet draw K²)."""
     point = point or (s.points[0] if s.points else {})
     numbers = {"binormal": point.get("n_pos", 0) + point.get("n_neg", 0), "clustered": point.get("clusters", 0),
                "stratified": 2, "paired_confusion": 8,
                "paired_binormal": 2 * (point.get("n_pos", 0) + point.get("n_neg", 0))}.get(s.design, 0) \
         or len(s.multiclass[1]) ** 2
-    r = min(reps, BOOT_REPS, BOOT_BUDGET // (draws * numbers))
+    return BOOT_BUDGET // (max(draws_per_test_set(qualified), 1) * numbers)
+
+
+def draw_reps(qualified, s: Spec, reps, point=None) -> int | None:
+    """Test sets per point for a method that draws: at most BOOT_REPS, and the budget (``draw_budget``)
+    spread over at least PILOT_POINTS points; None (not audited) below BOOT_MIN_REPS."""
+    r = min(reps, BOOT_REPS, draw_budget(qualified, s, point) // PILOT_POINTS)
     return r if r >= BOOT_MIN_REPS else None
+
+
+def draw_points(qualified, s: Spec, reps) -> int:
+    """Points a drawing method's search may evaluate at ``reps`` test sets each: its budget's, at most
+    BOOT_SEARCH_POINTS."""
+    return int(min(BOOT_SEARCH_POINTS, draw_budget(qualified, s) // reps))
 
 
 def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
@@ -197,10 +217,13 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
         if out is not None:
             return out
         return searched_audit(qualified, s, delta, reps, seed, monte_carlo=True)  # too many outcomes
-    if method in BOOTSTRAP:
-        reps = bootstrap_reps(qualified, s, reps)
+    points = None
+    if draws_per_test_set(qualified):
+        reps = draw_reps(qualified, s, reps)
         if reps is None:
-            return {}
+            return {"note": f"not audited: {BOOT_MIN_REPS} test sets at {PILOT_POINTS} points would pass the audit's "
+                            f"budget of {BOOT_BUDGET:.0e} random numbers for a method that draws (audit.BOOT_BUDGET)"}
+        points = draw_points(qualified, s, reps)
     elif s.design in ("binormal", "paired_binormal"):
         size = examples(s.points[0])
         if AUC_MIN_REPS * size > AUC_AUDIT_MAX:
@@ -208,18 +231,16 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
                             f"than {AUC_AUDIT_MAX:.0e} scores (audit.AUC_AUDIT_MAX)"}
         reps = int(min(reps, max(AUC_MIN_REPS, AUC_BUDGET // size)))
     if s.box is not None and s.point_of is not None:
-        return searched_audit(qualified, s, delta, reps, seed, boot=method in BOOTSTRAP)
-    return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region)
+        return searched_audit(qualified, s, delta, reps, seed, boot=points is not None, points=points)
+    return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region, s.scale)
 
 
-def search_budget(reps, boot=False) -> int:
+def search_budget(reps) -> int:
     """Points one search may evaluate: SEARCH_TEST_SETS test sets in all (points × reps), at least
-    SEARCH_MIN_POINTS and at most search.MAX_POINTS; a bootstrap (reps × draws resamples a point) at most
-    BOOT_SEARCH_POINTS."""
+    SEARCH_MIN_POINTS and at most search.MAX_POINTS (a method that draws: ``draw_points``)."""
     from .search import MAX_POINTS
 
-    points = min(MAX_POINTS, max(SEARCH_MIN_POINTS, SEARCH_TEST_SETS // max(int(reps or 1), 1)))
-    return min(points, BOOT_SEARCH_POINTS) if boot else points
+    return min(MAX_POINTS, max(SEARCH_MIN_POINTS, SEARCH_TEST_SETS // max(int(reps or 1), 1)))
 
 
 def _monte_carlo(s: Spec) -> bool:
@@ -228,24 +249,27 @@ def _monte_carlo(s: Spec) -> bool:
                                                      "eval")
 
 
-def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carlo=False, pilot=False) -> dict:
+def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carlo=False, pilot=False,
+                   points=None) -> dict:
     """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
     point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
     the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
-    lower of the two worsts reported. Labelled ``searched`` (``worst_bound`` NaN)."""
+    lower of the two worsts reported. Labelled ``searched`` (``worst_bound`` NaN). ``boot``: a method that
+    draws, searched at ``points`` points (its budget's), with no pilot beyond them and no confirmation."""
     from .search import search
 
     floor = 1 - delta - EPSILON
     mc = monte_carlo or _monte_carlo(s)
     pilot_reps = max(PILOT_MIN_REPS, int(reps or 0) // PILOT_SHARE)
-    if not pilot and reps and pilot_reps < reps and mc:
+    budget = points if boot else search_budget(reps)
+    if not pilot and reps and pilot_reps < reps and mc and budget > PILOT_POINTS:
         # sequential: the plug-in point and the first start point on a fifth of the test sets, then on all of
         # them; a method that clearly fails there is decided, only the rest pay for the whole search
         for stage in (pilot_reps, reps):
-            first = searched_audit(qualified, s, delta, stage, seed, boot, monte_carlo, pilot=True)
+            first = searched_audit(qualified, s, delta, stage, seed, boot, monte_carlo, pilot=True, points=points)
             if first["worst_coverage"] + PILOT_Z * first["worst_mcse"] < floor:
                 return first
-    budget = min(search_budget(reps, boot), PILOT_POINTS) if pilot else search_budget(reps, boot)
+    budget = min(budget, PILOT_POINTS) if pilot else budget
     engine = {}
     project = s.project or (lambda c: c)
 

@@ -43,6 +43,7 @@ problems share one outcome representation (``Factor``, ``Problem``); split, each
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Callable
@@ -67,10 +68,24 @@ class Factor:
 
     def __init__(self, k, m, axis: int):
         self.k, self.m, self.axis = np.asarray(k), np.asarray(m), axis
-        pairs, self._at = np.unique(np.stack([self.k, self.m]), axis=1, return_inverse=True)
-        self._at = self._at.ravel()
-        self._k, self._m = pairs[0].astype(float), pairs[1].astype(float)
-        self._log_choose = special.gammaln(self._m + 1) - special.gammaln(self._k + 1) - special.gammaln(self._m - self._k + 1)
+
+    @functools.cached_property
+    def _pairs(self):
+        """(distinct k, their m, log C(m, k), each outcome's index among them): made on first use only, as
+        ``Rows`` and ``grid_search`` never use the outcome-wise factors (a 2-D unique of 400,000 pairs)."""
+        if self.m.size and np.all(self.m == self.m.flat[0]):  # one number of trials: a 1-D unique
+            k, at = np.unique(self.k, return_inverse=True)
+            m = np.full(k.shape, self.m.flat[0])
+        else:
+            pairs, at = np.unique(np.stack([self.k, self.m]), axis=1, return_inverse=True)
+            k, m = pairs
+        k, m = k.astype(float), m.astype(float)
+        return k, m, special.gammaln(m + 1) - special.gammaln(k + 1) - special.gammaln(m - k + 1), at.ravel()
+
+    _k = property(lambda self: self._pairs[0])
+    _m = property(lambda self: self._pairs[1])
+    _log_choose = property(lambda self: self._pairs[2])
+    _at = property(lambda self: self._pairs[3])
 
     def _log(self, p) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reps", type=int, default=2000,
                    help="Monte Carlo test sets per audited point (default 2000; bootstrap methods: at most 400)")
     p.add_argument("--no-audit", action="store_true", help="intervals only, no coverage audit")
+    p.add_argument("--audit-all", action="store_true",
+                   help="audit every method (default: a metric's audit stops at the narrowest method that meets the "
+                        "target; wider ones could not be recommended)")
     p.add_argument("--max-classes", type=int, default=100, metavar="K",
                    help="refuse more classes than this before any work (default 100)")
     p.add_argument("--max-rows", type=int, default=10**7, metavar="N",
@@ -111,7 +114,7 @@ def main(argv=None) -> int:
             warnings.simplefilter("always")
             ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed,
                           reps=args.reps, guarantee=args.guarantee, classes=args.classes, progress=not args.quiet,
-                          max_classes=args.max_classes, max_rows=args.max_rows)
+                          max_classes=args.max_classes, max_rows=args.max_rows, audit_all=args.audit_all)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2

@@ -13,7 +13,11 @@ assumes nothing of the kind: each class's population is its own scores, smoothed
 
       AUC(t) = mean over pairs (i, j) of Φ((x_i + t - y_j)/sqrt(h₊² + h₋²)),
 
-  increasing in t; ``shift_for`` solves AUC(t) = target (every target in (0, 1) is reachable).
+  increasing in t; ``shift_for`` solves AUC(t) = target (every target in (0, 1) is reachable). Beyond
+  PAIRS_EXACT pairs the mean runs over the pairwise differences x_i - y_j linearly binned on a grid of
+  step sqrt(h₊² + h₋²)/BINS_PER_SCALE (the two classes binned, their histograms convolved): an error of
+  order step²·|Φ''| ≤ 1e-5 in AUC(t), where the exact mean over 3,000 × 7,000 pairs cost ~1 CPU-s a
+  call and Brent's method makes ~30 calls a target.
 * A test set: n_pos of the positives' scores drawn with replacement, plus h₊·N(0, 1), plus t; n_neg
   of the negatives' likewise; the methods read the pooled dense ranks (as designs/binormal.py).
 
@@ -34,6 +38,8 @@ from .._lazy import optimize, stats
 from ..seeds import stream
 
 H_MIN = 1e-3  # smallest kernel bandwidth (normal-score units)
+PAIRS_EXACT = 4_000_000  # up to this many (positive, negative) pairs AUC(t) is their exact mean
+BINS_PER_SCALE = 50  # beyond, the differences are binned at this many bins per kernel scale
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class Smoothed:
     neg: np.ndarray
     h_pos: float
     h_neg: float
+    _differences: tuple | None = None  # (grid, shares) of x_i - y_j, made on first use (``_differences``)
 
 
 def _bandwidth(u) -> float:
@@ -65,7 +72,36 @@ def smoothed(pos, neg) -> Smoothed:
 def true_auc(sm: Smoothed, shift: float = 0.0) -> float:
     """P(X > Y) of the populations, the positives shifted by ``shift`` (module docstring)."""
     scale = math.hypot(sm.h_pos, sm.h_neg)
-    return float(np.mean(stats.norm.cdf((sm.pos[:, None] + shift - sm.neg[None, :]) / scale)))
+    if sm.pos.size * sm.neg.size <= PAIRS_EXACT:
+        return float(np.mean(stats.norm.cdf((sm.pos[:, None] + shift - sm.neg[None, :]) / scale)))
+    d, w = _differences(sm)
+    return float(np.dot(w, stats.norm.cdf((d + shift) / scale)))
+
+
+def _differences(sm: Smoothed) -> tuple[np.ndarray, np.ndarray]:
+    """The pairwise differences x_i - y_j on a grid and their shares: each class linearly binned (each
+    score split between its two nearest grid points, keeping its mean), the histograms convolved.
+    Remembered per populations (``true_auc`` is called ~30 times a target)."""
+    if sm._differences is None:
+        from scipy.signal import fftconvolve
+
+        step = math.hypot(sm.h_pos, sm.h_neg) / BINS_PER_SCALE
+
+        def binned(u):
+            start = math.floor(u.min() / step)
+            pos = u / step - start
+            left = np.floor(pos).astype(np.int64)
+            right_share = pos - left
+            w = np.bincount(left, 1 - right_share, left.max() + 2) + np.bincount(left + 1, right_share, left.max() + 2)
+            return start, w / u.size
+
+        a, wx = binned(sm.pos)
+        b, wy = binned(sm.neg)
+        w = np.clip(fftconvolve(wx, wy[::-1]), 0.0, None)  # difference (a + i) - (b + j) at index i + (len(wy) - 1 - j)
+        d = (a - b - (wy.size - 1) + np.arange(w.size)) * step
+        keep = w > 1e-300
+        object.__setattr__(sm, "_differences", (d[keep], w[keep] / w[keep].sum()))
+    return sm._differences
 
 
 def shift_for(sm: Smoothed, auc: float) -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .audit import AUC_BUDGET, BOOTSTRAP, bootstrap_reps, coverage_over, examples
+from .audit import AUC_BUDGET, draws_per_test_set, coverage_over, draw_reps, examples
 
 SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as multiples of the user's
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
@@ -35,7 +35,7 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
     for s in specs:
         step(s.metric)
         pick = table[(table.metric == s.metric) & table.recommended]
-        if (not s.points or s.multiclass is not None or s.design == "eval" or not len(pick)
+        if (not s.points or s.multiclass is not None or s.design == "eval" or s.scale is not None or not len(pick)
                 or np.isnan(pick.mean_width.iloc[0])):  # eval: equal groups do not scale by 0.5-4
             continue
         r = pick.iloc[0]
@@ -45,8 +45,8 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
         n_reps = min(reps, GROWTH_REPS)
         if s.design in ("binormal", "paired_binormal"):
             n_reps = int(min(n_reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1] + axes["n_neg"][-1]))))
-        if r.method in BOOTSTRAP:  # as its audit, at the largest test set
-            n_reps = bootstrap_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
+        if draws_per_test_set(qualified):  # as its audit, at the largest test set
+            n_reps = draw_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
             if n_reps is None:
                 continue
         if s.design == "binomial":

@@ -8,9 +8,11 @@ region (points built with ``region``), which ``audit`` evaluates (docs/evaluate.
 =====================  =============  ====================================================
 metric                 design         operating point (plug-in) and (1 - delta) region
 =====================  =============  ====================================================
-accuracy, bea (binary  binomial       p̂ at n; region: the Clopper–Pearson interval of p
-accuracy)                             at 1 - delta; worst: the exact infimum over it
-                                      (``confidence_coefficient`` with ``p_range``)
+accuracy, bea          binomial       p̂ at n; region: the Clopper–Pearson interval of p
+                                      at 1 - delta; worst: the exact infimum over it
+                                      (``confidence_coefficient`` with ``p_range``); BEA's
+                                      interval is bea() of accuracy's (increasing): the
+                                      same coverage, mapped widths
 recall, specificity    binomial       tpr̂ at n_pos (tnr̂ at n_neg): k of a fixed class size;
                                       region as for accuracy
 balanced_accuracy,     stratified     (tpr̂, tnr̂) at the observed n_pos, n_neg; region: the
@@ -45,7 +47,7 @@ eval_accuracy          eval           rows are answers to questions (several per
                                       interval, each at sqrt(1 - delta), icc_group at its
                                       estimate; searched
 macro_recall,          multiclass     the observed prevalence and row rates (Monte Carlo
-macro_f1, bea (multi)                 always); box: each class's recall over its
+macro_f1                              always); box: each class's recall over its
                                       Clopper–Pearson interval at (1 - delta)^(1/K), one
                                       coordinate each, misclassifications in their
                                       observed proportions; searched
@@ -120,6 +122,8 @@ class Spec:
     scores: tuple | None = None  # AUC: (positives', negatives') scores, for the smoothed-empirical check
     undefined: tuple = ()  # (note, reason): why the metric has no estimate on these data (() : it has one)
     project: Callable | None = None  # coordinates of ``box`` -> the region's point nearest them (a region not a box)
+    scale: Callable | None = None  # a strictly increasing map of the audited metric to this one (BEA of accuracy):
+    # the interval covers exactly when the audited metric's does; only the widths are mapped
 
 
 def metric_specs(d: Data, delta, metrics) -> list[Spec]:
@@ -185,9 +189,12 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         names = [f"recall_{c}" for c in d.classes]
         for metric in MULTICLASS:
             s = Spec(metric, ests[metric], dict(metric=metric, confusion=C), _methods("multiclass", metric))
-            if metric == "accuracy":
+            if metric in ("accuracy", "bea"):  # BEA = bea(accuracy), strictly increasing: accuracy's coverage
                 s.design, s.coverage_metric, s.plug_in = "binomial", "accuracy", f"p = {acc:.4g} at n = {d.n}"
                 _binomial_region(s, int(np.trace(C)), d.n, delta)
+                if metric == "bea":
+                    s.scale = lambda a, K=K: bea(a, K)
+                    s.plug_in += " (the accuracy; BEA is a strictly increasing function of it)"
             else:
                 s.multiclass = (d.n, prevalence.tolist(), [rates.tolist()])
                 s.box = {k: (float(lo), float(hi)) for k, lo, hi in zip(names, *ends)}

@@ -9,6 +9,9 @@ metric specs (for the region and operating point in words); output: the ``meets_
 * ``estimated``: the worst was found by a search, not certified (Monte Carlo: its lower confidence limit
   ``worst_coverage - Z_MCSE·worst_mcse`` is at least the floor, so a noisier audit needs a larger margin,
   never a smaller one; exact: at least the floor);
+* ``undecided``: Monte Carlo, the worst above the floor but by less than Z_MCSE·MCSE (more test sets would
+  decide it; a method that draws random numbers is audited within a budget, so this is its usual verdict near
+  the floor); not recommended;
 * ``no``: below the floor (or, certified rows, a point was found below it);
 * empty: not audited.
 
@@ -32,7 +35,7 @@ GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes
 
 
 def meets(row, floor) -> str:
-    """``certified``, ``estimated``, ``no``, or "" (not audited): the module docstring's rule."""
+    """``certified``, ``estimated``, ``undecided``, ``no``, or "" (not audited): the module docstring's rule."""
     worst = row.get("worst_coverage", np.nan)
     if worst is None or worst != worst:
         return ""
@@ -43,7 +46,9 @@ def meets(row, floor) -> str:
         return "no" if worst < floor else "estimated"
     mcse = row.get("worst_mcse", 0.0)
     mcse = 0.0 if mcse is None or mcse != mcse else mcse
-    return "estimated" if worst - Z_MCSE * mcse >= floor else "no"
+    if worst - Z_MCSE * mcse >= floor:
+        return "estimated"
+    return "undecided" if worst >= floor else "no"
 
 
 def mark(table, specs, level, audited, guarantee=False) -> dict:

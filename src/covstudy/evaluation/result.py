@@ -127,10 +127,39 @@ def resampling_cost(qualified, door) -> str:
             f"{RESAMPLES_MAX:.0e} (~2 CPU-s, evaluation.result.RESAMPLES_MAX); the other methods' rows are computed")
 
 
+def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
+    """Audit one metric's rows ((row, qualified name) pairs, updated in place). One-proportion metrics
+    (exact, microseconds) and ``audit_all``: every row, in order. Otherwise narrowest on the user's data
+    first: once a method that does not resample meets the target (certified at 1 - delta with
+    ``guarantee``), every row at least as wide is left unaudited with a note, since the recommendation
+    could not be it (a narrower interval that meets the target exists; resampling methods do not stop
+    the audit, as the recommendation prefers a method that does not resample unless >1% narrower)."""
+    from .audit import BOOTSTRAP
+    from .recommend import meets
+
+    level = 1 - delta
+    order = sorted(range(len(rows)), key=lambda i: (np.isnan(rows[i][0]["width"]), rows[i][0]["width"]))
+    if s.region is not None or audit_all:
+        order = range(len(rows))
+    stop = None  # (width, method) of the narrowest row that meets the target
+    for i in order:
+        row, qualified = rows[i]
+        bar.set_postfix_str(f"{s.metric} · {row['method']} (audit)", refresh=False)
+        if stop is not None and row["width"] >= stop[0]:
+            row["note"] = f"not audited: wider on your data than {stop[1]}, which meets the target (--audit-all)"
+        else:
+            row.update(audit_metric(s, row["method"], qualified, delta, reps, seed))
+            verdict = meets(row, level - EPSILON)
+            if (row["method"] not in BOOTSTRAP and verdict in ("certified", "estimated")
+                    and (not guarantee or verdict == "certified" and row["worst_bound"] >= level)):
+                stop = (row["width"], row["method"])
+        bar.update()
+
+
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
              guarantee=False, classes=None, progress=True, judge=None, max_classes=MAX_CLASSES,
-             max_rows=MAX_ROWS) -> "Evaluation":
+             max_rows=MAX_ROWS, audit_all=False) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -182,6 +211,10 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     max_classes, max_rows : int
         Bounds checked before any work (default 100 classes, 10⁷ rows): beyond, an ``InputError`` that
         says how to raise them.
+    audit_all : bool
+        Audit every method. By default a metric audited over a region (all but one proportion's) is
+        audited narrowest interval first and stops at the first method that meets the target: a wider
+        interval could not be the recommendation, and its row says so (``_audit_rows``).
 
     Returns
     -------
@@ -226,7 +259,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     specs = metric_specs(d, delta, others) if others != [] else []
     if judge is not None and (metrics is None or judged.METRIC in metrics):
         specs.append(judged.spec(d, unlabelled, delta))
-    rows = []
+    rows, audited_rows = [], []
     bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
                unit="step",
                file=sys.stderr, disable=not progress, delay=PROGRESS_AFTER, leave=False, dynamic_ncols=True)
@@ -247,10 +280,13 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                        n=d.n)
             row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan, worst_mcse=np.nan,
                        worst_bound=np.nan, worst_at="", audit="", mean_width=np.nan, engine=None, reps=None)
-            if audit:
-                row.update(audit_metric(s, method, qualified, delta, reps, seed))
             rows.append(row)
-            bar.update()
+            audited_rows.append((row, qualified))
+            if not audit:
+                bar.update()
+        if audit:
+            _audit_rows(s, audited_rows, delta, reps, seed, guarantee, audit_all, bar)
+        audited_rows = []
     table = pd.DataFrame(rows)
     level = 1 - delta
     undefined = [s for s in specs if s.undefined]

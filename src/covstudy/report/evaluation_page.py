@@ -76,7 +76,8 @@ def flagged(frame):
 
 AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest coverage found "
            "over the (1 − δ) region of the operating point, at worst_at; worst_bound: a certified lower bound of the "
-           "worst (exact engines); meets_target: certified, estimated or no (1 − δ − ε; Monte Carlo less one MCSE); "
+           "worst (exact engines); meets_target: certified, estimated, undecided (Monte Carlo: above 1 − δ − ε, but by less than one MCSE) "
+           "or no (1 − δ − ε; Monte Carlo less one MCSE); "
            "engine: exact or Monte Carlo (mc, with coverage_mcse). Click a header to sort.")
 
 
