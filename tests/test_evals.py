@@ -198,7 +198,7 @@ def test_evaluate_takes_a_question_id_and_a_group_id(tmp_path, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(truth, pred, groups=[f"p{v}" for v in group], questions=[f"q{v}" for v in question],
-                      metrics=["eval_accuracy"], reps=200)
+                      metrics=["eval_accuracy"], reps=200, audit_all=True)
     t = ev.table.set_index("method")
     lo, hi = interval("eval.clustered", correct=y, answers=3, group=np.arange(40) // 5)
     assert (t.loc["clustered", "lower"], t.loc["clustered", "upper"]) == pytest.approx((lo, hi), abs=1e-15)

@@ -213,7 +213,7 @@ def test_searched_rows_of_the_audit():
     assert one["coverage_at_estimate"] == binormal.coverage
     ev = covstudy.evaluate(y, (s > 0.6).astype(int), s, metrics=["auc"], reps=300)
     row = ev.table[ev.table.method == "newcombe"].iloc[0]
-    assert row.worst_coverage == one["worst_coverage"] and row.meets_target in ("estimated", "no")
+    assert row.worst_coverage == one["worst_coverage"] and row.meets_target in ("estimated", "undecided", "no")
 
 
 def _binormal(coords, spec):

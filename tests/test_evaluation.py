@@ -38,7 +38,7 @@ def binary():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
         mp.setattr(certify, "WORK", 3e7)  # a smaller search (tests/test_certify.py checks the full one)
-        ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS)
+        ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS, audit_all=True)
     return (y, p, s, p2, s2), ev
 
 
@@ -248,7 +248,7 @@ def test_bootstrap_methods_are_audited_within_a_budget():
     # at 10,000 scores, 2000 draws: 2 × 100 test sets would pass the budget, so the AUC bootstrap is not audited
     spec = Spec("auc", 0.8, {}, [], design="binormal", points=[dict(n_pos=3000, n_neg=7000, auc=0.8)])
     assert audit.draw_reps("auc.bootstrap", spec, 2000) is None
-    spec.points = [dict(n_pos=50, n_neg=50, auc=0.8)]  # 2,000 test sets in all: 5 points of 400
+    spec.points = [dict(n_pos=25, n_neg=25, auc=0.8)]  # 2e8 / (2000 draws × 50 scores): 5 points of 400
     assert audit.draw_reps("auc.bootstrap", spec, 2000) == audit.BOOT_REPS
     assert audit.draw_points("auc.bootstrap", spec, audit.BOOT_REPS) == 5
 
@@ -508,3 +508,37 @@ def test_bea_is_audited_as_the_accuracy_it_maps():
         _, _, _, _, lower, upper = ends(f"proportion.{method}", 150, 0.05)
         assert b.mean_width == pytest.approx(np.sum(weight * (bea(upper, 4) - bea(lower, 4))), rel=1e-12)
         assert b.mean_width != pytest.approx(a.mean_width, rel=1e-3)
+
+
+def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
+    """By default a region metric is audited narrowest interval on the data first, and every row at least as
+    wide as the first non-resampling method that meets the target is left unaudited with a note naming it;
+    the audited rows have audit_all's numbers, and every narrower row is audited."""
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 120)
+    p = np.where(rng.random(120) < 0.85, y, 1 - y)
+    metrics = ["balanced_accuracy", "precision", "f1", "accuracy"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(audit, "BOOT_BUDGET", 0)
+        full = covstudy.evaluate(y, p, metrics=metrics, audit_all=True, progress=False).table
+        quick = covstudy.evaluate(y, p, metrics=metrics, progress=False).table
+    columns = ["coverage_at_estimate", "worst_coverage", "worst_bound", "meets_target", "mean_width"]
+    skipped = 0
+    for metric in metrics:
+        a, b = full[full.metric == metric].set_index("method"), quick[quick.metric == metric].set_index("method")
+        audited = b.index[b.coverage_at_estimate.notna()]
+        pd.testing.assert_frame_equal(a.loc[audited, columns], b.loc[audited, columns])
+        left = b.index[b.note.str.startswith("not audited: wider on your data than")]
+        if metric == "accuracy":  # one proportion: every method, exact, in microseconds
+            assert not len(left)
+            continue
+        stop = b.loc[left[0], "note"].split(" than ")[1].split(",")[0] if len(left) else None
+        if stop is None:
+            continue
+        skipped += len(left)
+        assert b.loc[stop, "meets_target"] in ("certified", "estimated")
+        assert (b.loc[left, "width"] >= b.loc[stop, "width"]).all()
+        narrower = b.loc[b.width < b.loc[stop, "width"]]
+        assert (narrower.coverage_at_estimate.notna() | narrower.note.str.contains("budget")).all()  # BOOT_BUDGET 0
+        assert b.loc[stop, "recommended"] or b.loc[b.recommended].width.iloc[0] < b.loc[stop, "width"]
+    assert skipped >= 10

@@ -244,7 +244,7 @@ def test_evaluate_with_a_judge_reports_judged_rate_with_the_door_s_intervals(jud
         lo, hi = interval(method, design="judged", **cells)
         assert (rows.loc[method, "lower"], rows.loc[method, "upper"]) == (lo, hi)
     assert ev.table[ev.table.metric == "accuracy"].n.iloc[0] == 16  # the judge's agreement on the labelled rows
-    audited = evaluate(truth, judge=judge, metrics=["judged_rate"], reps=100, seed=1, progress=False)
+    audited = evaluate(truth, judge=judge, metrics=["judged_rate"], reps=100, seed=1, progress=False, audit_all=True)
     assert audited.table.metric.unique().tolist() == ["judged_rate"]
     assert audited.table.recommended.sum() == 1 and audited.table.worst_coverage.notna().all()
     assert "judged_rate" in audited.reasons

@@ -32,6 +32,8 @@ REPS = 2000  # Monte Carlo test sets per audited point
 AUC_BUDGET = 4_000_000  # AUC audit: reps <= AUC_BUDGET / n per region point (each rep draws and ranks n scores)
 AUC_MIN_REPS = 200  # ... but at least this many; beyond AUC_AUDIT_MAX scores drawn a point, the AUC is not audited
 AUC_AUDIT_MAX = 40_000_000  # AUC_MIN_REPS test sets of 200,000 scores: ~10 CPU-s a point
+AUC_SCORES = 40_000_000  # scores one AUC method's whole audit may draw (both searches): beyond ~1,000 scores
+# the searches get fewer points (five each at 10,000 scores and 400 test sets), no confirmation
 BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
 EPSILON = 0.005  # tolerance of the recommendation: worst coverage >= 1 - delta - EPSILON
 NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of reps test sets: too costly to audit
@@ -41,6 +43,8 @@ BOOT_BUDGET = 200_000_000  # random numbers one drawing method's whole audit may
 # numbers a draw makes (~4 CPU-s of Gamma variates; a 10-class macro-F1 posterior: 1,000 test sets)
 CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
+SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
+# class's probability (coverage low by < 2e-8, never high), not support.BOUND's 1e-15: 0.6 times the outcomes
 EXACT_OUTCOMES = 2_000_000  # beyond, searched by Monte Carlo (every outcome's interval would cost too much)
 PAIRED_EXACT_OUTCOMES = 200_000  # the paired design's: no row-wise sums, and its melded and posterior intervals
 # cost milliseconds each (500,000 outcomes at n = 10,000)
@@ -131,10 +135,12 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
     size = _outcomes(qualified, s)
     if size > (EXACT_OUTCOMES if s.design == "stratified" else PAIRED_EXACT_OUTCOMES):
         return None
+    searched = size > CERTIFY_OUTCOMES  # not certified: windows of SEARCH_BOUND, the plug-in read off the problem
+    bound = SEARCH_BOUND if searched else None
     if s.design == "stratified":
-        problem = stratified_problem(qualified, s.coverage_metric, pt["n_pos"], pt["n_neg"], s.box, delta)
+        problem = stratified_problem(qualified, s.coverage_metric, pt["n_pos"], pt["n_neg"], s.box, delta, bound)
     else:
-        problem = paired_problem(qualified, pt["n"], s.box, delta)
+        problem = paired_problem(qualified, pt["n"], s.box, delta, bound)
     x = np.array([[s.at[k] for k in problem.names]])
     # methods with the same intervals on every outcome (jeffreys, bayes, ...) have the same answer
     key = (s.design, s.coverage_metric, tuple(pt.items()), tuple(s.box.items()), delta, problem.names,
@@ -150,16 +156,18 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
         if len(_SEARCHED) >= 256:
             _SEARCHED.clear()
         _SEARCHED[key] = found
-    # at the plug-in point: coverage() itself (the same bits as the library)
-    r = coverage_over(qualified, s.design, s.coverage_metric, {k: np.array([v]) for k, v in pt.items()}, delta,
-                      None, None)
-    cov = float(np.asarray(r.coverage).ravel()[0])
+    if searched:  # the box's outcomes hold the plug-in point's: its coverage and width from them (~1e-12 of coverage())
+        cov, width = float(problem.coverage(x)[0]), float(problem.mean_width(x)[0])
+    else:  # coverage() itself (the same bits as the library)
+        r = coverage_over(qualified, s.design, s.coverage_metric, {k: np.array([v]) for k, v in pt.items()}, delta,
+                          None, None)
+        cov, width = float(np.asarray(r.coverage).ravel()[0]), float(np.asarray(r.mean_width).ravel()[0])
     worst = min(found.worst, cov)
     # a point below the floor decides the row (it fails, exactly); the search stopped there, so its bound is loose
     bound = np.nan if worst < 1 - delta - EPSILON else found.bound
     return {"coverage_at_estimate": cov, "coverage_mcse": 0.0, "worst_coverage": worst,
             "worst_mcse": 0.0, "worst_bound": bound, "worst_at": where(found.at),
-            "mean_width": float(np.asarray(r.mean_width).ravel()[0]), "engine": "exact", "reps": None,
+            "mean_width": width, "engine": "exact", "reps": None,
             "audit": "certified" if found.bound == found.bound else "searched"}  # grid_search: NaN
 
 
@@ -188,9 +196,9 @@ def draw_budget(qualified, s: Spec, point=None) -> int:
     draws × the numbers one draw makes (a resample of n scores draws n; a K-class Dirichlet draw K²)."""
     point = point or (s.points[0] if s.points else {})
     numbers = {"binormal": point.get("n_pos", 0) + point.get("n_neg", 0), "clustered": point.get("clusters", 0),
-               "stratified": 2, "paired_confusion": 8,
+               "stratified": 2, "paired_confusion": 8, "judged": 3,
                "paired_binormal": 2 * (point.get("n_pos", 0) + point.get("n_neg", 0))}.get(s.design, 0) \
-        or len(s.multiclass[1]) ** 2
+        or (len(s.multiclass[1]) ** 2 if s.multiclass is not None else 1)
     return BOOT_BUDGET // (max(draws_per_test_set(qualified), 1) * numbers)
 
 
@@ -230,8 +238,10 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
             return {"note": f"not audited: {AUC_MIN_REPS} simulated test sets of {size:,} scores a point is more "
                             f"than {AUC_AUDIT_MAX:.0e} scores (audit.AUC_AUDIT_MAX)"}
         reps = int(min(reps, max(AUC_MIN_REPS, AUC_BUDGET // size)))
+        affordable = max(PILOT_POINTS, AUC_SCORES // (2 * reps * size))  # points a search, two searches
+        points = affordable if affordable < search_budget(reps) else None
     if s.box is not None and s.point_of is not None:
-        return searched_audit(qualified, s, delta, reps, seed, boot=points is not None, points=points)
+        return searched_audit(qualified, s, delta, reps, seed, bounded=points is not None, points=points)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region, s.scale)
 
 
@@ -249,24 +259,24 @@ def _monte_carlo(s: Spec) -> bool:
                                                      "eval")
 
 
-def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carlo=False, pilot=False,
+def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_carlo=False, pilot=False,
                    points=None) -> dict:
     """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
     point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
     the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
-    lower of the two worsts reported. Labelled ``searched`` (``worst_bound`` NaN). ``boot``: a method that
-    draws, searched at ``points`` points (its budget's), with no pilot beyond them and no confirmation."""
+    lower of the two worsts reported. Labelled ``searched`` (``worst_bound`` NaN). ``bounded``: an audit with a
+    budget (a method that draws, an AUC of many scores), searched at ``points`` points, no confirmation."""
     from .search import search
 
     floor = 1 - delta - EPSILON
     mc = monte_carlo or _monte_carlo(s)
     pilot_reps = max(PILOT_MIN_REPS, int(reps or 0) // PILOT_SHARE)
-    budget = points if boot else search_budget(reps)
+    budget = points if bounded else search_budget(reps)
     if not pilot and reps and pilot_reps < reps and mc and budget > PILOT_POINTS:
         # sequential: the plug-in point and the first start point on a fifth of the test sets, then on all of
         # them; a method that clearly fails there is decided, only the rest pay for the whole search
         for stage in (pilot_reps, reps):
-            first = searched_audit(qualified, s, delta, stage, seed, boot, monte_carlo, pilot=True, points=points)
+            first = searched_audit(qualified, s, delta, stage, seed, bounded, monte_carlo, pilot=True, points=points)
             if first["worst_coverage"] + PILOT_Z * first["worst_mcse"] < floor:
                 return first
     budget = min(budget, PILOT_POINTS) if pilot else budget
@@ -302,7 +312,7 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, boot=False, monte_carl
            "reps": engine["reps"], "audit": "searched"}
     if pilot:
         return out
-    if mc and not boot and abs(found.worst - Z_MCSE * found.mcse - floor) < CONFIRM_Z * found.mcse:
+    if mc and not bounded and abs(found.worst - Z_MCSE * found.mcse - floor) < CONFIRM_Z * found.mcse:
         # undecided at this MCSE: the worst point again on CONFIRM times the test sets, fresh ones (the
         # search's minimum over noisy points is biased low; an independent estimate there is not)
         c, m, _ = evaluate([found.at], reps=int(reps) * CONFIRM, seed=seed + 1)

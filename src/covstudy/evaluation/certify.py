@@ -450,13 +450,13 @@ def outcome_count(design: str, point: dict, box: dict, concordant: bool = False)
     return int(np.sum(size))
 
 
-def _proportion_window(n, p_low, p_high):
-    """Counts 0..n of Binomial(n, p) carrying all but support.BOUND for every p in [p_low, p_high]:
-    from the low end's window start to the high end's window end (both ends increase with p)."""
-    from ..designs.support import window
+def _proportion_window(n, p_low, p_high, bound=None):
+    """Counts 0..n of Binomial(n, p) carrying all but ``bound`` (support.BOUND) for every p in
+    [p_low, p_high]: from the low end's window start to the high end's window end (both increase with p)."""
+    from ..designs.support import BOUND, window
 
-    lo, _ = window(n, p_low)
-    _, hi = window(n, p_high)
+    lo, _ = window(n, p_low, bound or BOUND)
+    _, hi = window(n, p_high, bound or BOUND)
     return np.asarray(lo), np.asarray(hi)
 
 
@@ -473,15 +473,17 @@ def _intervals(design: str, metric: str, method: str, columns: dict, delta: floa
     return (np.array(np.broadcast_to(v, size), dtype=float) for v in (lower, upper))
 
 
-def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: dict, delta: float) -> Problem:
+def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: dict, delta: float,
+                       bound=None) -> Problem:
     """The stratified design (tp ~ Bin(n_pos, tpr), tn ~ Bin(n_neg, tnr)) over the box
-    {"tpr": (lo, hi), "tnr": (lo, hi)}; θ = the metric at prevalence n_pos/(n_pos + n_neg)."""
+    {"tpr": (lo, hi), "tnr": (lo, hi)}; θ = the metric at prevalence n_pos/(n_pos + n_neg); the count
+    windows carry all but ``bound`` (support.BOUND) of each class's probability over the box."""
     from ..designs.confusion import cells, truth
 
     (a_lo, a_hi), (b_lo, b_hi) = box["tpr"], box["tnr"]
     complete = (n_pos + 1) * (n_neg + 1) <= COMPLETE
-    lo1, hi1 = (0, n_pos) if complete else _proportion_window(n_pos, a_lo, a_hi)
-    lo2, hi2 = (0, n_neg) if complete else _proportion_window(n_neg, b_lo, b_hi)
+    lo1, hi1 = (0, n_pos) if complete else _proportion_window(n_pos, a_lo, a_hi, bound)
+    lo2, hi2 = (0, n_neg) if complete else _proportion_window(n_neg, b_lo, b_hi, bound)
     tp, tn = (a.ravel() for a in np.meshgrid(np.arange(int(np.min(lo1)), int(np.max(hi1)) + 1),
                                              np.arange(int(np.min(lo2)), int(np.max(hi2)) + 1), indexing="ij"))
     lower, upper = _intervals("stratified", metric, method, cells(n_pos, tp, n_neg, tn), delta)
@@ -508,34 +510,36 @@ def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: di
                    complete, windows, rows)
 
 
-def paired_problem(method: str, n: int, box: dict, delta: float) -> Problem:
+def paired_problem(method: str, n: int, box: dict, delta: float, bound=None) -> Problem:
     """The paired design over the box {"d": discordant share, "r": only-first share of the discordant,
     "s": both-correct share of the concordant}: cells (both, only_first, only_second, neither) with
     probabilities ((1 − d)s, dr, d(1 − r), (1 − d)(1 − s)); θ = d(2r − 1), multilinear. Methods that read
-    only the discordant pairs (the estimand's ``merge``) do not depend on s: it is left out."""
+    only the discordant pairs (the estimand's ``merge``) do not depend on s: it is left out. Windows as
+    ``stratified_problem``'s."""
     from ..designs import get_design
-    from ..designs.support import window
+    from ..designs.support import BOUND, window
     from ..estimands import get_estimand
 
     est = get_estimand(get_design("paired").data, "difference")
     concordant = est.merge(est.method(method)) is None
     names = ("d", "r", "s") if concordant else ("d", "r")
     complete = not concordant and (n + 1) * (n + 2) // 2 <= COMPLETE
-    lo_d, hi_d = (0, n) if complete else _proportion_window(n, *box["d"])
+    bound = bound or BOUND
+    lo_d, hi_d = (0, n) if complete else _proportion_window(n, *box["d"], bound)
     disc = np.arange(int(np.min(lo_d)), int(np.max(hi_d)) + 1)
     if complete:
         a_lo, a_hi = np.zeros_like(disc), disc
     else:
-        a_lo, _ = window(disc, box["r"][0])
-        _, a_hi = window(disc, box["r"][1])
+        a_lo, _ = window(disc, box["r"][0], bound)
+        _, a_hi = window(disc, box["r"][1], bound)
     size = a_hi - a_lo + 1
     m = np.repeat(disc, size)
     first = np.concatenate([np.arange(a, b + 1) for a, b in zip(a_lo, a_hi)])
     factors = [Factor(m, np.full_like(m, n), 0), Factor(first, m, 1)]
     if concordant:
         c = n - m
-        b_lo, _ = window(c, box["s"][0])
-        _, b_hi = window(c, box["s"][1])
+        b_lo, _ = window(c, box["s"][0], bound)
+        _, b_hi = window(c, box["s"][1], bound)
         size = b_hi - b_lo + 1
         m, first, c = np.repeat(m, size), np.repeat(first, size), np.repeat(c, size)
         both = np.concatenate([np.arange(a, b + 1) for a, b in zip(b_lo, b_hi)])

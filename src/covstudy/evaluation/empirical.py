@@ -30,6 +30,7 @@ Flow: metrics (the scores) -> audit (``coverage_at`` inside the search) -> searc
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,16 +135,37 @@ def coverage_at(qualified, sm: Smoothed, aucs, delta, reps, seed):
     estimand = get_estimand("scores", "auc")
     method = methods()[qualified]
     params = method.validate_params({})
-    x, y = draws(sm, reps, seed)
-    out = []
+    out, drawn = [], []
     for auc in np.atleast_1d(np.asarray(aucs, dtype=float)):
-        t = shift_for(sm, float(auc))
-        ranked = stats.rankdata(np.concatenate([x + t, y], axis=1), method="dense", axis=1)
-        columns = {"pos": ranked[:, : x.shape[1]], "neg": ranked[:, x.shape[1]:]}
+        columns, truth = _test_sets(sm, float(auc), reps, seed, drawn)
         rng = (stream(seed, design="smoothed_empirical", method=method.name, auc=float(auc))
                if method.per_test_set else None)
         lower, upper = estimand.bounds(method, columns, delta, "two-sided", rng=rng, **params)
         r = measures(np.full((1, reps), 1 / reps), np.asarray(lower, float), np.asarray(upper, float),
-                     np.array([true_auc(sm, t)]), reps)
+                     np.array([truth]), reps)
         out.append((float(r["coverage"][0]), float(r["mcse"][0]), float(r["mean_width"][0])))
     return tuple(np.array(v) for v in zip(*out))
+
+
+_TEST_SETS: OrderedDict = OrderedDict()  # (populations, AUC, reps, seed) -> (ranked test sets, true AUC)
+_TEST_SETS_BYTES = 64_000_000  # held at most: every AUC method is audited at the same start points
+
+
+def _test_sets(sm: Smoothed, auc: float, reps: int, seed: int, drawn: list) -> tuple[dict, float]:
+    """The ranked test sets at one AUC and the populations' AUC there, remembered for the next methods
+    (the same numbers as drawing them again); ``drawn`` holds the unshifted draws once made."""
+    key = (sm.pos.tobytes(), sm.neg.tobytes(), sm.h_pos, sm.h_neg, auc, reps, seed)
+    if key in _TEST_SETS:
+        _TEST_SETS.move_to_end(key)
+        return _TEST_SETS[key]
+    if not drawn:
+        drawn.extend(draws(sm, reps, seed))
+    x, y = drawn
+    t = shift_for(sm, auc)
+    ranked = stats.rankdata(np.concatenate([x + t, y], axis=1), method="dense", axis=1)
+    ranked = ranked.astype(np.min_scalar_type(ranked.shape[1]))
+    found = {"pos": ranked[:, : x.shape[1]], "neg": ranked[:, x.shape[1]:]}, true_auc(sm, t)
+    _TEST_SETS[key] = found
+    while sum(v[0]["pos"].nbytes + v[0]["neg"].nbytes for v in _TEST_SETS.values()) > _TEST_SETS_BYTES:
+        _TEST_SETS.popitem(last=False)
+    return found

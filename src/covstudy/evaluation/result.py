@@ -138,9 +138,9 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
     from .recommend import meets
 
     level = 1 - delta
-    order = sorted(range(len(rows)), key=lambda i: (np.isnan(rows[i][0]["width"]), rows[i][0]["width"]))
-    if s.region is not None or audit_all:
-        order = range(len(rows))
+    every = s.region is not None or audit_all
+    order = range(len(rows)) if every else sorted(
+        range(len(rows)), key=lambda i: (np.isnan(rows[i][0]["width"]), rows[i][0]["width"]))
     stop = None  # (width, method) of the narrowest row that meets the target
     for i in order:
         row, qualified = rows[i]
@@ -150,7 +150,7 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
         else:
             row.update(audit_metric(s, row["method"], qualified, delta, reps, seed))
             verdict = meets(row, level - EPSILON)
-            if (row["method"] not in BOOTSTRAP and verdict in ("certified", "estimated")
+            if (not every and row["method"] not in BOOTSTRAP and verdict in ("certified", "estimated")
                     and (not guarantee or verdict == "certified" and row["worst_bound"] >= level)):
                 stop = (row["width"], row["method"])
         bar.update()
