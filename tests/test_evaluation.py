@@ -542,3 +542,19 @@ def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
         assert (narrower.coverage_at_estimate.notna() | narrower.note.str.contains("budget")).all()  # BOOT_BUDGET 0
         assert b.loc[stop, "recommended"] or b.loc[b.recommended].width.iloc[0] < b.loc[stop, "width"]
     assert skipped >= 10
+
+
+@pytest.mark.parametrize("method", ["proportion.wilson", "proportion.clopper_pearson", "proportion.mid_p"])
+def test_one_proportion_audit_on_its_window_equals_the_whole_table(method, monkeypatch):
+    """Beyond WINDOW_FROM the binomial audit computes only the k that carry the region's probability: the
+    same coverage and infimum as all n + 1 intervals, the width within 1e-15."""
+    from covstudy.evaluation.metrics import cp
+
+    n, k = 30_000, 26_987
+    region = cp(k, n, 0.95)
+    windowed = audit._binomial_audit(method, n, k / n, 0.05, region)
+    monkeypatch.setattr(audit, "WINDOW_FROM", 10**9)
+    whole = audit._binomial_audit(method, n, k / n, 0.05, region)
+    assert (windowed["coverage_at_estimate"], windowed["worst_coverage"], windowed["worst_at"]) == (
+        whole["coverage_at_estimate"], whole["worst_coverage"], whole["worst_at"])
+    assert windowed["mean_width"] == pytest.approx(whole["mean_width"], abs=1e-15)

@@ -113,19 +113,21 @@ EXACT_N_MAX = 10**6  # measured: Wilson's confidence coefficient takes 0.5 GB at
 N_MAX_BY_METHOD = {"blaker": 2 * 10**5}
 
 
-def ends(method: str, n: int, delta: float = 0.05, side: str = "two-sided", **params):
-    """``(lower, upper)`` of every k = 0..n, arrays of length n + 1 (arguments validated)."""
+def ends(method: str, n: int, delta: float = 0.05, side: str = "two-sided", k_range=None, **params):
+    """``(lower, upper)`` of every k = 0..n, arrays of length n + 1 (arguments validated); with
+    ``k_range`` = (first, last) of k = first..last only (the size limits then apply to their count)."""
     m = get(method, "proportion")
     full = m.prepare(side, params)
     n = int(validate.counts("n", validate.scalar("n", n), minimum=1))
-    if n > EXACT_N_MAX:
+    first, last = (0, n) if k_range is None else (max(0, int(k_range[0])), min(n, int(k_range[1])))
+    if last - first > EXACT_N_MAX:
         raise ValueError(f"n: exact curves take n <= {EXACT_N_MAX:,} (a table of n + 1 intervals: ~0.5 GB and "
                          f"~20 s for Wilson there), got {n:,}")
-    if n > N_MAX_BY_METHOD.get(m.name, EXACT_N_MAX):
+    if k_range is None and n > N_MAX_BY_METHOD.get(m.name, EXACT_N_MAX):
         raise ValueError(f"n: exact curves of {m.name} take n <= {N_MAX_BY_METHOD[m.name]:,} (its n + 1 intervals "
                          f"are solved by root finding: ~10 CPU-s there, ~2 min at 10⁶), got {n:,}")
     d = float(validate.delta(validate.scalar("delta", delta)))
-    k = np.arange(n + 1)
+    k = np.arange(first, last + 1)
     lower, upper = m.bounds((k, n), d, side, **full)
     return (m, n, d, full, np.array(np.broadcast_to(lower, k.shape), dtype=float),
             np.array(np.broadcast_to(upper, k.shape), dtype=float))

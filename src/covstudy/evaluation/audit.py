@@ -43,6 +43,7 @@ BOOT_BUDGET = 200_000_000  # random numbers one drawing method's whole audit may
 # numbers a draw makes (~4 CPU-s of Gamma variates; a 10-class macro-F1 posterior: 1,000 test sets)
 CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
+WINDOW_FROM = 20_000  # one proportion at n beyond this: the exact audit on the region's count window only
 SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
 # class's probability (coverage low by < 2e-8, never high), not support.BOUND's 1e-15: 0.6 times the outcomes
 EXACT_OUTCOMES = 2_000_000  # beyond, searched by Monte Carlo (every outcome's interval would cost too much)
@@ -109,13 +110,17 @@ def _binomial_audit(method, n, p, delta, region, scale=None) -> dict:
     width at p (as ``coverage()``), and the exact infimum of the coverage over p in ``region``
     (as ``confidence_coefficient(..., p_range=region)``: C(p) jumps at every interval end, so a
     grid misses its dips; the infimum may be a one-sided limit at an end, not attained)."""
+    from ..designs.support import window
     from ..engine.exact_curve import ends, infimum
 
-    _, n, delta, _, lower, upper = ends(method, n, delta)
-    weight = stats.binom.pmf(np.arange(n + 1), n, p)
+    # beyond WINDOW_FROM the k carrying all but support.BOUND for every p of the region (the rest never
+    # covers, as ``infimum`` counts it): ~6,000 of the 10⁶ + 1 intervals at n = 10⁶
+    first, last = (0, n) if n < WINDOW_FROM else (int(window(n, region[0])[0][0]), int(window(n, region[1])[1][0]))
+    _, n, delta, _, lower, upper = ends(method, n, delta, k_range=(first, last))
+    weight = stats.binom.pmf(np.arange(first, last + 1), n, p)
     cov = float(np.sum(weight[(lower <= p) & (p <= upper)]))
     width = float(np.sum(weight * (upper - lower) if scale is None else weight * (scale(upper) - scale(lower))))
-    worst, at, side, _, _ = infimum(lower, upper, n, *region)
+    worst, at, side, _, _ = infimum(lower, upper, n, *region, k0=first)
     worst = min(float(worst), cov)
     limit = {"at": "", "left": " (the limit from the left)", "right": " (the limit from the right)"}[side]
     return {"coverage_at_estimate": cov, "coverage_mcse": 0.0, "worst_coverage": worst, "worst_mcse": 0.0,

@@ -17,6 +17,7 @@ from .audit import AUC_BUDGET, draws_per_test_set, coverage_over, draw_reps, exa
 SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as multiples of the user's
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
 GROWTH_REPS = 1000  # test sets per size for a Monte Carlo expected width (relative MCSE of a width ~ 1%/sqrt(reps/10))
+GROWTH_MIN_REPS = 100  # ... at least, where fewer fit the AUC's budget (AUC_BUDGET scores at the largest size)
 
 
 def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
@@ -43,8 +44,9 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
         point = s.points[0]
         axes = {k: np.array([max(1, round(v * f)) if k in SIZES else v for f in SCALES]) for k, v in point.items()}
         n_reps = min(reps, GROWTH_REPS)
-        if s.design in ("binormal", "paired_binormal"):
-            n_reps = int(min(n_reps, max(200, AUC_BUDGET // int(axes["n_pos"][-1] + axes["n_neg"][-1]))))
+        if s.design in ("binormal", "paired_binormal"):  # a width varies little between test sets: 100 suffice
+            scores = int(axes["n_pos"][-1] + axes["n_neg"][-1]) * (2 if s.design == "paired_binormal" else 1)
+            n_reps = int(min(n_reps, max(GROWTH_MIN_REPS, AUC_BUDGET // scores)))
         if draws_per_test_set(qualified):  # as its audit, at the largest test set
             n_reps = draw_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
             if n_reps is None:

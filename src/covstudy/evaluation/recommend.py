@@ -18,7 +18,7 @@ metric specs (for the region and operating point in words); output: the ``meets_
 The narrowest row that meets the target (expected width at the plug-in point) is recommended, a bootstrap
 only if more than TIE narrower than every other such row; with ``guarantee`` only rows whose certified bound
 is at least 1 - delta count. When no row qualifies, the guaranteed method of the kind is recommended (else
-the row with the highest worst coverage) and its ``meets_target`` says whether it meets the target: every
+the row with the highest worst coverage, a resampling method only if no other row was audited) and its ``meets_target`` says whether it meets the target: every
 output flags a recommended row that does not. Flow: audit -> recommend -> growth (widens the recommended
 rows) -> render; reads only ``audit``'s constants.
 """
@@ -108,7 +108,9 @@ def recommend(rows, level, audited, s, guarantee=False):
                     else f" Its own audited worst coverage, {r.worst_coverage:.4f}, is below {floor:.3f}: treat it with care.")
             return hit[0], f"{g} is the guaranteed (conservative) method of this kind, recommended because {why}.{flag}"
     if audited and rows.worst_coverage.notna().any():
-        best = rows.worst_coverage.idxmax()
+        # a resampling method's audit is budgeted (fewer points searched): it does not win a comparison of worsts
+        plain = rows[~rows.method.isin(BOOTSTRAP) & rows.worst_coverage.notna()]
+        best = (plain if len(plain) else rows).worst_coverage.idxmax()
         return best, (f"{rows.loc[best, 'method']} has the highest worst coverage "
                       f"({rows.loc[best, 'worst_coverage']:.4f}), but {why}: BELOW TARGET, treat it with care.")
     return None, "not audited: no recommendation."
