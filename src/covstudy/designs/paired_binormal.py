@@ -19,7 +19,7 @@ import itertools
 from typing import ClassVar
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from ..estimands import Estimand, register_estimand
 from ..seeds import stream
@@ -39,22 +39,26 @@ def paired_binormal_scores(n_pos: int, n_neg: int, auc_first: float, auc_second:
     """``reps`` test sets: columns pos_first, pos_second (reps, n_pos) and neg_first, neg_second (reps, n_neg).
 
     Per block of test sets: the negatives' two standard normals (Z₁, Z₂), then the positives';
-    the second score is ρZ₁ + sqrt(1 - ρ²)Z₂."""
+    the second score is ρZ₁ + sqrt(1 - ρ²)Z₂. Each model's scores are stored as their pooled dense ranks
+    (unsigned integers, as designs/binormal.py): every method reads only their order, the ranks are made
+    once per point for all methods, and the DeLong placements of ranks are counted, not sorted."""
     rng = stream(seed, design="paired_binormal", n_pos=n_pos, n_neg=n_neg, auc_first=auc_first,
                  auc_second=auc_second, correlation=correlation)
     mu = np.sqrt(2) * special.ndtri([auc_first, auc_second])
     rest = np.sqrt(1 - correlation**2)
-    out = {c: np.empty((reps, size)) for c, size in (("pos_first", n_pos), ("neg_first", n_neg),
-                                                      ("pos_second", n_pos), ("neg_second", n_neg))}
+    dtype = np.min_scalar_type(n_pos + n_neg)
+    out = {c: np.empty((reps, size), dtype=dtype) for c, size in (("pos_first", n_pos), ("neg_first", n_neg),
+                                                                  ("pos_second", n_pos), ("neg_second", n_neg))}
     step = max(1, BLOCK // (2 * (n_pos + n_neg)))
     for start in range(0, reps, step):
         rows = slice(start, min(reps, start + step))
         count = rows.stop - rows.start
         y = rng.standard_normal((2, count, n_neg))
         x = rng.standard_normal((2, count, n_pos))
-        out["neg_first"][rows], out["neg_second"][rows] = y[0], correlation * y[0] + rest * y[1]
-        out["pos_first"][rows] = mu[0] + x[0]
-        out["pos_second"][rows] = mu[1] + correlation * x[0] + rest * x[1]
+        for model, (pos, neg) in (("first", (mu[0] + x[0], y[0])),
+                                  ("second", (mu[1] + correlation * x[0] + rest * x[1], correlation * y[0] + rest * y[1]))):
+            ranked = stats.rankdata(np.concatenate([pos, neg], axis=1), method="dense", axis=1)
+            out[f"pos_{model}"][rows], out[f"neg_{model}"][rows] = ranked[:, :n_pos], ranked[:, n_pos:]
     return out
 
 

@@ -56,9 +56,31 @@ def delong_placements(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     """(V10, V01): the placements of the positives (test sets, m) and of the negatives (test sets, n)
     (module docstring); ``scores_pos``, ``scores_neg`` of shape (test sets, m) and (test sets, n)."""
     m, n = scores_pos.shape[-1], scores_neg.shape[-1]
+    if scores_pos.dtype.kind in "ui" and scores_neg.dtype.kind in "ui":
+        top = int(max(scores_pos.max(initial=0), scores_neg.max(initial=0)))
+        if 0 <= min(scores_pos.min(initial=0), scores_neg.min(initial=0)) and top <= 4 * (m + n):
+            return _counted_placements(scores_pos, scores_neg, top + 1)
     pooled = stats.rankdata(np.concatenate([scores_pos, scores_neg], axis=-1), axis=-1)
     v10 = (pooled[:, :m] - stats.rankdata(scores_pos, axis=-1)) / n
     v01 = 1 - (pooled[:, m:] - stats.rankdata(scores_neg, axis=-1)) / m
+    return v10, v01
+
+
+def _counted_placements(pos, neg, values) -> tuple[np.ndarray, np.ndarray]:
+    """``delong_placements`` of small non-negative integer scores (the designs' ranks and levels) by
+    counting, O(m + n + values) a test set, not sorting: V10_i = (#neg < x_i + ½·#neg = x_i)/n, the same
+    numerator as the pooled mid-rank less the own mid-rank (exact in floats), so the same bits."""
+    rows = pos.shape[0]
+    offset = (np.arange(rows, dtype=np.int64) * values)[:, None]
+
+    def counts(a):
+        c = np.bincount((a + offset).ravel(), minlength=rows * values).reshape(rows, values).astype(float)
+        return np.cumsum(c, axis=1) - c, c  # (# below each value, # at it)
+
+    below_neg, at_neg = counts(neg)
+    below_pos, at_pos = counts(pos)
+    v10 = (np.take_along_axis(below_neg, pos, 1) + 0.5 * np.take_along_axis(at_neg, pos, 1)) / neg.shape[1]
+    v01 = 1 - (np.take_along_axis(below_pos, neg, 1) + 0.5 * np.take_along_axis(at_pos, neg, 1)) / pos.shape[1]
     return v10, v01
 
 

@@ -71,7 +71,9 @@ def delong_covariance(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     >>> auc.round(4).tolist(), cov.shape
     ([0.8889, 0.7778], (2, 2))
     """
-    pos, neg = (validate.array(name, v, "arrays of scores (models × examples)", float)
+    # integer arrays (the designs' ranks) keep their type: their placements are counted, not sorted
+    pos, neg = (v if isinstance(v, np.ndarray) and v.dtype.kind in "ui" and v.ndim >= 2
+                else validate.array(name, v, "arrays of scores (models × examples)", float)
                 for name, v in (("scores_pos", scores_pos), ("scores_neg", scores_neg)))
     k, m, n = pos.shape[-2], pos.shape[-1], neg.shape[-1]
     lead = np.broadcast_shapes(pos.shape[:-2], neg.shape[:-2])
