@@ -58,7 +58,7 @@ CONFIRM = 8  # a Monte Carlo worst within CONFIRM_Z MCSE of the decision is re-e
 CONFIRM_Z = 3.0
 Z_MCSE = 1  # the recommendation's margin: a Monte Carlo row qualifies when worst - Z_MCSE·MCSE reaches the floor
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
-BOOT_SEARCH_POINTS = 12  # a drawing method's search: at most this many points (each costs reps × draws draws)
+BOOT_SEARCH_POINTS = 6  # a drawing method's search: at most this many points (each costs reps × draws draws)
 
 
 def coverage_over(method, design, metric, axes: dict, delta, reps, seed):
