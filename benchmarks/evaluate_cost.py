@@ -94,12 +94,15 @@ def measure(case, rows, label):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cases", nargs="*", default=list(CASES), choices=list(CASES))
+    ap.add_argument("cases", nargs="*", help=f"of {', '.join(CASES)} (default: every case)")
     ap.add_argument("--rows", type=int, help="rows instead of the case's own")
     ap.add_argument("--against", help="a git revision whose src to time alongside this tree's")
     ap.add_argument("--label", default="this tree", help=argparse.SUPPRESS)
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    a.cases = a.cases or list(CASES)
+    if set(a.cases) - set(CASES):
+        ap.error(f"cases: choose from {', '.join(CASES)}, got {', '.join(sorted(set(a.cases) - set(CASES)))}")
     if a.inner:
         return measure(a.cases[0], a.rows, a.label)
     root = Path(__file__).resolve().parents[1]

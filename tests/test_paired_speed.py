@@ -73,3 +73,26 @@ def test_paired_exact_coverage_unchanged(key):
     name, n, acc_first, acc_second, correlation = key
     r = coverage(name, design="paired", n=n, acc_first=acc_first, acc_second=acc_second, correlation=correlation)
     assert r.coverage == pytest.approx(BEFORE[key], abs=1e-12)
+
+
+def test_remembered_posterior_quantiles_are_the_fresh_ones(monkeypatch):
+    """paired_bayes remembers solved quantiles across calls (the audit's search meets the same rows at many
+    points): each row is solved on its own, so batches of any make-up and remembered rows give the same bits."""
+    from covstudy.methods import posterior_difference
+    from covstudy.methods.paired import paired_bayes
+
+    rng = np.random.default_rng(1)
+    a, b, c, d = (rng.integers(0, top, 600) for top in (60, 25, 25, 10))
+    monkeypatch.setattr(posterior_difference, "_KNOWN", {})
+    whole = paired_bayes(a, b, c, d, 0.05)
+    pieces = [np.empty(600), np.empty(600)]
+    for idx in np.array_split(rng.permutation(600), 7):
+        posterior_difference._KNOWN.clear()
+        for out, end in zip(pieces, paired_bayes(a[idx], b[idx], c[idx], d[idx], 0.05)):
+            out[idx] = end
+    posterior_difference._KNOWN.clear()
+    paired_bayes(a[:300], b[:300], c[:300], d[:300], 0.05)
+    remembered = paired_bayes(a, b, c, d, 0.05)
+    for got in (pieces, remembered):
+        assert np.array_equal(got[0], whole[0]) and np.array_equal(got[1], whole[1])
+    assert len(posterior_difference._KNOWN) > 300

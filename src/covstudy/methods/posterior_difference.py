@@ -213,18 +213,31 @@ def equal_tailed(law: _Law, shape, delta):
     return np.clip(lower, -1, 1).reshape(shape), np.clip(upper, -1, 1).reshape(shape)
 
 
+KNOWN_MAX = 200_000  # quantiles remembered (~40 MB): each row is solved on its own, so a remembered one is the same
+_KNOWN: dict = {}  # (s1, s2, r1, r2, q) -> the q-quantile of D
+
+
 def paired_equal_tailed(s1, s2, r1, r2, shape, delta):
     """(delta/2, 1 - delta/2) quantiles of D = S·(2R - 1) for arrays broadcast to ``shape``, clipped to [-1, 1].
 
     Exchanging r1 and r2 negates D, so lower(s1, s2, r1, r2) = -upper(s1, s2, r2, r1): both ends are
     upper quantiles, solved once per distinct row (s1, s2, r1, r2, 1 - delta/2). On the paired
     design's outcomes every (b, c) comes with its mirror (c, b), so this halves the work, and the
-    interval of a table and of its mirror are exactly negatives of each other.
+    interval of a table and of its mirror are exactly negatives of each other. Solved quantiles are
+    remembered (``_KNOWN``): the audit's Monte Carlo search meets the same rows at many points.
     """
     s1, s2, r1, r2 = (np.broadcast_to(np.asarray(v, dtype=float), shape).ravel() for v in (s1, s2, r1, r2))
     top = 1 - np.broadcast_to(np.asarray(delta, dtype=float) / 2, shape).ravel()
     rows = np.stack([np.concatenate(pair) for pair in ((s1, s1), (s2, s2), (r1, r2), (r2, r1), (top, top))], axis=1)
     distinct, inverse = unique_rows(rows)
-    ends = PairedLaw(*distinct[:, :4].T).quantile(distinct[:, 4], len(distinct))[inverse]
+    keys = list(map(tuple, distinct.tolist()))
+    ends = np.array([_KNOWN.get(k, np.nan) for k in keys])
+    new = np.isnan(ends)
+    if new.any():  # rows not solved before (a search's points share most of their outcomes' rows)
+        ends[new] = PairedLaw(*distinct[new, :4].T).quantile(distinct[new, 4], int(new.sum()))
+        if len(_KNOWN) + int(new.sum()) > KNOWN_MAX:
+            _KNOWN.clear()
+        _KNOWN.update(zip((k for k, fresh in zip(keys, new) if fresh), ends[new].tolist()))
+    ends = ends[inverse]
     lower, upper = -ends[s1.size:], ends[:s1.size]
     return np.clip(lower, -1, 1).reshape(shape), np.clip(upper, -1, 1).reshape(shape)
