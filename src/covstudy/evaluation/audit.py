@@ -265,7 +265,7 @@ def _monte_carlo(s: Spec) -> bool:
 
 
 def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_carlo=False, pilot=False,
-                   points=None) -> dict:
+                   points=None, known=None) -> dict:
     """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
     point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
     the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
@@ -277,18 +277,31 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
     mc = monte_carlo or _monte_carlo(s)
     pilot_reps = max(PILOT_MIN_REPS, int(reps or 0) // PILOT_SHARE)
     budget = points if bounded else search_budget(reps)
+    known = {} if known is None else known  # (point, reps, seed) -> (coverage, MCSE, mean width), pilot and search
     if not pilot and reps and pilot_reps < reps and mc and budget > PILOT_POINTS:
         # sequential: the plug-in point and the first start point on a fifth of the test sets, then on all of
         # them; a method that clearly fails there is decided, only the rest pay for the whole search
         for stage in (pilot_reps, reps):
-            first = searched_audit(qualified, s, delta, stage, seed, bounded, monte_carlo, pilot=True, points=points)
+            first = searched_audit(qualified, s, delta, stage, seed, bounded, monte_carlo, pilot=True, points=points,
+                                   known=known)
             if first["worst_coverage"] + PILOT_Z * first["worst_mcse"] < floor:
                 return first
     budget = min(budget, PILOT_POINTS) if pilot else budget
-    engine = {}
+    engine = known.setdefault("engine", {})  # the engine and reps of the last points measured
     project = s.project or (lambda c: c)
 
     def evaluate(coords, reps=reps, seed=seed):
+        """(coverage, MCSE, mean width) at the coordinates; a point the pilot evaluated at these reps and seed
+        is read from ``known`` (the pilot's second stage is the search's first two points)."""
+        keys = [(tuple(sorted(c.items())), reps, seed) for c in coords]
+        fresh = [c for c, k in zip(coords, keys) if k not in known]
+        if fresh:
+            measured = (np.atleast_1d(np.asarray(v, dtype=float)) for v in measure(fresh, reps, seed))
+            for k, *values in zip([(tuple(sorted(c.items())), reps, seed) for c in fresh], *measured):
+                known[k] = values
+        return tuple(np.array([known[k][i] for k in keys]) for i in range(3))
+
+    def measure(coords, reps, seed):
         coords = [project(c) for c in coords]
         if s.multiclass is not None:
             from ..engine.coverage import multiclass_coverage
