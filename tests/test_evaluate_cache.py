@@ -79,12 +79,13 @@ def test_simulated_test_sets_are_shared_and_give_the_same_numbers():
                                   reps=200, seed=1).coverage
 
 
-def test_simulated_cache_is_bounded_in_bytes_of_weights_too():
+def test_simulated_cache_is_bounded_in_bytes_of_weights_too(monkeypatch):
     """The simulated test sets kept for reuse stay within _SIMULATED_BYTES counting their weights,
-    and a batch too large to be worth keeping (n = 10⁶: 16 MB a point) is not kept at all."""
+    and a batch too large to be worth keeping (n = 10⁶: 16 MB a point, a quarter of 32 MB) is not kept at all."""
     from covstudy.engine import core
     from covstudy import coverage
 
+    monkeypatch.setattr(core, "_SIMULATED_BYTES", 32_000_000)  # the mechanism, at a size the test can reach
     core.clear_cache()
     coverage("wilson", n=10**6, p=[0.3, 0.5, 0.7], reps=1000)
     assert not core._SIMULATED

@@ -19,8 +19,9 @@ import itertools
 from typing import ClassVar
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from .._lazy import stats
 from ..estimands import Estimand, register_estimand
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
