@@ -23,8 +23,8 @@ def _legendre(g, lo, hi, nodes=400):
 @pytest.mark.parametrize("binning", C.BINNINGS)
 @pytest.mark.parametrize("a, b, slope, intercept", [(2, 2, 1, 0), (2, 5, 0.5, 0.3), (0.7, 1.3, 2.0, -0.5)])
 def test_bin_moments_against_closed_forms_and_legendre(binning, a, b, slope, intercept):
-    w, f, m = C.bin_moments(6, binning, float(a), float(b), float(slope), float(intercept))
-    e = C.edges(6, binning, a, b)
+    w, f, m = C.bin_moments(6, binning, C.ScoreLaw("beta", float(a), float(b)), float(slope), float(intercept))
+    e = C.edges(6, binning, C.ScoreLaw("beta", a, b))
     assert abs(w.sum() - 1) < 1e-12
     if binning == "equal_mass":
         assert np.allclose(w, 1 / 6, atol=1e-12)
@@ -36,23 +36,23 @@ def test_bin_moments_against_closed_forms_and_legendre(binning, a, b, slope, int
         ref = _legendre(lambda s: C.curve(s, slope, intercept) * pdf(s), e[j], e[j + 1]) / w[j]
         assert abs(f[j] - ref) < 1e-6 * max(1, a < 1 and 100)
     if slope == 1 and intercept == 0:
-        assert np.allclose(f, m, atol=1e-12) and C.true_ece(a, b, 1.0, 0.0) < 1e-12
+        assert np.allclose(f, m, atol=1e-12) and C.true_ece(C.ScoreLaw("beta", a, b), 1.0, 0.0) < 1e-12
 
 
 def test_ece_truths_ordered_and_against_a_riemann_sum():
     for a, b, slope, intercept in [(2, 2, 0.5, 0.0), (2, 5, 1.7, 0.4), (1, 1, 0.8, -0.3)]:
         s = (np.arange(200_000) + 0.5) / 200_000
         ref = np.mean(np.abs(C.curve(s, slope, intercept) - s) * stats.beta.pdf(s, a, b))
-        ece = C.true_ece(a, b, slope, intercept)
+        ece = C.true_ece(C.ScoreLaw("beta", a, b), slope, intercept)
         assert abs(ece - ref) < 1e-6
         for bins in (1, 5, 20):
-            assert C.true_ece_binned(bins, "equal_width", a, b, slope, intercept) <= ece + 1e-12  # Jensen
-        assert abs(C.true_ece_binned(200, "equal_mass", a, b, slope, intercept) - ece) < 5e-3
+            assert C.true_ece_binned(bins, "equal_width", C.ScoreLaw("beta", a, b), slope, intercept) <= ece + 1e-12  # Jensen
+        assert abs(C.true_ece_binned(200, "equal_mass", C.ScoreLaw("beta", a, b), slope, intercept) - ece) < 5e-3
 
 
 def test_bin_outcomes_equal_a_brute_force_multinomial():
     """(k, m) of bin 2 of 3 from every assignment of n = 5 examples to the 6 cells bin × label."""
-    n, (w, f, _) = 5, C.bin_moments(3, "equal_width", 2.0, 3.0, 0.6, 0.2)
+    n, (w, f, _) = 5, C.bin_moments(3, "equal_width", C.ScoreLaw("beta", 2.0, 3.0), 0.6, 0.2)
     cells = np.ravel(np.column_stack([w * f, w * (1 - f)]))
     law = {}
     for combo in itertools.product(range(6), repeat=n):
@@ -90,7 +90,7 @@ def shared():
     """Three test sets of 150 examples from an over-confident classifier (slope 0.5), scores rounded to
     two decimals so that some sit on bin edges."""
     rng = np.random.default_rng(46)
-    s, y = C.draw_test_sets(150, 3, 2.0, 3.0, 0.5, 0.2, rng)
+    s, y = C.draw_test_sets(150, 3, C.ScoreLaw("beta", 2.0, 3.0), 0.5, 0.2, rng)
     return np.round(s, 2), y
 
 
@@ -177,10 +177,10 @@ def test_sidak_clopper_pearson_band_holds_the_whole_curve_given_the_counts():
 
 
 def test_ece_kernels_registered_reproducible_and_bracket_sensibly(shared):
-    assert list(methods("ece")) == ["ece.plugin", "ece.debiased"]
+    assert list(methods("ece")) == ["ece.plugin", "ece.debiased", "ece.smooth"]
     s, y = shared
     e = np.linspace(0, 1, 11)
-    for name in ("ece.plugin", "ece.debiased"):
+    for name in ("ece.plugin", "ece.debiased", "ece.smooth"):
         m = methods()[name]
         a = m.bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
         b = m.bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
@@ -242,7 +242,7 @@ def test_study_is_reproducible_and_bad_config_is_one_line(tmp_path, study_table)
 def test_evaluate_adds_the_ece_rows_and_the_reliability_diagram(tmp_path):
     import covstudy
     rng = np.random.default_rng(9)
-    s, y = C.draw_test_sets(200, 1, 2.0, 5.0, 0.6, 0.0, rng)
+    s, y = C.draw_test_sets(200, 1, C.ScoreLaw("beta", 2.0, 5.0), 0.6, 0.0, rng)
     s, y = s[0], y[0].astype(int)
     ev = covstudy.evaluate(y, scores=s, metrics=["calibration_ece"], audit=False, progress=False)
     rows = ev.table[ev.table.metric == "calibration_ece"].set_index("method")

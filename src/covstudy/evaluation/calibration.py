@@ -53,7 +53,6 @@ def add(d, delta, seed, table, reasons, info):
     scores = np.asarray(d.scores, dtype=float)
     labels = (np.asarray(d.truth) == 1).astype(float)
     fig = diagram(scores, labels, delta)
-    stats = (fig["m"], fig["k"], fig["S"])
     rows = []
     for short, recommended, note in (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by the "
                                                           "calibration study"),
@@ -62,7 +61,7 @@ def add(d, delta, seed, table, reasons, info):
         method = get(short, "calibration")
         lo, hi = method.bounds((scores, labels), delta, rng=stream(seed, evaluate="calibration", method=method.name),
                                edges=fig["edges"], draws=DRAWS)
-        estimate = float(cal.ESTIMATES[short](*stats))
+        estimate = float(cal.ESTIMATES[short](scores, labels, fig["edges"])[0])
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
                          audit="", meets_target="", recommended=recommended, note=note,

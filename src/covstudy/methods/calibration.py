@@ -187,7 +187,11 @@ def ece_debiased(scores, labels, delta, rng, edges, draws):
     return max(lower, 0.0), max(upper, 0.0)
 
 
-ESTIMATES = {"plugin": plugin_ece, "debiased": debiased_ece}  # each ECE method's point estimate, from (m, k, S)
+# Each ECE method's point estimate over rows, from (scores, labels, edges), and the estimands its interval is
+# for (the calibration study's targets); methods/smooth_ece.py adds its own.
+ESTIMATES = {"plugin": lambda s, y, edges: plugin_ece(*bin_stats(s, y, edges)),
+             "debiased": lambda s, y, edges: debiased_ece(*bin_stats(s, y, edges))}
+TARGETS = {"plugin": ("ece", "ece_unbinned"), "debiased": ("ece", "ece_unbinned")}
 
 
 # --------------------------------------------------------------------------- tests of perfect calibration
