@@ -257,3 +257,56 @@ def test_evaluate_adds_the_ece_rows_and_the_reliability_diagram(tmp_path):
     # scores outside [0, 1] are not probabilities: no calibration rows
     ev = covstudy.evaluate(y, scores=3 * s - 1, metrics=["auc", "calibration_ece"], audit=False, progress=False)
     assert "calibration_ece" not in set(ev.table.metric) and "calibration" not in ev.info
+
+
+# --------------------------------------------------------------------------- the audit of the ECE rows
+
+from covstudy.evaluation import ece_audit  # noqa: E402
+
+
+def test_ece_audit_fits_the_plug_in_point_against_scipy_and_scikit_learn():
+    from sklearn.linear_model import LogisticRegression
+    s, y = C.draw_test_sets(20_000, 1, C.ScoreLaw("beta", 2.0, 5.0), 0.6, 0.3, np.random.default_rng(21))
+    s, y = s[0], y[0].astype(float)
+    point = ece_audit.fit_point(s, y)
+    a, b, _, _ = stats.beta.fit(s, floc=0, fscale=1, method="MM")
+    assert abs(point["score_a"] - a) < 1e-4 * a and abs(point["score_b"] - b) < 1e-4 * b  # scipy solves numerically
+    lr = LogisticRegression(C=np.inf, tol=1e-10, max_iter=1000).fit(special.logit(s)[:, None], y)
+    assert abs(point["slope"] - lr.coef_[0, 0]) < 1e-4 and abs(point["intercept"] - lr.intercept_[0]) < 1e-4
+    assert abs(point["slope"] - 0.6) < 0.05 and abs(point["intercept"] - 0.3) < 0.05  # and near the truth
+    assert ece_audit.fit_point(s, np.ones_like(y)) is None and ece_audit.fit_point(np.full(9, 0.3), y[:9]) is None
+
+
+def test_ece_audit_agrees_with_the_registered_kernels_within_four_mcse(monkeypatch):
+    """The audit's shared resamples against each kernel's own, on fresh test sets at the same fitted point."""
+    s, y = C.draw_test_sets(150, 1, C.ScoreLaw("beta", 2.0, 5.0), 1.6, 0.0, np.random.default_rng(22))
+    s, y, e = s[0], y[0].astype(float), np.linspace(0, 1, 11)
+    monkeypatch.setattr(ece_audit, "ECE_REPS", 300)
+    rows, where = ece_audit.audit_rows(s, y, e, 0.1, seed=3)
+    assert rows["debiased"]["reps"] == 300 and "true binned ECE" in where
+    p = ece_audit.fit_point(s, y)
+    law = C.ScoreLaw("beta", p["score_a"], p["score_b"])
+    truth = C.true_ece_binned(10, "equal_width", law, p["slope"], p["intercept"])
+    ts, ty = C.draw_test_sets(150, 300, law, p["slope"], p["intercept"], np.random.default_rng(23))
+    for name in ("debiased", "plugin"):
+        lo, hi = methods()[f"ece.{name}"].bounds((ts, ty), 0.1, rng=np.random.default_rng(24), edges=e,
+                                                 draws=ece_audit.AUDIT_DRAWS)
+        c = np.mean((lo <= truth) & (truth <= hi))
+        mine = rows[name]["coverage_at_estimate"]
+        assert abs(c - mine) <= 4 * np.sqrt((c * (1 - c) + mine * (1 - mine)) / 300 + 1e-6), (name, c, mine)
+    monkeypatch.setattr(ece_audit, "ECE_BUDGET", 1000)
+    rows, where = ece_audit.audit_rows(s, y, e, 0.1, seed=3)
+    assert where == "" and rows["plugin"]["note"].startswith("not audited: 100 simulated test sets")
+
+
+def test_evaluate_audits_the_ece_rows_at_the_plug_in_point(monkeypatch):
+    import covstudy
+    from covstudy.report.evaluation_page import summaries
+    monkeypatch.setattr(ece_audit, "ECE_REPS", 120)
+    s, y = C.draw_test_sets(120, 1, C.ScoreLaw("beta", 2.0, 5.0), 0.6, 0.0, np.random.default_rng(25))
+    ev = covstudy.evaluate(y[0].astype(int), scores=s[0], metrics=["calibration_ece"], progress=False)
+    rows = ev.table[ev.table.metric == "calibration_ece"].set_index("method")
+    assert (rows.reps == 120).all() and (rows.audit == "at plug-in").all() and (rows.engine == "mc").all()
+    assert rows.coverage_at_estimate.between(0, 1).all() and rows.worst_coverage.isna().all()
+    assert "At the fitted plug-in point" in ev.reasons["calibration_ece"]
+    assert "at the fitted plug-in point" in summaries(ev)["calibration_ece"]
