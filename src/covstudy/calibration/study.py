@@ -13,7 +13,7 @@ Per point, ``reps`` test sets are drawn whole (scores, then labels) from the poi
   with bin j non-empty, and ``p_nonempty`` = P(m_j > 0) exactly;
 * ``target = curve``: per-bin method × adjustment (none, Bonferroni, Šidák), the share of test
   sets whose band covers every non-empty bin's f_j (empty bins get [0, 1]);
-* ``target = ece`` / ``ece_unbinned`` / ``ece_smooth``: per ECE method, coverage of the estimands
+* ``target = ece`` / ``ece_unbinned`` / ``smooth_ece``: per ECE method, coverage of the estimands
   it is for (``methods.calibration.TARGETS``: the true binned ECE and E|c(s) - s| for the binned
   ECEs, the population's smooth ECE for ``smooth``), the estimate's mean minus the truth (``bias``)
   and the mean width. The smooth ECE does not bin, so it runs once per point of the other axes, at
@@ -21,7 +21,8 @@ Per point, ``reps`` test sets are drawn whole (scores, then labels) from the poi
 * ``target = test``: per test of perfect calibration, the rate of rejecting it at level delta
   (its size at slope = 1 and intercept = 0, its power elsewhere).
 
-Figures (plots/calibration.py) and report.md are written with ``plot``; the tables always.
+Figures (plots/calibration.py), report.md and the interactive page report.html (report/calibration_page.py)
+are written with ``plot``; the table always.
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def truths(point: dict) -> dict:
     shape = (design.ScoreLaw.of(p), float(p["slope"]), float(p["intercept"]))
     w, f, _ = design.bin_moments(p["bins"], p["binning"], *shape)
     return {"w": w, "f": f, "ece": design.true_ece_binned(p["bins"], p["binning"], *shape),
-            "ece_unbinned": design.true_ece(*shape), "ece_smooth": lambda: design.true_smooth_ece(*shape)}
+            "ece_unbinned": design.true_ece(*shape), "smooth_ece": lambda: design.true_smooth_ece(*shape)}
 
 
 def exact_bin_coverage(method: str, n: int, w: float, f: float, delta: float) -> tuple[float, float]:
@@ -220,6 +221,9 @@ def run_calibration_study(study: CalibrationStudy) -> pd.DataFrame:
 
         calibration_figures(study, table, example_diagram(study))
         write_report(study, table)
+        from ..report.calibration_page import write_calibration_html  # report.html, the interactive page
+
+        write_calibration_html(study)  # from results.csv as written: a committed page is a rerun's bytes
     return table
 
 

@@ -126,4 +126,4 @@ def ece_smooth(scores, labels, delta, rng, edges, draws):
 
 
 ESTIMATES["smooth"] = lambda s, y, edges: smooth_ece(s, y)
-TARGETS["smooth"] = ("ece_smooth",)  # its own estimand: the population's smooth ECE (designs.calibration.true_smooth_ece)
+TARGETS["smooth"] = ("smooth_ece",)  # its own estimand: the population's smooth ECE (designs.calibration.true_smooth_ece)

@@ -26,7 +26,7 @@ def calibration_figures(study, table, example: dict) -> list:
     out = study.out / "figures"
     out.mkdir(parents=True, exist_ok=True)
     paths = [_example(study, example, out / "reliability_example.png")]
-    smooth = table[table.target == "ece_smooth"]
+    smooth = table[table.target == "smooth_ece"]
     if not smooth.empty:
         paths.append(_smooth(study, smooth, out / "smooth_ece.png"))
     if "scores" in table:  # the other figures compare methods on the Beta scores (the binormal's are in the table)
