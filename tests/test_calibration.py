@@ -310,3 +310,24 @@ def test_evaluate_audits_the_ece_rows_at_the_plug_in_point(monkeypatch):
     assert rows.coverage_at_estimate.between(0, 1).all() and rows.worst_coverage.isna().all()
     assert "At the fitted plug-in point" in ev.reasons["calibration_ece"]
     assert "at the fitted plug-in point" in summaries(ev)["calibration_ece"]
+
+
+def test_study_with_binormal_scores_and_the_smooth_ece(tmp_path):
+    """Binormal points add rows with their own axes; the Beta points' rows are unchanged by them (their streams
+    are keyed as before); the smooth ECE runs once per point of the other axes, against its own estimand."""
+    import pandas as pd
+    over = {"reps": 100, "calibration": {"bin_methods": ["clopper_pearson"], "ece_methods": ["debiased", "smooth"],
+                                         "tests": ["spiegelhalter"], "draws": 20},
+            "grid": {"n": [40], "bins": [4, 2], "slope": [0.6], "delta": [0.1], "scores": ["beta", "binormal"],
+                     "auc": [0.8], "prevalence": [0.3]}}
+    both = run_calibration_study(CalibrationStudy.from_config(_config(tmp_path / "a", **over)))
+    over["grid"] = {**over["grid"], "scores": ["beta"]}
+    beta = run_calibration_study(CalibrationStudy.from_config(_config(tmp_path / "b", **over)))
+    mine = both[both.scores.isna()].drop(columns=["scores", "auc", "prevalence"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, beta.reset_index(drop=True))
+    binormal = both[both.scores == "binormal"]
+    assert binormal.score_a.isna().all() and (binormal.auc == 0.8).all() and len(binormal) == len(beta)
+    smooth = both[both.target == "smooth_ece"]
+    assert list(smooth.bins) == [4, 4] and list(smooth.method) == ["smooth", "smooth"]
+    law = C.ScoreLaw("binormal", auc=0.8, prevalence=0.3)
+    assert smooth.truth.iloc[1] == C.true_smooth_ece(law, 0.6, 0.0) > 0

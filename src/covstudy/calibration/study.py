@@ -245,11 +245,16 @@ def example_diagram(study: CalibrationStudy) -> dict:
 
 
 def write_report(study: CalibrationStudy, table: pd.DataFrame) -> Path:
-    """<out>/report.md: the headline numbers per target and method, over the study's points."""
+    """<out>/report.md: the headline numbers per target and method (the ECEs' per score law), over the study's points."""
+    import pandas as pd
+
     lines = [f"# {study.name}", "", study.question, "",
              f"{study.reps} test sets per point, delta = {study.delta:g}, {study.draws} bootstrap resamples; "
-             f"{len(study.points)} points (n × bins × binning × slope). Per-bin coverage is among test sets whose bin "
-             "is non-empty; exact_coverage enumerates the bin's count and positives.", ""]
+             f"{len(study.points)} points (n × bins × binning × slope × score law). Per-bin coverage is among test sets "
+             "whose bin is non-empty; exact_coverage enumerates the bin's count and positives. The ECE rows are split "
+             "by score law (beta, binormal).", ""]
+    law = table["scores"].fillna("beta") if "scores" in table else pd.Series("beta", index=table.index)
+    table = table.assign(law=law)
     bins = table[table.target == "bin"]
     agg = bins.groupby("method", sort=False).agg(mean=("exact_coverage", "mean"), worst=("exact_coverage", "min"),
                                                  width=("width", "mean"))
@@ -257,18 +262,21 @@ def write_report(study: CalibrationStudy, table: pd.DataFrame) -> Path:
               "|---|---|---|---|"]
     lines += [f"| {i} | {r['mean']:.3f} | {r.worst:.3f} | {r.width:.3f} |" for i, r in agg.iterrows()] + [""]
     for title, target in (("Whole curve (every non-empty bin at once)", "curve"), ("Binned ECE", "ece"),
-                          ("Unbinned ECE E|c(s) - s|", "ece_unbinned")):
+                          ("Unbinned ECE E|c(s) - s|", "ece_unbinned"),
+                          ("Smooth ECE (the population's smooth ECE)", "smooth_ece")):
         part = table[table.target == target]
         if part.empty:
             continue
         cols = {"mean": ("coverage", "mean"), "worst": ("coverage", "min"), "width": ("width", "mean")}
         if target != "curve":
             cols["bias"] = ("bias", "mean")
-        agg = part.groupby("method", sort=False).agg(**cols)
-        head = "| method | mean coverage | worst coverage | mean width |" + (" mean bias |" if target != "curve" else "")
+        by = "method" if target == "curve" else ["method", "law"]
+        agg = part.groupby(by, sort=False).agg(**cols)
+        head = (("| method" if target == "curve" else "| method, score law") + " | mean coverage | worst coverage | "
+                "mean width |" + (" mean bias |" if target != "curve" else ""))
         lines += [f"## {title}", "", head, "|---|---|---|---|" + ("---|" if target != "curve" else "")]
         for i, r in agg.iterrows():
-            lines.append(f"| {i} | {r['mean']:.3f} | {r.worst:.3f} | {r.width:.3f} |"
+            lines.append(f"| {i if target == 'curve' else ', '.join(i)} | {r['mean']:.3f} | {r.worst:.3f} | {r.width:.3f} |"
                          + (f" {r.bias:+.4f} |" if target != "curve" else ""))
         lines.append("")
     tests = table[table.target == "test"]
