@@ -67,6 +67,8 @@ def calibration_page(study, table: pd.DataFrame) -> str:
     folder = Path(study.out)
     data = json.dumps(calibration_data(table), separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
     prepared = _prepared(table)
+    if "exact_coverage" in prepared:  # a bin's coverage: the exact one (as report.md), not its noisy Monte Carlo twin
+        prepared = prepared.assign(coverage=prepared.exact_coverage.where(prepared.target == "bin", prepared.coverage))
     cols = {k: v for k, v in SUMMARY.items() if v[0] in prepared}
     targets = [t for view in VIEWS for t in view[2]]
     methods = list(dict.fromkeys(prepared.method))
@@ -87,11 +89,11 @@ def calibration_page(study, table: pd.DataFrame) -> str:
 <p class="note">{_e(study.reps)} test sets per point, {_e(study.draws)} bootstrap resamples for the ECE intervals.
 Per-bin coverage is among the test sets whose bin is non-empty (hollow marks: the exact coverage); whole-curve
 coverage: the share of test sets whose band holds every non-empty bin's true frequency; the ECE's estimands
-(target): <code>ece</code> the population's binned ECE, <code>ece_unbinned</code> E|c(s) − s|,
-<code>smooth_ece</code> the population's smooth ECE. Nominal: 1 − δ = {_e(f"{1 - study.delta:g}")}.</p>
+(target) are <code>ece</code>, the population's binned ECE; <code>ece_unbinned</code>, E|c(s) − s|; and
+<code>smooth_ece</code>, the population's smooth ECE. Nominal: 1 − δ = {_e(f"{1 - study.delta:g}")}.</p>
 </section>
 <section><h2>Summary per target and method</h2>
-<p>Over the study's points. Click a column header to sort.
+<p>Over the study's points (per bin: the exact coverage). Click a column header to sort.
 <button type="button" id="download-summary">Download this table (CSV)</button></p>
 {_table_html(summary, list(summary.columns), "summary")}
 </section>
