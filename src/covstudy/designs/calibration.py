@@ -109,7 +109,7 @@ class ScoreLaw:
         return np.where(inside, dens / (safe * (1 - safe)), 0.0)
 
     def ppf(self, q):
-        """Quantiles; the binormal's by bisection of the CDF in logit s (60 halvings of a ±40 bracket, then 60 more)."""
+        """Quantiles; the binormal's by 120 halvings of a bracket in logit s (40 sd beyond either component's mean)."""
         q = np.asarray(q, dtype=float)
         if self.kind == "beta":
             return stats.beta.ppf(q, self.a, self.b)

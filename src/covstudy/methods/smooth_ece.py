@@ -17,8 +17,9 @@ there gets σ* = SIGMA_MIN, and smECE at it).
 Computation: the residuals are linearly binned onto GRID + 1 equally spaced points (Wand 1994,
 "Fast computation of multivariate kernel estimators"), smoothed by the cosine series truncated at the
 grid's frequencies (exact for the binned masses where exp(-π²m²σ²/2) has vanished by m = GRID: σ >= 0.004
-at GRID = 1024, to 1e-17; at σ = 0.002 to 1e-9) and integrated by the trapezoid rule. Checked against the direct
-sum over images and against the reference package ``relplot`` (Apple, 1.0.3; tests/data/smooth_ece_relplot.csv).
+at GRID = 1024, to 1e-17; at σ = 0.002 to 1e-9) and integrated by the trapezoid rule. Checked against the
+direct sum over images and against the reference package ``relplot`` (Apple, 1.0.3;
+tests/data/smooth_ece_relplot.json, with the script that wrote it).
 
 The interval (``ece.smooth``): the basic bootstrap, [2θ̂ - q_{1-δ/2}, 2θ̂ - q_{δ/2}] of ``draws`` resamples
 of the examples, floored at 0; the reference package reports its interval the same way
