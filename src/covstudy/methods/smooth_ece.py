@@ -29,7 +29,7 @@ of the examples, floored at 0; the reference package reports its interval the sa
 from __future__ import annotations
 
 import numpy as np
-from scipy import fft
+from .._lazy import fft
 
 from .calibration import ESTIMATES, TARGETS, _rows
 from .registry import draws_param, register
