@@ -1,4 +1,4 @@
-"""Rewrite report.html of every committed study (band studies too), and results/index.html, from the committed tables.
+"""Rewrite report.html of every committed study (band and calibration studies too), and results/index.html, from the committed tables.
 
 What ``covstudy study=<name> plot=true`` writes into results/<name>/report.html depends on the
 table, study.yaml, figures/index.csv and the run's overrides only, so after a change to the
@@ -16,6 +16,8 @@ from pathlib import Path
 import yaml
 
 from covstudy.bands.study import BandStudy
+from covstudy.calibration.study import CalibrationStudy
+from covstudy.report.calibration_page import write_calibration_html
 from covstudy.report.explorer import write_band_html, write_html, write_index
 
 RESULTS = Path("results")
@@ -36,4 +38,9 @@ for folder in sorted(p.parent for p in RESULTS.glob("*/bands.parquet")):  # band
     cfg = yaml.safe_load(Path("conf/study", f"{folder.name}.yaml").read_text())
     page = write_band_html(BandStudy.from_config({**cfg, "out": str(folder)}))
     print(page, page.stat().st_size)
+for name in ("calibration",):  # calibration studies: their config and results.csv
+    cfg = yaml.safe_load(Path("conf/study", f"{name}.yaml").read_text())
+    if (RESULTS / name / "results.csv").is_file():
+        page = write_calibration_html(CalibrationStudy.from_config({**cfg, "out": str(RESULTS / name)}))
+        print(page, page.stat().st_size)
 print(write_index(RESULTS))

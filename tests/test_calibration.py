@@ -23,8 +23,8 @@ def _legendre(g, lo, hi, nodes=400):
 @pytest.mark.parametrize("binning", C.BINNINGS)
 @pytest.mark.parametrize("a, b, slope, intercept", [(2, 2, 1, 0), (2, 5, 0.5, 0.3), (0.7, 1.3, 2.0, -0.5)])
 def test_bin_moments_against_closed_forms_and_legendre(binning, a, b, slope, intercept):
-    w, f, m = C.bin_moments(6, binning, float(a), float(b), float(slope), float(intercept))
-    e = C.edges(6, binning, a, b)
+    w, f, m = C.bin_moments(6, binning, C.ScoreLaw("beta", float(a), float(b)), float(slope), float(intercept))
+    e = C.edges(6, binning, C.ScoreLaw("beta", a, b))
     assert abs(w.sum() - 1) < 1e-12
     if binning == "equal_mass":
         assert np.allclose(w, 1 / 6, atol=1e-12)
@@ -36,23 +36,23 @@ def test_bin_moments_against_closed_forms_and_legendre(binning, a, b, slope, int
         ref = _legendre(lambda s: C.curve(s, slope, intercept) * pdf(s), e[j], e[j + 1]) / w[j]
         assert abs(f[j] - ref) < 1e-6 * max(1, a < 1 and 100)
     if slope == 1 and intercept == 0:
-        assert np.allclose(f, m, atol=1e-12) and C.true_ece(a, b, 1.0, 0.0) < 1e-12
+        assert np.allclose(f, m, atol=1e-12) and C.true_ece(C.ScoreLaw("beta", a, b), 1.0, 0.0) < 1e-12
 
 
 def test_ece_truths_ordered_and_against_a_riemann_sum():
     for a, b, slope, intercept in [(2, 2, 0.5, 0.0), (2, 5, 1.7, 0.4), (1, 1, 0.8, -0.3)]:
         s = (np.arange(200_000) + 0.5) / 200_000
         ref = np.mean(np.abs(C.curve(s, slope, intercept) - s) * stats.beta.pdf(s, a, b))
-        ece = C.true_ece(a, b, slope, intercept)
+        ece = C.true_ece(C.ScoreLaw("beta", a, b), slope, intercept)
         assert abs(ece - ref) < 1e-6
         for bins in (1, 5, 20):
-            assert C.true_ece_binned(bins, "equal_width", a, b, slope, intercept) <= ece + 1e-12  # Jensen
-        assert abs(C.true_ece_binned(200, "equal_mass", a, b, slope, intercept) - ece) < 5e-3
+            assert C.true_ece_binned(bins, "equal_width", C.ScoreLaw("beta", a, b), slope, intercept) <= ece + 1e-12  # Jensen
+        assert abs(C.true_ece_binned(200, "equal_mass", C.ScoreLaw("beta", a, b), slope, intercept) - ece) < 5e-3
 
 
 def test_bin_outcomes_equal_a_brute_force_multinomial():
     """(k, m) of bin 2 of 3 from every assignment of n = 5 examples to the 6 cells bin × label."""
-    n, (w, f, _) = 5, C.bin_moments(3, "equal_width", 2.0, 3.0, 0.6, 0.2)
+    n, (w, f, _) = 5, C.bin_moments(3, "equal_width", C.ScoreLaw("beta", 2.0, 3.0), 0.6, 0.2)
     cells = np.ravel(np.column_stack([w * f, w * (1 - f)]))
     law = {}
     for combo in itertools.product(range(6), repeat=n):
@@ -90,7 +90,7 @@ def shared():
     """Three test sets of 150 examples from an over-confident classifier (slope 0.5), scores rounded to
     two decimals so that some sit on bin edges."""
     rng = np.random.default_rng(46)
-    s, y = C.draw_test_sets(150, 3, 2.0, 3.0, 0.5, 0.2, rng)
+    s, y = C.draw_test_sets(150, 3, C.ScoreLaw("beta", 2.0, 3.0), 0.5, 0.2, rng)
     return np.round(s, 2), y
 
 
@@ -177,10 +177,10 @@ def test_sidak_clopper_pearson_band_holds_the_whole_curve_given_the_counts():
 
 
 def test_ece_kernels_registered_reproducible_and_bracket_sensibly(shared):
-    assert list(methods("ece")) == ["ece.plugin", "ece.debiased"]
+    assert list(methods("ece")) == ["ece.plugin", "ece.debiased", "ece.smooth"]
     s, y = shared
     e = np.linspace(0, 1, 11)
-    for name in ("ece.plugin", "ece.debiased"):
+    for name in ("ece.plugin", "ece.debiased", "ece.smooth"):
         m = methods()[name]
         a = m.bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
         b = m.bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
@@ -242,7 +242,7 @@ def test_study_is_reproducible_and_bad_config_is_one_line(tmp_path, study_table)
 def test_evaluate_adds_the_ece_rows_and_the_reliability_diagram(tmp_path):
     import covstudy
     rng = np.random.default_rng(9)
-    s, y = C.draw_test_sets(200, 1, 2.0, 5.0, 0.6, 0.0, rng)
+    s, y = C.draw_test_sets(200, 1, C.ScoreLaw("beta", 2.0, 5.0), 0.6, 0.0, rng)
     s, y = s[0], y[0].astype(int)
     ev = covstudy.evaluate(y, scores=s, metrics=["calibration_ece"], audit=False, progress=False)
     rows = ev.table[ev.table.metric == "calibration_ece"].set_index("method")
@@ -257,3 +257,77 @@ def test_evaluate_adds_the_ece_rows_and_the_reliability_diagram(tmp_path):
     # scores outside [0, 1] are not probabilities: no calibration rows
     ev = covstudy.evaluate(y, scores=3 * s - 1, metrics=["auc", "calibration_ece"], audit=False, progress=False)
     assert "calibration_ece" not in set(ev.table.metric) and "calibration" not in ev.info
+
+
+# --------------------------------------------------------------------------- the audit of the ECE rows
+
+from covstudy.evaluation import ece_audit  # noqa: E402
+
+
+def test_ece_audit_fits_the_plug_in_point_against_scipy_and_scikit_learn():
+    from sklearn.linear_model import LogisticRegression
+    s, y = C.draw_test_sets(20_000, 1, C.ScoreLaw("beta", 2.0, 5.0), 0.6, 0.3, np.random.default_rng(21))
+    s, y = s[0], y[0].astype(float)
+    point = ece_audit.fit_point(s, y)
+    a, b, _, _ = stats.beta.fit(s, floc=0, fscale=1, method="MM")
+    assert abs(point["score_a"] - a) < 1e-4 * a and abs(point["score_b"] - b) < 1e-4 * b  # scipy solves numerically
+    lr = LogisticRegression(C=np.inf, tol=1e-10, max_iter=1000).fit(special.logit(s)[:, None], y)
+    assert abs(point["slope"] - lr.coef_[0, 0]) < 1e-4 and abs(point["intercept"] - lr.intercept_[0]) < 1e-4
+    assert abs(point["slope"] - 0.6) < 0.05 and abs(point["intercept"] - 0.3) < 0.05  # and near the truth
+    assert ece_audit.fit_point(s, np.ones_like(y)) is None and ece_audit.fit_point(np.full(9, 0.3), y[:9]) is None
+
+
+def test_ece_audit_agrees_with_the_registered_kernels_within_four_mcse(monkeypatch):
+    """The audit's shared resamples against each kernel's own, on fresh test sets at the same fitted point."""
+    s, y = C.draw_test_sets(150, 1, C.ScoreLaw("beta", 2.0, 5.0), 1.6, 0.0, np.random.default_rng(22))
+    s, y, e = s[0], y[0].astype(float), np.linspace(0, 1, 11)
+    monkeypatch.setattr(ece_audit, "ECE_REPS", 300)
+    rows, where = ece_audit.audit_rows(s, y, e, 0.1, seed=3)
+    assert rows["debiased"]["reps"] == 300 and "true binned ECE" in where
+    p = ece_audit.fit_point(s, y)
+    law = C.ScoreLaw("beta", p["score_a"], p["score_b"])
+    truth = C.true_ece_binned(10, "equal_width", law, p["slope"], p["intercept"])
+    ts, ty = C.draw_test_sets(150, 300, law, p["slope"], p["intercept"], np.random.default_rng(23))
+    for name in ("debiased", "plugin"):
+        lo, hi = methods()[f"ece.{name}"].bounds((ts, ty), 0.1, rng=np.random.default_rng(24), edges=e,
+                                                 draws=ece_audit.AUDIT_DRAWS)
+        c = np.mean((lo <= truth) & (truth <= hi))
+        mine = rows[name]["coverage_at_estimate"]
+        assert abs(c - mine) <= 4 * np.sqrt((c * (1 - c) + mine * (1 - mine)) / 300 + 1e-6), (name, c, mine)
+    monkeypatch.setattr(ece_audit, "ECE_BUDGET", 1000)
+    rows, where = ece_audit.audit_rows(s, y, e, 0.1, seed=3)
+    assert where == "" and rows["plugin"]["note"].startswith("not audited: 100 simulated test sets")
+
+
+def test_evaluate_audits_the_ece_rows_at_the_plug_in_point(monkeypatch):
+    import covstudy
+    from covstudy.report.evaluation_page import summaries
+    monkeypatch.setattr(ece_audit, "ECE_REPS", 120)
+    s, y = C.draw_test_sets(120, 1, C.ScoreLaw("beta", 2.0, 5.0), 0.6, 0.0, np.random.default_rng(25))
+    ev = covstudy.evaluate(y[0].astype(int), scores=s[0], metrics=["calibration_ece"], progress=False)
+    rows = ev.table[ev.table.metric == "calibration_ece"].set_index("method")
+    assert (rows.reps == 120).all() and (rows.audit == "at plug-in").all() and (rows.engine == "mc").all()
+    assert rows.coverage_at_estimate.between(0, 1).all() and rows.worst_coverage.isna().all()
+    assert "At the fitted plug-in point" in ev.reasons["calibration_ece"]
+    assert "at the fitted plug-in point" in summaries(ev)["calibration_ece"]
+
+
+def test_study_with_binormal_scores_and_the_smooth_ece(tmp_path):
+    """Binormal points add rows with their own axes; the Beta points' rows are unchanged by them (their streams
+    are keyed as before); the smooth ECE runs once per point of the other axes, against its own estimand."""
+    import pandas as pd
+    over = {"reps": 100, "calibration": {"bin_methods": ["clopper_pearson"], "ece_methods": ["debiased", "smooth"],
+                                         "tests": ["spiegelhalter"], "draws": 20},
+            "grid": {"n": [40], "bins": [4, 2], "slope": [0.6], "delta": [0.1], "scores": ["beta", "binormal"],
+                     "auc": [0.8], "prevalence": [0.3]}}
+    both = run_calibration_study(CalibrationStudy.from_config(_config(tmp_path / "a", **over)))
+    over["grid"] = {**over["grid"], "scores": ["beta"]}
+    beta = run_calibration_study(CalibrationStudy.from_config(_config(tmp_path / "b", **over)))
+    mine = both[both.scores.isna()].drop(columns=["scores", "auc", "prevalence"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, beta.reset_index(drop=True))
+    binormal = both[both.scores == "binormal"]
+    assert binormal.score_a.isna().all() and (binormal.auc == 0.8).all() and len(binormal) == len(beta)
+    smooth = both[both.target == "smooth_ece"]
+    assert list(smooth.bins) == [4, 4] and list(smooth.method) == ["smooth", "smooth"]
+    law = C.ScoreLaw("binormal", auc=0.8, prevalence=0.3)
+    assert smooth.truth.iloc[1] == C.true_smooth_ece(law, 0.6, 0.0) > 0

@@ -407,3 +407,66 @@ def test_a_band_study_run_with_plot_writes_its_page(tmp_path, monkeypatch):
     shown = decode(page_data(tmp_path / "tiny_bands" / "report.html"))
     assert list(shown["whole"]["label"]) == list(table["method"]) == ["wilson", "ks", "wilson", "ks"]
     assert shown["whole"]["n_pos"].tolist() == [20, 20, 40, 40] and len(shown["pointwise"]) == 4 * 19
+
+
+# --------------------------------------------------------------------------- a calibration study's page
+
+CALIBRATION = ROOT / "results" / "calibration"
+
+
+def calibration_study(out):
+    import yaml
+
+    from covstudy.calibration.study import CalibrationStudy
+
+    cfg = yaml.safe_load((ROOT / "conf" / "study" / "calibration.yaml").read_text())
+    return CalibrationStudy.from_config({**cfg, "out": str(out)})
+
+
+def test_committed_calibration_page_is_what_its_table_writes(tmp_path):
+    """results/calibration/report.html is the page of its committed table, byte for byte (what
+    ``covstudy study=calibration`` writes there), with one view per kind of target."""
+    if not (CALIBRATION / "report.html").is_file():
+        pytest.skip("no committed calibration page")
+    folder = tmp_path / "results" / "calibration"
+    (folder / "figures").mkdir(parents=True)
+    for f in ("results.csv", "report.md"):
+        shutil.copy(CALIBRATION / f, folder / f)
+    for path in (CALIBRATION / "figures").iterdir():  # the page links the figures there are
+        (folder / "figures" / path.name).touch()
+    from covstudy.report.calibration_page import write_calibration_html
+
+    page = write_calibration_html(calibration_study(folder))
+    assert page.read_bytes() == (CALIBRATION / "report.html").read_bytes(), \
+        "results/calibration/report.html is stale: rerun covstudy study=calibration"
+    shown = decode(page_data(page))
+    df = pd.read_csv(folder / "results.csv")
+    assert set(shown) == {"bin", "curve", "ece", "test"}
+    bins = df[df.target == "bin"]
+    assert list(shown["bin"]["label"]) == list(bins.method) and list(shown["bin"]["bin"]) == list(bins.bin)
+    assert np.array_equal(shown["bin"]["exact_coverage"], bins.exact_coverage.to_numpy().astype(np.float32).astype(float))
+    assert set(shown["ece"]["target"]) == set(df.target) & {"ece", "ece_unbinned", "smooth_ece"}
+
+
+def test_calibration_page_draws_and_its_selectors_work(browser):
+    """The calibration page in Chromium: per-bin coverage as in the table; the ECE view draws coverage
+    against n with ±2·MCSE and the nominal line; another estimand redraws it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    if not (CALIBRATION / "report.html").is_file():
+        pytest.skip("no committed calibration page")
+    df = pd.read_csv(CALIBRATION / "results.csv").rename(columns={"method": "label"})
+    df["scores"] = df["scores"].fillna("beta") if "scores" in df else "beta"
+    open_page(browser, CALIBRATION / "report.html")
+    state = drawn(browser)
+    assert (state["table"], state["x"], state["measure"]) == ("bin", "bin", "coverage")
+    at = {"target": "bin", "n": 100, "bins": 5, "binning": "equal_width", "slope": 0.6, "scores": "beta"}
+    assert {s["label"]: s["y"] for s in state["series"]} == expected(df, "coverage", "bin", **at)
+    Select(browser.find_element(By.ID, "sel-table")).select_by_value("2")
+    state = drawn(browser)
+    assert (state["table"], state["x"]) == ("ece", "n")
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart polygon.band")
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart line.nominal")
+    Select(browser.find_element(By.ID, "sel-target")).select_by_visible_text("smooth_ece")
+    assert [s["label"] for s in drawn(browser)["series"]] == ["smooth"]

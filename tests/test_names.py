@@ -135,7 +135,7 @@ def test_methods_lists_every_method_filterable_by_kind_or_design():
     boards = [q for q in everything if q.startswith(("leaderboard.", "leaderboard_auc."))]
     assert len(boards) == 11
     ece = [q for q in everything if q.startswith("ece.")]
-    assert ece == ["ece.plugin", "ece.debiased"]
+    assert ece == ["ece.plugin", "ece.debiased", "ece.smooth"]
     assert len(everything) - len(bands) - len(sequences) - len(boards) - len(ece) == 105 and len(bands) == 13 and all("." in q for q in everything)
     assert sequences == ["sequential.mixture", "sequential.betting", "sequential.cp_union"]
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description

@@ -1,7 +1,8 @@
 """The calibration study (``study=calibration``: conf/study/calibration.yaml, ``calibration:`` key): how
 often the intervals of a reliability diagram's bins, the bands over all bins and the ECE intervals
 cover, and how biased the ECE estimates are, over a grid of the calibration design's points
-(designs/calibration.py: n, bins, binning, slope, intercept, score_a, score_b).
+(designs/calibration.py: n, bins, binning, slope, intercept, and the score law: scores = beta with
+score_a, score_b, or binormal with auc, prevalence).
 
 Per point, ``reps`` test sets are drawn whole (scores, then labels) from the point's own stream
 (``seeds.stream`` keyed by the point), binned, and every method sees the same test sets:
@@ -12,12 +13,16 @@ Per point, ``reps`` test sets are drawn whole (scores, then labels) from the poi
   with bin j non-empty, and ``p_nonempty`` = P(m_j > 0) exactly;
 * ``target = curve``: per-bin method × adjustment (none, Bonferroni, Šidák), the share of test
   sets whose band covers every non-empty bin's f_j (empty bins get [0, 1]);
-* ``target = ece`` / ``ece_unbinned``: per ECE method, coverage of the true binned ECE and of
-  the true E|c(s) - s|, the estimate's mean minus the truth (``bias``) and the mean width;
+* ``target = ece`` / ``ece_unbinned`` / ``smooth_ece``: per ECE method, coverage of the estimands
+  it is for (``methods.calibration.TARGETS``: the true binned ECE and E|c(s) - s| for the binned
+  ECEs, the population's smooth ECE for ``smooth``), the estimate's mean minus the truth (``bias``)
+  and the mean width. The smooth ECE does not bin, so it runs once per point of the other axes, at
+  the grid's first ``bins`` and ``binning`` (its rows carry those);
 * ``target = test``: per test of perfect calibration, the rate of rejecting it at level delta
   (its size at slope = 1 and intercept = 0, its power elsewhere).
 
-Figures (plots/calibration.py) and report.md are written with ``plot``; the tables always.
+Figures (plots/calibration.py), report.md and the interactive page report.html (report/calibration_page.py)
+are written with ``plot``; the table always.
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ from ..study.config import ConfigError
 if TYPE_CHECKING:
     import pandas as pd
 
-AXES = ("n", "bins", "binning", "slope", "intercept", "score_a", "score_b")
+AXES = ("n", "bins", "binning", "slope", "intercept", "score_a", "score_b", "scores", "auc", "prevalence")
+BINORMAL, BETA = ("scores", "auc", "prevalence"), ("score_a", "score_b")  # a point keeps its score law's axes
+UNBINNED = ("smooth",)  # ECE methods that do not bin: run at the grid's first bins and binning only
 
 
 @dataclass(frozen=True)
@@ -100,7 +107,10 @@ class CalibrationStudy:
                     a.values(point[a.name])
                 except ValueError as err:
                     raise ConfigError(f"grid.{err}") from None
-            points.append({k: point[k] for k in AXES})
+            binormal = point["scores"] == "binormal"
+            point = {k: point[k] for k in AXES if k not in (BETA if binormal else BINORMAL)}
+            if point not in points:  # the other law's axes do not make new points
+                points.append(point)
         delta = (cfg.get("grid") or {}).get("delta", [0.05])
         delta = delta[0] if isinstance(delta, list) and len(delta) == 1 else delta
         if not isinstance(delta, (int, float)) or validate.delta_problem(delta):
@@ -124,10 +134,10 @@ class CalibrationStudy:
 def truths(point: dict) -> dict:
     """The point's true per-bin masses and frequencies, binned ECE and unbinned ECE (quadrature)."""
     p = point
-    shape = (float(p["score_a"]), float(p["score_b"]), float(p["slope"]), float(p["intercept"]))
+    shape = (design.ScoreLaw.of(p), float(p["slope"]), float(p["intercept"]))
     w, f, _ = design.bin_moments(p["bins"], p["binning"], *shape)
     return {"w": w, "f": f, "ece": design.true_ece_binned(p["bins"], p["binning"], *shape),
-            "ece_unbinned": design.true_ece(*shape)}
+            "ece_unbinned": design.true_ece(*shape), "smooth_ece": lambda: design.true_smooth_ece(*shape)}
 
 
 def exact_bin_coverage(method: str, n: int, w: float, f: float, delta: float) -> tuple[float, float]:
@@ -150,10 +160,11 @@ def _mc(hit) -> tuple[float, float]:
 def point_rows(study: CalibrationStudy, point: dict) -> list[dict]:
     """Every row of one point (module docstring)."""
     t = truths(point)
-    edges = design.edges(point["bins"], point["binning"], float(point["score_a"]), float(point["score_b"]))
+    law = design.ScoreLaw.of(point)
+    edges = design.edges(point["bins"], point["binning"], law)
     rng = stream(study.seed, design="calibration", study="calibration", **point)
-    scores, labels = design.draw_test_sets(point["n"], study.reps, float(point["score_a"]), float(point["score_b"]),
-                                           float(point["slope"]), float(point["intercept"]), rng)
+    scores, labels = design.draw_test_sets(point["n"], study.reps, law, float(point["slope"]), float(point["intercept"]),
+                                           rng)
     m, k, S = cal.bin_stats(scores, labels, edges)
     ident = {**point, "delta": study.delta, "reps": study.reps}
     rows = []
@@ -176,16 +187,20 @@ def point_rows(study: CalibrationStudy, point: dict) -> list[dict]:
             width = np.where(full, bhi - blo, np.nan)
             rows.append({**ident, "target": "curve", "method": f"{method}+{adjust}", "truth": float("nan"),
                          "coverage": c, "mcse": se, "width": float(np.nanmean(width))})
+    first = study.points[0]
     for name in study.ece_methods:
+        if name in UNBINNED and (point["bins"], point["binning"]) != (first["bins"], first["binning"]):
+            continue
         meth = get(name, "calibration")
         boot = stream(study.seed, design="calibration", study="calibration", method=meth.name, **point)
         lo, hi = meth.bounds((scores, labels), study.delta, rng=boot, edges=edges, draws=study.draws)
-        est = cal.ESTIMATES[name](m, k, S)
-        for target in ("ece", "ece_unbinned"):
-            c, se = _mc((lo <= t[target]) & (t[target] <= hi))
-            rows.append({**ident, "target": target, "method": name, "truth": t[target], "coverage": c, "mcse": se,
+        est = cal.ESTIMATES[name](scores, labels, edges)
+        for target in cal.TARGETS[name]:
+            truth = t[target]() if callable(t[target]) else t[target]
+            c, se = _mc((lo <= truth) & (truth <= hi))
+            rows.append({**ident, "target": target, "method": name, "truth": truth, "coverage": c, "mcse": se,
                          "width": float(np.mean(hi - lo)), "estimate": float(est.mean()),
-                         "bias": float(est.mean() - t[target]), "bias_mcse": float(est.std(ddof=1) / np.sqrt(est.size))})
+                         "bias": float(est.mean() - truth), "bias_mcse": float(est.std(ddof=1) / np.sqrt(est.size))})
     for name in study.tests:
         rejected = cal.TESTS[name](scores, labels, edges) < study.delta
         c, se = _mc(rejected)
@@ -206,6 +221,9 @@ def run_calibration_study(study: CalibrationStudy) -> pd.DataFrame:
 
         calibration_figures(study, table, example_diagram(study))
         write_report(study, table)
+        from ..report.calibration_page import write_calibration_html  # report.html, the interactive page
+
+        write_calibration_html(study)  # from results.csv as written: a committed page is a rerun's bytes
     return table
 
 
@@ -214,10 +232,10 @@ def example_diagram(study: CalibrationStudy) -> dict:
     first point): its bins, the true frequencies and the Šidák–Clopper–Pearson band, for the reliability diagram."""
     pts = [p for p in study.points if p["bins"] == 10 and p["binning"] == "equal_width"] or list(study.points)
     point = max(pts, key=lambda p: (abs(np.log(p["slope"])) + abs(p["intercept"]), -abs(np.log(p["n"] / 300))))
-    edges = design.edges(point["bins"], point["binning"], float(point["score_a"]), float(point["score_b"]))
+    law = design.ScoreLaw.of(point)
+    edges = design.edges(point["bins"], point["binning"], law)
     rng = stream(study.seed, design="calibration", study="calibration example", **point)
-    s, y = design.draw_test_sets(point["n"], 1, float(point["score_a"]), float(point["score_b"]), float(point["slope"]),
-                                 float(point["intercept"]), rng)
+    s, y = design.draw_test_sets(point["n"], 1, law, float(point["slope"]), float(point["intercept"]), rng)
     m, k, S = (x[0] for x in cal.bin_stats(s, y, edges))
     lo, hi = cal.band("clopper_pearson", k, m, study.delta, "sidak")
     plo, phi = cal.bin_intervals("clopper_pearson", k, m, study.delta)
@@ -227,11 +245,16 @@ def example_diagram(study: CalibrationStudy) -> dict:
 
 
 def write_report(study: CalibrationStudy, table: pd.DataFrame) -> Path:
-    """<out>/report.md: the headline numbers per target and method, over the study's points."""
+    """<out>/report.md: the headline numbers per target and method (the ECEs' per score law), over the study's points."""
+    import pandas as pd
+
     lines = [f"# {study.name}", "", study.question, "",
              f"{study.reps} test sets per point, delta = {study.delta:g}, {study.draws} bootstrap resamples; "
-             f"{len(study.points)} points (n × bins × binning × slope). Per-bin coverage is among test sets whose bin "
-             "is non-empty; exact_coverage enumerates the bin's count and positives.", ""]
+             f"{len(study.points)} points (n × bins × binning × slope × score law). Per-bin coverage is among test sets "
+             "whose bin is non-empty; exact_coverage enumerates the bin's count and positives. The ECE rows are split "
+             "by score law (beta, binormal).", ""]
+    law = table["scores"].fillna("beta") if "scores" in table else pd.Series("beta", index=table.index)
+    table = table.assign(law=law)
     bins = table[table.target == "bin"]
     agg = bins.groupby("method", sort=False).agg(mean=("exact_coverage", "mean"), worst=("exact_coverage", "min"),
                                                  width=("width", "mean"))
@@ -239,18 +262,21 @@ def write_report(study: CalibrationStudy, table: pd.DataFrame) -> Path:
               "|---|---|---|---|"]
     lines += [f"| {i} | {r['mean']:.3f} | {r.worst:.3f} | {r.width:.3f} |" for i, r in agg.iterrows()] + [""]
     for title, target in (("Whole curve (every non-empty bin at once)", "curve"), ("Binned ECE", "ece"),
-                          ("Unbinned ECE E|c(s) - s|", "ece_unbinned")):
+                          ("Unbinned ECE E|c(s) - s|", "ece_unbinned"),
+                          ("Smooth ECE (the population's smooth ECE)", "smooth_ece")):
         part = table[table.target == target]
         if part.empty:
             continue
         cols = {"mean": ("coverage", "mean"), "worst": ("coverage", "min"), "width": ("width", "mean")}
         if target != "curve":
             cols["bias"] = ("bias", "mean")
-        agg = part.groupby("method", sort=False).agg(**cols)
-        head = "| method | mean coverage | worst coverage | mean width |" + (" mean bias |" if target != "curve" else "")
+        by = "method" if target == "curve" else ["method", "law"]
+        agg = part.groupby(by, sort=False).agg(**cols)
+        head = (("| method" if target == "curve" else "| method, score law") + " | mean coverage | worst coverage | "
+                "mean width |" + (" mean bias |" if target != "curve" else ""))
         lines += [f"## {title}", "", head, "|---|---|---|---|" + ("---|" if target != "curve" else "")]
         for i, r in agg.iterrows():
-            lines.append(f"| {i} | {r['mean']:.3f} | {r.worst:.3f} | {r.width:.3f} |"
+            lines.append(f"| {i if target == 'curve' else ', '.join(i)} | {r['mean']:.3f} | {r.worst:.3f} | {r.width:.3f} |"
                          + (f" {r.bias:+.4f} |" if target != "curve" else ""))
         lines.append("")
     tests = table[table.target == "test"]

@@ -1,13 +1,22 @@
 """The calibration design: a classifier's scores, a true calibration curve, and binned labels.
 
-A test set is n examples with scores s ~ Beta(a, b) (axes ``score_a``, ``score_b``) and labels Y | s ~ Bernoulli(c(s)), where the
+A test set is n examples with scores s drawn from a score distribution (axis ``scores``: ``beta``,
+s ~ Beta(a, b) with axes ``score_a``, ``score_b``; or ``binormal``, a binormal model's probabilities,
+below) and labels Y | s ~ Bernoulli(c(s)), where the
 true calibration curve is logit-linear, c(s) = expit(intercept + slope·logit(s)) (Cox 1958, "Two
 further applications of a model for binary regression", Biometrika 45): slope = 1 and intercept = 0
 is perfect calibration; slope < 1 an over-confident classifier (its scores more extreme than the
 frequencies), slope > 1 an under-confident one; the intercept shifts every frequency.
 
+**Binormal scores** (axes ``auc``, ``prevalence`` = π): in the equal-variance binormal model a
+latent x is N(μ, 1) for positives and N(0, 1) for negatives, μ = √2·Φ⁻¹(auc) (the model's AUC is
+Φ(μ/√2)); the score is the posterior probability P(Y = 1 | x), whose logit is logit π + μx - μ²/2. So
+logit s is a two-normal mixture, π·N(logit π + μ²/2, μ²) + (1 - π)·N(logit π - μ²/2, μ²), and with the
+perfect curve (slope 1, intercept 0) the labels drawn as Bernoulli(s) give exactly the binormal
+model's joint law of (x, Y): the scores of a calibrated classifier of that model, whose mean is π.
+
 Scores are binned into ``bins`` bins (``binning``): ``equal_width`` (edges j/B) or ``equal_mass``
-(edges at the Beta quantiles j/B, so each bin holds 1/B of the score distribution; the population
+(edges at the score distribution's quantiles j/B, so each bin holds 1/B of the score distribution; the population
 quantiles, not the test set's). A score on an edge falls in the lower bin, as in scikit-learn's
 ``calibration_curve`` (bins (e_{j-1}, e_j], the first [0, e_1]).
 
@@ -33,6 +42,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -52,6 +62,74 @@ BINS_MAX = 200
 BINNINGS = ("equal_width", "equal_mass")
 
 
+SCORES = ("beta", "binormal")
+
+
+@dataclass(frozen=True)
+class ScoreLaw:
+    """The score distribution on [0, 1]: Beta(a, b), or a binormal model's probabilities (auc, prevalence)."""
+
+    kind: str = "beta"
+    a: float = 2.0
+    b: float = 2.0
+    auc: float = 0.8
+    prevalence: float = 0.3
+
+    @classmethod
+    def of(cls, point: dict) -> "ScoreLaw":
+        """The law of a design point (``scores``, ``score_a``, ``score_b``, ``auc``, ``prevalence``)."""
+        if point.get("scores", "beta") == "beta":
+            return cls("beta", float(point["score_a"]), float(point["score_b"]))
+        return cls("binormal", auc=float(point["auc"]), prevalence=float(point["prevalence"]))
+
+    def _mixture(self) -> tuple[float, float, float]:
+        """(μ, the positives' and the negatives' mean of logit s); both have sd μ."""
+        mu = float(np.sqrt(2) * special.ndtri(self.auc))
+        base = float(special.logit(self.prevalence))
+        return mu, base + mu * mu / 2, base - mu * mu / 2
+
+    def cdf(self, s):
+        s = np.asarray(s, dtype=float)
+        if self.kind == "beta":
+            return stats.beta.cdf(s, self.a, self.b)
+        mu, pos, neg = self._mixture()
+        with np.errstate(divide="ignore"):
+            t = special.logit(s)
+        return self.prevalence * special.ndtr((t - pos) / mu) + (1 - self.prevalence) * special.ndtr((t - neg) / mu)
+
+    def pdf(self, s):
+        s = np.asarray(s, dtype=float)
+        if self.kind == "beta":
+            return stats.beta.pdf(s, self.a, self.b)
+        mu, pos, neg = self._mixture()
+        inside = (s > 0) & (s < 1)
+        safe = np.where(inside, s, 0.5)
+        t = special.logit(safe)
+        dens = (self.prevalence * stats.norm.pdf(t, pos, mu) + (1 - self.prevalence) * stats.norm.pdf(t, neg, mu))
+        return np.where(inside, dens / (safe * (1 - safe)), 0.0)
+
+    def ppf(self, q):
+        """Quantiles; the binormal's by 120 halvings of a bracket in logit s (40 sd beyond either component's mean)."""
+        q = np.asarray(q, dtype=float)
+        if self.kind == "beta":
+            return stats.beta.ppf(q, self.a, self.b)
+        mu, pos, neg = self._mixture()
+        lo, hi = np.full(q.shape, min(pos, neg) - 40 * mu), np.full(q.shape, max(pos, neg) + 40 * mu)
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            below = self.cdf(special.expit(mid)) < q
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        return np.where(q <= 0, 0.0, np.where(q >= 1, 1.0, special.expit((lo + hi) / 2)))
+
+    def draw(self, rng: np.random.Generator, size) -> np.ndarray:
+        """Scores of the given size (a Beta draw; or the latent class, then logit s from its normal)."""
+        if self.kind == "beta":
+            return rng.beta(self.a, self.b, size=size)
+        mu, pos, neg = self._mixture()
+        positive = rng.random(size) < self.prevalence
+        return special.expit(np.where(positive, pos, neg) + mu * rng.standard_normal(size))
+
+
 def curve(s, slope=1.0, intercept=0.0):
     """The true calibration curve c(s) = expit(intercept + slope·logit(s)) (c(0) = 0, c(1) = 1 for slope > 0)."""
     s = np.asarray(s, dtype=float)
@@ -59,21 +137,21 @@ def curve(s, slope=1.0, intercept=0.0):
         return special.expit(intercept + slope * special.logit(s))
 
 
-def edges(bins: int, binning: str = "equal_width", a: float = 1.0, b: float = 1.0) -> np.ndarray:
-    """The bins + 1 edges, 0 first and 1 last: j/B (equal width) or the Beta(a, b) quantiles j/B (equal mass)."""
+def edges(bins: int, binning: str = "equal_width", law: ScoreLaw = ScoreLaw("beta", 1.0, 1.0)) -> np.ndarray:
+    """The bins + 1 edges, 0 first and 1 last: j/B (equal width) or the score law's quantiles j/B (equal mass)."""
     q = np.arange(bins + 1) / bins
-    e = q if binning == "equal_width" else stats.beta.ppf(q, a, b)
+    e = q.copy() if binning == "equal_width" else law.ppf(q)
     e[0], e[-1] = 0.0, 1.0
     return e
 
 
 @functools.lru_cache(maxsize=256)
-def bin_moments(bins: int, binning: str, a: float, b: float, slope: float, intercept: float) -> tuple:
+def bin_moments(bins: int, binning: str, law: ScoreLaw, slope: float, intercept: float) -> tuple:
     """Per bin (w_j, f_j, m_j): the bin's probability, true frequency and mean score, by quadrature
-    (scipy.integrate.quad of c(s)·beta(s) and s·beta(s) over the bin; w_j from the Beta CDF)."""
-    e = edges(bins, binning, a, b)
-    w = np.diff(stats.beta.cdf(e, a, b))
-    pdf = stats.beta(a, b).pdf
+    (scipy.integrate.quad of c(s)·p(s) and s·p(s) over the bin, p the score density; w_j from its CDF)."""
+    e = edges(bins, binning, law)
+    w = np.diff(law.cdf(e))
+    pdf = law.pdf
     f, m = np.empty(bins), np.empty(bins)
     for j in range(bins):
         lo, hi = e[j], e[j + 1]
@@ -85,16 +163,16 @@ def bin_moments(bins: int, binning: str, a: float, b: float, slope: float, inter
     return w, f, m
 
 
-def true_ece_binned(bins: int, binning: str, a: float, b: float, slope: float, intercept: float) -> float:
+def true_ece_binned(bins: int, binning: str, law: ScoreLaw, slope: float, intercept: float) -> float:
     """Σ_j w_j·|f_j - m_j|: the binned ECE of the population (bins of probability 0 add nothing)."""
-    w, f, m = bin_moments(bins, binning, a, b, slope, intercept)
+    w, f, m = bin_moments(bins, binning, law, slope, intercept)
     return float(np.sum(np.where(w > 0, w * np.abs(np.nan_to_num(f - m)), 0.0)))
 
 
 @functools.lru_cache(maxsize=256)
-def true_ece(a: float, b: float, slope: float, intercept: float) -> float:
-    """E|c(s) - s| under s ~ Beta(a, b), by quadrature split where c(s) = s (where the integrand has a kink)."""
-    pdf = stats.beta(a, b).pdf
+def true_ece(law: ScoreLaw, slope: float, intercept: float) -> float:
+    """E|c(s) - s| under the score law, by quadrature split where c(s) = s (where the integrand has a kink)."""
+    pdf = law.pdf
     g = lambda s: abs(curve(s, slope, intercept) - s) * pdf(s)  # noqa: E731
     # c(s) = s where logit(s)·(1 - slope) = intercept: at most one crossing inside (0, 1) for slope != 1
     points = []
@@ -103,10 +181,32 @@ def true_ece(a: float, b: float, slope: float, intercept: float) -> float:
     return float(integrate.quad(g, 0, 1, points=points or None, epsabs=1e-14, epsrel=1e-12, limit=400)[0])
 
 
-def draw_test_sets(n: int, reps: int, a: float, b: float, slope: float, intercept: float,
+@functools.lru_cache(maxsize=256)
+def true_smooth_ece(law: ScoreLaw, slope: float, intercept: float, nodes: int = 1 << 20) -> float:
+    """The population's smooth ECE (methods/smooth_ece.py): smECE_σ of the law of (s, Y) at its fixed point σ*,
+    the residual c(s) - s integrated by the midpoint rule in the score's quantile u (s = F⁻¹(u), ``nodes``
+    points) and binned onto the smoothing grid as a test set's residuals are. 0 when c(s) = s."""
+    from ..methods import smooth_ece as sm
+
+    if slope == 1 and intercept == 0:
+        return 0.0
+    u = (np.arange(nodes) + 0.5) / nodes
+    if law.kind == "beta":
+        s, weight = stats.beta.ppf(u, law.a, law.b), np.full(nodes, 1 / nodes)
+    else:  # each normal component of logit s by its own quantiles, weighted by its share
+        mu, pos, neg = law._mixture()
+        z = special.ndtri(u)
+        s = special.expit(np.concatenate([pos + mu * z, neg + mu * z]))
+        weight = np.concatenate([np.full(nodes, law.prevalence / nodes), np.full(nodes, (1 - law.prevalence) / nodes)])
+    c = sm._cosine_coefficients(sm.binned_residuals(s[None, :], curve(s, slope, intercept)[None, :], weight[None, :]))
+    sigma = sm.fixed_point(c)
+    return float(sm.smooth_at(c, sigma)[0])
+
+
+def draw_test_sets(n: int, reps: int, law: ScoreLaw, slope: float, intercept: float,
                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``reps`` test sets of n examples: scores (reps, n) ~ Beta(a, b), labels ~ Bernoulli(c(score))."""
-    scores = rng.beta(a, b, size=(reps, n))
+    """``reps`` test sets of n examples: scores (reps, n) from the law, labels ~ Bernoulli(c(score))."""
+    scores = law.draw(rng, (reps, n))
     labels = rng.random((reps, n)) < curve(scores, slope, intercept)
     return scores, labels
 
@@ -140,11 +240,17 @@ class Calibration(Design):
     axes = (Axis("n", True, 1), Axis("bins", True, 1, BINS_MAX), Axis("bin", True, 1, BINS_MAX),
             Axis("binning", False, 0.0, choices=BINNINGS), Axis("score_a", False, 0.0, 1e3, low_open=True),
             Axis("score_b", False, 0.0, 1e3, low_open=True), Axis("slope", False, 0.0, 20.0, low_open=True),
-            Axis("intercept", False, -20.0, 20.0))
+            Axis("intercept", False, -20.0, 20.0), Axis("scores", False, 0.0, choices=SCORES),
+            Axis("auc", False, 0.5, 0.9999, low_open=True), Axis("prevalence", False, 0.0, 1.0, low_open=True,
+                                                                high_open=True))
     parametrisations = (("n", "bins", "bin"),)
-    optional: ClassVar[dict] = {"binning": "equal_width", "score_a": 2.0, "score_b": 2.0, "slope": 1.0, "intercept": 0.0}
+    optional: ClassVar[dict] = {"binning": "equal_width", "score_a": 2.0, "score_b": 2.0, "slope": 1.0, "intercept": 0.0,
+                                "scores": "beta", "auc": 0.8, "prevalence": 0.3}
+    BINORMAL = ("scores", "auc", "prevalence")  # a point's stream identity: these with binormal scores, else
+    BETA = ("score_a", "score_b")                # these (so Beta points kept their streams when binormal came)
     estimand = "bin_frequency"
-    summary = ("n scores ~ Beta(score_a, score_b), labels ~ Bernoulli(expit(intercept + slope·logit(score))), binned into bins "
+    summary = ("n scores ~ Beta(score_a, score_b) or a binormal model's probabilities (scores=binormal: auc, "
+               "prevalence), labels ~ Bernoulli(expit(intercept + slope·logit(score))), binned into bins "
                "(equal width or equal mass); estimand: bin's true frequency")
     example: ClassVar[dict] = {"n": 40, "bins": 5, "bin": 4, "slope": 0.6}
 
@@ -158,8 +264,8 @@ class Calibration(Design):
 
     def moments(self, point: dict) -> tuple[float, float]:
         """(w, f): the probability and the true frequency of the point's bin."""
-        w, f, _ = bin_moments(point["bins"], point["binning"], float(point["score_a"]), float(point["score_b"]),
-                              float(point["slope"]), float(point["intercept"]))
+        w, f, _ = bin_moments(point["bins"], point["binning"], ScoreLaw.of(point), float(point["slope"]),
+                              float(point["intercept"]))
         j = point["bin"] - 1
         return float(w[j]), float(f[j])
 
@@ -190,7 +296,10 @@ class Calibration(Design):
         return tuple(point[a.name] for a in self.axes)
 
     def stream_identity(self, point: dict) -> dict:
-        return {"design": "calibration", **{a.name: point[a.name] for a in self.axes}}
+        """The point's axes, less those of the other score law."""
+        binormal = point.get("scores", "beta") == "binormal"
+        skip = self.BETA if binormal else self.BINORMAL
+        return {"design": "calibration", **{a.name: point[a.name] for a in self.axes if a.name not in skip}}
 
     def truth_inputs(self, point: dict) -> dict:
         return {"f": self.moments(point)[1]}
@@ -210,12 +319,13 @@ class Calibration(Design):
         [pt] = points
         rng = stream(seed, **self.stream_identity(pt))
         n, j = pt["n"], pt["bin"] - 1
-        e = edges(pt["bins"], pt["binning"], float(pt["score_a"]), float(pt["score_b"]))
+        law = ScoreLaw.of(pt)
+        e = edges(pt["bins"], pt["binning"], law)
         block = max(1, BLOCK // (4 * n))
         parts = []
         for start in range(0, reps, block):
-            scores, labels = draw_test_sets(n, min(block, reps - start), float(pt["score_a"]), float(pt["score_b"]),
-                                            float(pt["slope"]), float(pt["intercept"]), rng)
+            scores, labels = draw_test_sets(n, min(block, reps - start), law, float(pt["slope"]), float(pt["intercept"]),
+                                            rng)
             inside = bin_index(scores, e) == j
             m = inside.sum(axis=1)
             k = (inside & labels).sum(axis=1)
@@ -243,5 +353,5 @@ class BinFrequency(Estimand):
         return np.where(empty, 0.0, lower), np.where(empty, 1.0, upper)
 
 
-__all__ = ["BINNINGS", "Calibration", "bin_index", "bin_moments", "bin_outcomes", "curve", "draw_test_sets", "edges",
+__all__ = ["BINNINGS", "SCORES", "Calibration", "ScoreLaw", "true_smooth_ece", "bin_index", "bin_moments", "bin_outcomes", "curve", "draw_test_sets", "edges",
            "true_ece", "true_ece_binned"]

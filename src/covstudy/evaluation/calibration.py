@@ -7,7 +7,8 @@ bootstrap (``ece.debiased``, recommended), and beside it the plug-in with its pe
 (``ece.plugin``), biased upward, whose interval under-covers. The reason names Spiegelhalter's Z test of
 perfect calibration. The diagram shows each bin's frequency of positives with its Clopper–Pearson
 interval and the Šidák band over the bins (whole-curve coverage at least 1 - delta given the counts).
-No audit: their coverage is the study's, not re-simulated at these data.
+With an audit, each row's Monte Carlo coverage at the plug-in point fitted to these data (``ece_audit``:
+Beta scores and a logit-linear curve), at a bounded cost; no region is searched.
 
 Hooks elsewhere: ``result.evaluate`` (``add``; ``calibration_ece`` kept out of the other metrics'
 names), ``render.save`` (``reliability.png``/.pdf and the report's line), ``cli`` (the files it lists),
@@ -17,6 +18,8 @@ names), ``render.save`` (``reliability.png``/.pdf and the report's line), ``cli`
 from __future__ import annotations
 
 import numpy as np
+
+from . import ece_audit
 
 METRIC = "calibration_ece"
 BINS = 10
@@ -42,8 +45,9 @@ def diagram(scores, labels, delta) -> dict:
             "band": cal.band("clopper_pearson", k, m, delta, "sidak"), "delta": delta}
 
 
-def add(d, delta, seed, table, reasons, info):
-    """``table`` with the calibration rows appended (``reasons`` and ``info["calibration"]`` filled in)."""
+def add(d, delta, seed, table, reasons, info, audit=False):
+    """``table`` with the calibration rows appended (``reasons`` and ``info["calibration"]`` filled in); with
+    ``audit``, each row's Monte Carlo coverage at the fitted plug-in point (``ece_audit``)."""
     import pandas as pd
 
     from ..methods import calibration as cal
@@ -53,7 +57,7 @@ def add(d, delta, seed, table, reasons, info):
     scores = np.asarray(d.scores, dtype=float)
     labels = (np.asarray(d.truth) == 1).astype(float)
     fig = diagram(scores, labels, delta)
-    stats = (fig["m"], fig["k"], fig["S"])
+    audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed) if audit else ({}, "")
     rows = []
     for short, recommended, note in (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by the "
                                                           "calibration study"),
@@ -62,15 +66,25 @@ def add(d, delta, seed, table, reasons, info):
         method = get(short, "calibration")
         lo, hi = method.bounds((scores, labels), delta, rng=stream(seed, evaluate="calibration", method=method.name),
                                edges=fig["edges"], draws=DRAWS)
-        estimate = float(cal.ESTIMATES[short](*stats))
+        estimate = float(cal.ESTIMATES[short](scores, labels, fig["edges"])[0])
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
                          audit="", meets_target="", recommended=recommended, note=note,
                          **dict.fromkeys(UNAUDITED, np.nan), engine=None, reps=None))
+        extra = audited.get(short, {})
+        rows[-1].update({k: v for k, v in extra.items() if k != "note"})
+        if extra.get("note"):
+            rows[-1]["note"] = f"{note}; {extra['note']}"
     z, p = cal.spiegelhalter_z(scores, labels)
+    if where:
+        cover = "; ".join(f"{r['method']} {r['coverage_at_estimate']:.3f} (MCSE {r['coverage_mcse']:.3f})" for r in rows)
+        checked = (f"At the fitted plug-in point ({where}) their coverage in {rows[0]['reps']} simulated test sets "
+                   f"({ece_audit.AUDIT_DRAWS} resamples each) was {cover}.")
+    else:
+        checked = "Not audited at these data" + (f" ({rows[0]['note'].split('; ', 1)[1]})." if audit else ".")
     reasons[METRIC] = (f"the debiased ECE (Kumar, Liang & Ma 2019) with its recentred bootstrap covered 0.93-0.94 "
                        f"in the calibration study with 5 or 10 bins when the scores are miscalibrated; the plug-in "
-                       f"ECE's bootstrap covered 0.00-0.89. Not audited at these data. Spiegelhalter's test of "
+                       f"ECE's bootstrap covered 0.00-0.89. {checked} Spiegelhalter's test of "
                        f"perfect calibration: Z = {float(z[0]):.2f}, p = {float(p[0]):.3g}.")
     info["calibration"] = fig
     return pd.concat([table, pd.DataFrame(rows)], ignore_index=True)

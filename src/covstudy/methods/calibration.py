@@ -166,13 +166,31 @@ def _rows(kernel):
 DRAWS = draws_param(500, "bootstrap resamples of the test set")
 
 
+def plugin_interval(observed, resampled, delta):
+    """The plug-in's percentile interval from the resamples' bin statistics (m*, k*, S*), each (draws, B)."""
+    return _quantiles(plugin_ece(*resampled), delta)
+
+
+def debiased_interval(observed, resampled, delta):
+    """The debiased ECE's bootstrap distribution recentred on the estimate (from the observed (m, k, S)), floored at 0."""
+    estimate = debiased_ece(*observed)
+    boot = debiased_ece(*resampled)
+    lower, upper = _quantiles(boot - boot.mean() + estimate, delta)
+    return max(lower, 0.0), max(upper, 0.0)
+
+
+# The binned ECE intervals from one test set's bin statistics and its resamples' (the kernels below, and the
+# audit of covstudy-evaluate's rows, which shares one set of resamples between them).
+BINNED_INTERVALS = {"plugin": plugin_interval, "debiased": debiased_interval}
+
+
 @register("ece_plugin", takes="calibration", family="approximate", guaranteed=False, params=(DRAWS,),
           reference="Naeini, Cooper & Hauskrecht (2015); percentile bootstrap (Efron & Tibshirani 1993)",
           display="plug-in ECE, percentile bootstrap")
 @_rows
 def ece_plugin(scores, labels, delta, rng, edges, draws):
     """Plug-in binned ECE with the percentile bootstrap of the examples."""
-    return _quantiles(plugin_ece(*resampled_bin_stats(scores, labels, edges, draws, rng)), delta)
+    return plugin_interval(None, resampled_bin_stats(scores, labels, edges, draws, rng), delta)
 
 
 @register("ece_debiased", takes="calibration", family="approximate", guaranteed=False, params=(DRAWS,),
@@ -181,13 +199,15 @@ def ece_plugin(scores, labels, delta, rng, edges, draws):
 @_rows
 def ece_debiased(scores, labels, delta, rng, edges, draws):
     """Debiased binned ECE with its bootstrap distribution recentred on the estimate, floored at 0."""
-    estimate = debiased_ece(*bin_stats(scores, labels, edges))[0]
-    boot = debiased_ece(*resampled_bin_stats(scores, labels, edges, draws, rng))
-    lower, upper = _quantiles(boot - boot.mean() + estimate, delta)
-    return max(lower, 0.0), max(upper, 0.0)
+    observed = tuple(x[0] for x in bin_stats(scores, labels, edges))
+    return debiased_interval(observed, resampled_bin_stats(scores, labels, edges, draws, rng), delta)
 
 
-ESTIMATES = {"plugin": plugin_ece, "debiased": debiased_ece}  # each ECE method's point estimate, from (m, k, S)
+# Each ECE method's point estimate over rows, from (scores, labels, edges), and the estimands its interval is
+# for (the calibration study's targets); methods/smooth_ece.py adds its own.
+ESTIMATES = {"plugin": lambda s, y, edges: plugin_ece(*bin_stats(s, y, edges)),
+             "debiased": lambda s, y, edges: debiased_ece(*bin_stats(s, y, edges))}
+TARGETS = {"plugin": ("ece", "ece_unbinned"), "debiased": ("ece", "ece_unbinned")}
 
 
 # --------------------------------------------------------------------------- tests of perfect calibration

@@ -26,6 +26,11 @@ def calibration_figures(study, table, example: dict) -> list:
     out = study.out / "figures"
     out.mkdir(parents=True, exist_ok=True)
     paths = [_example(study, example, out / "reliability_example.png")]
+    smooth = table[table.target == "smooth_ece"]
+    if not smooth.empty:
+        paths.append(_smooth(study, smooth, out / "smooth_ece.png"))
+    if "scores" in table:  # the other figures compare methods on the Beta scores (the binormal's are in the table)
+        table = table[table.scores.fillna("beta") == "beta"]
     bins = table[table.target == "bin"]
     colours = band_colours(list(dict.fromkeys(bins.method)))
     if not bins.empty:
@@ -145,5 +150,33 @@ def _ece(study, ece, path):
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=7, loc="outside lower center", ncol=len(nbins))
     fig.suptitle("Binned ECE (equal width): interval coverage and the estimate's bias (±2 MCSE)", fontsize=10)
+    save_figure(fig, path, dpi=DPI)
+    return path
+
+
+def _smooth(study, smooth, path):
+    """The smooth ECE's coverage of the population's smooth ECE and its bias, by n, per slope and score law."""
+    law = smooth.scores.fillna("beta") if "scores" in smooth else np.full(len(smooth), "beta")
+    smooth = smooth.assign(law=np.asarray(law))
+    slopes, laws = sorted(smooth.slope.unique()), list(dict.fromkeys(smooth.law))
+    fig, axes = _figure(2, len(slopes), sharex=True)
+    for j, slope in enumerate(slopes):
+        for i, name in enumerate(laws):
+            rows = smooth[(smooth.slope == slope) & (smooth.law == name)].sort_values("n")
+            style = dict(marker="o", ms=3, color="#009E73", ls=LINESTYLES[i % len(LINESTYLES)], label=f"{name} scores")
+            axes[0, j].plot(rows.n, rows.coverage, **style)
+            axes[1, j].errorbar(rows.n, rows.bias, yerr=2 * rows.bias_mcse, capsize=2, **style)
+        _nominal(axes[0, j], study.delta)
+        axes[1, j].axhline(0, color="black", lw=0.8)
+        axes[0, j].set_title(f"slope {slope:g}" + (" (perfect)" if slope == 1 else ""), fontsize=9)
+        axes[0, j].set_ylim(-0.02, 1.02)
+        axes[1, j].set_xscale("log")
+        axes[1, j].set_xlabel("n")
+    axes[0, 0].set_ylabel("coverage of the true smooth ECE")
+    axes[1, 0].set_ylabel("mean estimate - true smooth ECE")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="outside lower center", ncol=len(laws))
+    fig.suptitle("Smooth ECE (Błasiok & Nakkiran): basic-bootstrap coverage and the estimate's bias (±2 MCSE)",
+                 fontsize=10)
     save_figure(fig, path, dpi=DPI)
     return path

@@ -58,11 +58,19 @@ def summaries(ev) -> dict:
         why = {"certified": f"narrowest method certified to cover at least {floor:.3f}",
                "estimated": f"narrowest method whose worst coverage was found ≥ {floor:.3f}, not certified",
                "no": "no method was shown to meet the target: treat with care"}.get(
-            r.get("meets_target", ""), "not audited: the calibration study's choice" if r.get("kind") == "ece"
+            r.get("meets_target", ""), _ece_why(r) if r.get("kind") == "ece"
             else "not audited: the guaranteed method of its kind")
         out[r["metric"]] = (f"{r['method']} [{r['lower']:.4f}, {r['upper']:.4f}]{cover}: {why}."
                             + (f" ({r['note']})" if r.get("note") else ""))
     return out
+
+
+def _ece_why(r) -> str:
+    """An ECE row's why: the calibration study's choice, with its coverage at the fitted plug-in point if audited."""
+    c, se = r.get("coverage_at_estimate"), r.get("coverage_mcse")
+    if c is None or c != c:
+        return "not audited: the calibration study's choice"
+    return f"the calibration study's choice; coverage {c:.3f} (MCSE {se:.3f}) at the fitted plug-in point"
 
 
 def flagged(frame):
