@@ -185,7 +185,7 @@ def ca_cluster_bootstrap(scores, labels, clusters, delta, rng=None, draws=1000):
             k = min(chunk, draws - d)
             pick = (rng.random((k, G)) * G).astype(np.int64)
             times = np.bincount((pick + np.arange(k)[:, None] * G).ravel(), minlength=k * G).reshape(k, G)
-            auc[d:d + k] = weighted_auc(times[:, ids].astype(np.float32), ll, starts)
+            auc[d:d + k] = weighted_auc(times[:, ids].astype(float), ll, starts)
         lower[r] = row_quantiles(auc[None, :], q[r:r + 1])[0]
         upper[r] = row_quantiles(auc[None, :], 1 - q[r:r + 1])[0]
     ok = ~np.isnan(lower)
