@@ -38,6 +38,13 @@ clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cl
                                       box: p over the wilson_vif interval × the ICC's F
                                       interval (``region.icc_box``), each at
                                       sqrt(1 - delta); searched
+clustered_precision,   clustered_     tp/fn/fp/tn per cluster; prevalence, tpr, tnr and the
+clustered_recall,      confusion      ANOVA ICCs of labels and of each class's correctness,
+clustered_f1                          G clusters of the mean size; the plug-in point only
+                                      (``plug_in``: Monte Carlo, no region)
+clustered_auc          clustered_     scores, labels, groups; AUĈ, prevalence, ICCs of labels
+                       binormal       and of the normal scores (``score_icc``); the plug-in
+                                      point only
 eval_accuracy          eval           rows are answers to questions (several per question):
                                       p̂, G groups of round(m/G) questions, K = mean answers,
                                       ICCs by ANOVA (eval_iccs); box: p over the

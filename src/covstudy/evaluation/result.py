@@ -167,7 +167,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     scores : array-like, optional
         A score per example (higher = more positive), for the AUC (binary only).
     groups : array-like, optional
-        A cluster id per example (patient, video, question): adds ``clustered_accuracy``.
+        A cluster id per example (patient, video, question): adds ``clustered_accuracy`` and, for binary
+        labels, ``clustered_precision``, ``clustered_recall``, ``clustered_f1`` (and ``clustered_auc`` with
+        scores), which lead the table.
     second_predicted, second_scores : array-like, optional
         A second model on the same examples: adds the paired ``accuracy_difference`` (first
         minus second) and ``superiority_probability``; ``auc_second`` from its scores.
