@@ -237,6 +237,7 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         s.plug_in = f"p = {acc:.4g}, ICC = {max(icc, 0):.3g} ({G} clusters of mean size {d.n / G:.3g})"
         s.icc = icc
         specs.append(s)
+    if d.groups is not None:
         specs += _grouped_specs(d, delta)
     if d.questions is not None:
         specs.append(_eval_spec(d, delta))
@@ -285,7 +286,7 @@ def _grouped_specs(d: Data, delta) -> list:
     """With groups, binary labels: precision, recall and F1 as ratios of cluster totals (the per-cluster
     confusion counts, design ``clustered_confusion``) and the AUC from scores, labels and groups
     (``clustered_binormal``), each audited at its plug-in point only (``plug_in``): G clusters of the mean
-    size, the observed prevalence, tpr, tnr (or AUC) and ANOVA ICCs (``grouped_iccs``, ``score_icc``)."""
+    size, the observed prevalence, tpr, tnr (or AUC) and ANOVA ICCs (``_anova``, ``score_icc``)."""
     if not d.binary:
         return []
     G = int(d.groups.max()) + 1
