@@ -25,8 +25,8 @@ precision = q·tpr/(q·tpr + (1 - q)(1 - tnr)), recall = tpr, F1 = 2q·tpr/(q(1 
 (``confusion.truth``). Methods: the cluster-aware ones on the per-cluster counts
 (methods/clustered_metrics.py) and, as the naive baseline, every proportion method on the
 totals as if the examples were i.i.d. (``confusion.ratio_bounds``). Monte Carlo only: a test set
-is 4m counts. Each point's test sets come from the stream keyed by the point, drawn in fixed
-blocks (π, n_pos, τ, tp, ν, tn for each block).
+is kept as 3m counts (n_pos, tp, tn per cluster). Each point's test sets come from the stream keyed
+by the point, drawn in fixed blocks (π, n_pos, τ, tp, ν, tn for each block).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class ClusteredConfusion(Design):
     sized_by = "clusters"
 
     def test_set_numbers(self, point: dict) -> int:
-        return 4 * point["clusters"]
+        return 3 * point["clusters"]
 
     def table_key(self, point: dict) -> tuple:
         return (point["clusters"], point["cluster_size"])
@@ -122,10 +122,24 @@ class ClusteredConfusion(Design):
         return {"prevalence": point["prevalence"], "tpr": point["tpr"], "tnr": point["tnr"]}
 
     def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
-        """One outcome per simulated test set (weight 1): columns tp, fn, fp, tn of shape (reps, clusters)."""
+        """One outcome per simulated test set (weight 1): columns n_pos, tp, tn of shape (reps, clusters) and the
+        cluster size (fn = n_pos - tp, fp = size - n_pos - tn: ``cells``); three small columns, so the core keeps
+        a point's test sets for the next method and metric more often."""
         [pt] = points
-        x = cluster_confusions(*(pt[a.name] for a in self.axes), reps, stream(seed, **self.stream_identity(pt)))
-        return Outcomes(dict(zip(CELLS, x)), np.ones((1, reps), dtype=np.int64))
+        tp, fn, fp, tn = cluster_confusions(*(pt[a.name] for a in self.axes), reps,
+                                            stream(seed, **self.stream_identity(pt)))
+        return Outcomes({"n_pos": tp + fn, "tp": tp, "tn": tn, "size": np.full(reps, pt["cluster_size"])},
+                        np.ones((1, reps), dtype=np.int64))
+
+
+def cells(columns: dict) -> list[np.ndarray]:
+    """tp, fn, fp, tn per cluster from outcome columns: given as such (the interval door), or as the design's
+    n_pos, tp, tn and cluster size."""
+    if "fn" in columns:
+        return [np.asarray(columns[c]) for c in CELLS]
+    n_pos, tp, tn = (np.asarray(columns[c], dtype=np.int32) for c in ("n_pos", "tp", "tn"))
+    size = np.asarray(columns["size"], dtype=np.int32).reshape(-1, *(1,) * (n_pos.ndim - 1))
+    return [tp, n_pos - tp, size - n_pos - tn, tn]
 
 
 @register_estimand("clustered_confusion", "precision", "recall", "f1", takes=("clustered_confusion", "proportion"))
@@ -137,13 +151,13 @@ class ClusteredRatio(Estimand):
         return float(truth(self.name, **inputs))
 
     def valid(self, columns):
-        _, x = ratio_terms(self.name, *(columns[c] for c in CELLS))
+        _, x = ratio_terms(self.name, *cells(columns))
         return x.sum(axis=-1) > 0
 
     def bounds(self, method, columns, delta, side, rng=None, **params):
-        cells = [np.asarray(columns[c]) for c in CELLS]
+        counts = cells(columns)
         if method.takes == "clustered_confusion":
-            return method.bounds(tuple(cells), delta, side, rng=rng, metric=self.name, **params)
-        tp, fn, fp, tn = (c.sum(axis=-1) for c in cells)
+            return method.bounds(tuple(counts), delta, side, rng=rng, metric=self.name, **params)
+        tp, fn, fp, tn = (c.sum(axis=-1) for c in counts)
         k, l = {"precision": (tp, fp), "recall": (tp, fn), "f1": (tp, fp + fn)}[self.name]
         return ratio_bounds(self.name, method, k, l, delta, side, **params)
