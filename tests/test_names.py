@@ -34,6 +34,11 @@ POINTS = {
     "crossval": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
     "holdout": ("crossval", None, dict(n=12, d=2, bayes_error=0.2, folds=3, repeats=2), 4),
     "judged": ("judged", None, dict(examples=20, labelled=6, p=0.4, sensitivity=0.8, specificity=0.9), 4),
+    "clustered_confusion": ("clustered_confusion", "f1", dict(clusters=4, cluster_size=3, prevalence=0.4, tpr=0.8,
+                                                              tnr=0.7, icc_prevalence=0.1, icc_tpr=0.2,
+                                                              icc_tnr=0.1), 4),
+    "clustered_scores": ("clustered_binormal", None, dict(clusters=4, cluster_size=3, prevalence=0.4, auc=0.8,
+                                                          icc_prevalence=0.1, icc_score=0.3), 4),
 }
 SMALL = {"draws": 50}
 
@@ -136,12 +141,15 @@ def test_methods_lists_every_method_filterable_by_kind_or_design():
     assert len(boards) == 11
     ece = [q for q in everything if q.startswith("ece.")]
     assert ece == ["ece.plugin", "ece.debiased", "ece.smooth"]
-    assert len(everything) - len(bands) - len(sequences) - len(boards) - len(ece) == 105 and len(bands) == 13 and all("." in q for q in everything)
+    assert len(everything) - len(bands) - len(sequences) - len(boards) - len(ece) == 110 and len(bands) == 13 and all("." in q for q in everything)
     assert sequences == ["sequential.mixture", "sequential.betting", "sequential.cp_union"]
     assert str(everything["proportion.wilson"]) == everything["proportion.wilson"].description
     assert set(methods("paired")) == {q for q in everything if q.startswith("paired.")}
     assert methods("two_class") == methods("balanced")
     assert {m.kind for m in methods(design="clustered").values()} == {"proportion", "clustered", "deff"}
+    assert {m.kind for m in methods(design="clustered_confusion").values()} == {"proportion", "clustered_metric"}
+    assert list(methods(design="clustered_binormal")) == ["clustered_auc.obuchowski",
+                                                          "clustered_auc.cluster_bootstrap", "clustered_auc.delong"]
 
 
 def test_random_public_functions_default_to_a_fixed_seed():

@@ -225,6 +225,10 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
     where ``certify`` covers the design and the method is deterministic, else searched over the box."""
     if method in NOT_AUDITED:
         return {}
+    if s.plug_in_only:  # the grouped metrics beyond accuracy: Monte Carlo at the plug-in point (``plug_in``)
+        from .plug_in import audit_plug_in
+
+        return audit_plug_in(s, method, qualified, delta, reps, seed)
     if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
         out = certified_audit(qualified, s, delta)
         if out is not None:

@@ -36,8 +36,8 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
     for s in specs:
         step(s.metric)
         pick = table[(table.metric == s.metric) & table.recommended]
-        if (not s.points or s.multiclass is not None or s.design == "eval" or s.scale is not None or not len(pick)
-                or np.isnan(pick.mean_width.iloc[0])):  # eval: equal groups do not scale by 0.5-4
+        if (not s.points or s.multiclass is not None or s.design == "eval" or s.scale is not None or s.plug_in_only
+                or not len(pick) or np.isnan(pick.mean_width.iloc[0])):  # eval: equal groups do not scale by 0.5-4
             continue
         r = pick.iloc[0]
         qualified = next(q for m, k, q in s.methods if m == r.method and k == r.kind)

@@ -40,6 +40,13 @@ clustered_accuracy     clustered      p̂, ICĈ (ANOVA, >= 0), clusters, mean cl
                                       box: p over the wilson_vif interval × the ICC's F
                                       interval (``region.icc_box``), each at
                                       sqrt(1 - delta); searched
+clustered_precision,   clustered_     tp/fn/fp/tn per cluster; prevalence, tpr, tnr and the
+clustered_recall,      confusion      ANOVA ICCs of labels and of each class's correctness,
+clustered_f1                          G clusters of the mean size; the plug-in point only
+                                      (``plug_in``: Monte Carlo, no region)
+clustered_auc          clustered_     scores, labels, groups; AUĈ, prevalence, ICCs of labels
+                       binormal       and of the normal scores (``score_icc``); the plug-in
+                                      point only
 eval_accuracy          eval           rows are answers to questions (several per question):
                                       p̂, G groups of round(m/G) questions, K = mean answers,
                                       ICCs by ANOVA (eval_iccs); box: p over the
@@ -124,6 +131,7 @@ class Spec:
     project: Callable | None = None  # coordinates of ``box`` -> the region's point nearest them (a region not a box)
     scale: Callable | None = None  # a strictly increasing map of the audited metric to this one (BEA of accuracy):
     # the interval covers exactly when the audited metric's does; only the widths are mapped
+    plug_in_only: bool = False  # audited at the plug-in point only (``plug_in``): the grouped metrics beyond accuracy
 
 
 def metric_specs(d: Data, delta, metrics) -> list[Spec]:
@@ -236,6 +244,8 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         s.plug_in = f"p = {acc:.4g}, ICC = {max(icc, 0):.3g} ({G} clusters of mean size {d.n / G:.3g})"
         s.icc = icc
         specs.append(s)
+    if d.groups is not None:
+        specs += _grouped_specs(d, delta)
     if d.questions is not None:
         specs.append(_eval_spec(d, delta))
     if d.second is not None:
@@ -274,6 +284,97 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
         specs = [s for s in specs if s.metric in wanted]
     return specs
 
+
+
+GROUPED = ("clustered_precision", "clustered_recall", "clustered_f1", "clustered_auc")
+
+
+def _grouped_specs(d: Data, delta) -> list:
+    """With groups, binary labels: precision, recall and F1 as ratios of cluster totals (the per-cluster
+    confusion counts, design ``clustered_confusion``) and the AUC from scores, labels and groups
+    (``clustered_binormal``), each audited at its plug-in point only (``plug_in``): G clusters of the mean
+    size, the observed prevalence, tpr, tnr (or AUC) and ANOVA ICCs (``_anova``, ``score_icc``)."""
+    if not d.binary:
+        return []
+    G = int(d.groups.max()) + 1
+    size = max(1, int(round(d.n / G)))
+    t = d.truth == 1
+    specs = []
+    count = lambda mask: np.bincount(d.groups, weights=mask, minlength=G).astype(np.int64)  # noqa: E731
+    n_pos = count(t)
+    icc_prevalence = _clip_icc(_anova(n_pos, np.bincount(d.groups, minlength=G)))
+    where = f"{G} clusters of mean size {d.n / G:.3g}"
+    if d.predicted is not None:
+        p = d.predicted == 1
+        cells = dict(tp=count(t & p), fn=count(t & ~p), fp=count(~t & p), tn=count(~t & ~p))
+        tp, fn, fp, tn = (int(v.sum()) for v in cells.values())
+        if tp + fn and fp + tn:
+            tpr, tnr = tp / (tp + fn), tn / (fp + tn)
+            icc_tpr = _clip_icc(_anova(cells["tp"], n_pos))
+            icc_tnr = _clip_icc(_anova(cells["tn"], cells["fp"] + cells["tn"]))
+            point = dict(clusters=G, cluster_size=size, prevalence=(tp + fn) / d.n, tpr=tpr, tnr=tnr,
+                         icc_prevalence=icc_prevalence, icc_tpr=icc_tpr, icc_tnr=icc_tnr)
+            kept = [x for x in _methods("clustered_confusion", "f1") if x[1] == "clustered_confusion" or x[0] == "wilson"]
+            for metric, (k, l) in (("precision", (tp, fp)), ("recall", (tp, fn)), ("f1", (2 * tp, fp + fn))):
+                if k + l == 0:
+                    continue  # undefined: the i.i.d. row says why
+                s = Spec(f"clustered_{metric}", k / (k + l), dict(design="clustered_confusion", metric=metric, **cells),
+                         kept)
+                s.design, s.coverage_metric, s.points, s.plug_in_only = "clustered_confusion", metric, [point], True
+                s.plug_in = (f"prevalence = {point['prevalence']:.4g}, tpr = {tpr:.4g}, tnr = {tnr:.4g}, ICCs "
+                             f"(prevalence, tpr, tnr) = {icc_prevalence:.3g}, {icc_tpr:.3g}, {icc_tnr:.3g} ({where}; "
+                             f"beta random effects, Monte Carlo at this point only)")
+                specs.append(s)
+    if d.scores is not None and 0 < int(t.sum()) < d.n:
+        pos, neg = d.scores[t], d.scores[~t]
+        ranks = stats.rankdata(np.concatenate([pos, neg]))
+        auc = float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+        icc_score = _clip_icc(score_icc(d.scores, t, d.groups))
+        s = Spec("clustered_auc", auc, dict(design="clustered_binormal", scores=d.scores, labels=t.astype(np.int64),
+                                            clusters=d.groups), _methods("clustered_scores", "auc"))
+        s.design, s.coverage_metric, s.plug_in_only = "clustered_binormal", "auc", True
+        s.points = [dict(clusters=G, cluster_size=size, prevalence=float(t.mean()),
+                         auc=min(max(auc, AUC_EDGE), 1 - AUC_EDGE), icc_prevalence=icc_prevalence, icc_score=icc_score)]
+        s.plug_in = (f"a binormal AUC of {auc:.4g}, prevalence = {t.mean():.4g}, ICCs (prevalence, score) = "
+                     f"{icc_prevalence:.3g}, {icc_score:.3g} ({where}; a per-cluster score shift, Monte Carlo at "
+                     f"this point only)")
+        specs.append(s)
+    return specs
+
+
+def _anova(successes, sizes) -> float:
+    """The ANOVA ICC (``methods.clustered.anova_icc``) over the clusters of size >= 1; 0 with fewer than 2."""
+    from ..methods.clustered import anova_icc
+
+    keep = sizes > 0
+    return float(anova_icc(successes[keep], sizes[keep])) if keep.sum() >= 2 else 0.0
+
+
+def _clip_icc(icc) -> float:
+    return float(min(max(icc, 0.0), 0.99))
+
+
+def score_icc(scores, labels, groups) -> float:
+    """The one-way ANOVA ICC (MSB - MSW)/(MSB + (s0 - 1)·MSW) of the scores' normal scores
+    Φ⁻¹((rank - ½)/n) less their class's mean, clusters as groups, s0 = (n - Σ s_i²/n)/(G - 1)
+    (Donner 1986, "A review of inference procedures for the intraclass correlation coefficient in
+    the one-way random effects model"): the clustered binormal design's icc_score (its scale is
+    the normal one). 0 where undefined."""
+    z = stats.norm.ppf((stats.rankdata(scores) - 0.5) / scores.size)
+    r = z - np.where(labels, z[labels].mean(), z[~labels].mean())
+    G = int(groups.max()) + 1
+    s = np.bincount(groups, minlength=G).astype(float)
+    keep = s > 0
+    sums = np.bincount(groups, weights=r, minlength=G)[keep]
+    s, n, g = s[keep], r.size, int(keep.sum())
+    if g < 2 or n <= g:
+        return 0.0
+    mean = r.mean()
+    msb = float(np.sum((sums / s - mean) ** 2 * s) / (g - 1))
+    msw = float((np.sum(r * r) - np.sum(sums * sums / s)) / (n - g))
+    s0 = (n - np.sum(s * s) / n) / (g - 1)
+    den = msb + (s0 - 1) * msw
+    return (msb - msw) / den if den > 0 else 0.0
 
 
 def _sized(**fixed) -> Callable:

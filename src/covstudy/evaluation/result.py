@@ -87,26 +87,50 @@ class Evaluation:
         return render.save(self, folder)
 
 
-IID_NOTE = "i.i.d.: ignores the groups; use clustered_accuracy"
-UNAUDITED_CLUSTERED = "wilson_vif"  # without an audit: Wilson with z² inflated at the ANOVA ICC
+IID_NOTE = "i.i.d.: ignores the groups; use clustered_{metric}"
+# without an audit each clustered metric keeps a recommendation that accounts for the groups: (method, what it is)
+UNAUDITED_CLUSTERED = {
+    "clustered_accuracy": ("wilson_vif", "Wilson's interval with z² inflated by the variance inflation of the "
+                                         "ANOVA ICC, truncated at 0"),
+    "clustered_precision": ("ratio_wald", "the Wald interval of a ratio of cluster totals with its cluster-robust "
+                                          "(linearised) variance"),
+}
+UNAUDITED_CLUSTERED["clustered_recall"] = UNAUDITED_CLUSTERED["clustered_f1"] = UNAUDITED_CLUSTERED["clustered_precision"]
+UNAUDITED_CLUSTERED["clustered_auc"] = ("obuchowski", "the Wald interval with Obuchowski's clustered variance of the AUC")
 
 
 def _clustered_first(table, reasons, audited):
-    """With groups, the clustered rows lead and the i.i.d. accuracy row says it ignores them; without an
-    audit clustered_accuracy keeps a recommendation (UNAUDITED_CLUSTERED, which accounts for the ICC)."""
-    sel = table.metric == "clustered_accuracy"
-    if not table.loc[sel, "recommended"].any():
-        hit = table.index[sel & (table.method == UNAUDITED_CLUSTERED)]
-        if len(hit):
+    """With groups, the clustered rows lead and the recommended i.i.d. row of each metric they cover says it
+    ignores them; a clustered metric with no recommendation (no audit, or none qualified) is given
+    UNAUDITED_CLUSTERED's method, which accounts for the groups."""
+    grouped = [m for m in UNAUDITED_CLUSTERED if m in set(table.metric)]
+    for metric in grouped:
+        sel = table.metric == metric
+        method, what = UNAUDITED_CLUSTERED[metric]
+        hit = table.index[sel & (table.method == method)]
+        met = table.loc[sel, "meets_target"].isin(["certified", "estimated"]).any()
+        if len(hit) and not met and (metric != "clustered_accuracy" or not table.loc[sel, "recommended"].any()):
+            # none shown to meet the target (or no audit): the cluster-aware method whose interval does not
+            # depend on a seed, rather than the row a noisy audit ranks highest
+            r = table.loc[hit[0]]
+            table.loc[sel, "recommended"] = False
             table.loc[hit[0], "recommended"] = True
-            why = f"because {reasons.get('clustered_accuracy', '')}" if audited else "without an audit"
-            reasons["clustered_accuracy"] = (
-                f"{UNAUDITED_CLUSTERED} (Wilson's interval with z² inflated by the variance inflation of the ANOVA "
-                f"ICC, truncated at 0) is recommended {why}: unlike the i.i.d. accuracy rows it accounts for the groups.")
+            if not audited:
+                why = "without an audit"
+            elif metric == "clustered_accuracy":
+                why = f"because {reasons.get(metric, '')}"
+            else:
+                why = (f"though no method was shown to meet the target (its coverage at the operating point is "
+                       f"{r.coverage_at_estimate:.4f} ± {r.coverage_mcse:.3f}, Monte Carlo, {int(r.reps)} test sets: "
+                       f"treat it with care)")
+            reasons[metric] = (f"{method} ({what}) is recommended {why}: unlike the i.i.d. "
+                               f"{metric.removeprefix('clustered_')} rows it accounts for the groups.")
     if "note" not in table:
         table["note"] = ""
-    table.loc[(table.metric == "accuracy") & table.recommended, "note"] = IID_NOTE
-    order = ["clustered_accuracy"] + [m for m in dict.fromkeys(table.metric) if m != "clustered_accuracy"]
+    for metric in grouped:
+        iid = metric.removeprefix("clustered_")
+        table.loc[(table.metric == iid) & table.recommended, "note"] = IID_NOTE.format(metric=iid)
+    order = grouped + [m for m in dict.fromkeys(table.metric) if m not in grouped]
     table = table.sort_values("metric", key=lambda m: m.map({k: i for i, k in enumerate(order)}),
                               kind="stable").reset_index(drop=True)
     return table, {m: reasons[m] for m in order if m in reasons}
@@ -172,7 +196,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     scores : array-like, optional
         A score per example (higher = more positive), for the AUC (binary only).
     groups : array-like, optional
-        A cluster id per example (patient, video, question): adds ``clustered_accuracy``.
+        A cluster id per example (patient, video, question): adds ``clustered_accuracy`` and, for binary
+        labels, ``clustered_precision``, ``clustered_recall``, ``clustered_f1`` (and ``clustered_auc`` with
+        scores), which lead the table.
     second_predicted, second_scores : array-like, optional
         A second model on the same examples: adds the paired ``accuracy_difference`` (first
         minus second) and ``superiority_probability``; ``auc_second`` from its scores.
@@ -303,17 +329,20 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             reasons[s.metric] = s.undefined[1]
         reasons = {m: reasons[m] for m in dict.fromkeys(table.metric) if m in reasons}
     for s in specs:
-        if s.metric == "clustered_accuracy" and audit:  # warn when the i.i.d. interval falls short
+        if s.metric.startswith("clustered_") and audit:  # warn when the i.i.d. interval falls short
             sel = table.index[table.metric == s.metric]
-            naive = table.loc[sel][table.loc[sel, "method"] == "wilson"]
+            naive = table.loc[sel][table.loc[sel, "method"].isin(["wilson", "delong"])]
             if len(naive) and naive.worst_coverage.iloc[0] < level - EPSILON:
-                msg = (f"groups: the estimated ICC is {s.icc:.3g}; i.i.d. intervals (wilson) cover "
-                       f"{naive.coverage_at_estimate.iloc[0]:.3f} at this operating point and as little as "
-                       f"{naive.worst_coverage.iloc[0]:.3f} over its region (nominal {level:g}): "
-                       f"use the clustered_accuracy rows, not accuracy")
+                iid = s.metric.removeprefix("clustered_")
+                why = (f"the estimated ICC is {s.icc:.3g}; " if s.metric == "clustered_accuracy" else "")
+                region = ("" if s.plug_in_only else
+                          f" and as little as {naive.worst_coverage.iloc[0]:.3f} over its region")
+                msg = (f"groups: {why}i.i.d. intervals ({naive.method.iloc[0]}) of {iid} cover "
+                       f"{naive.coverage_at_estimate.iloc[0]:.3f} at this operating point{region} (nominal "
+                       f"{level:g}): use the {s.metric} rows, not {iid}")
                 warnings.warn(msg, stacklevel=2)
                 notes.append(msg)
-    if any(s.metric == "clustered_accuracy" for s in specs):
+    if any(s.metric in UNAUDITED_CLUSTERED for s in specs):
         table, reasons = _clustered_first(table, reasons, audit)
     if d.second is not None and (metrics is None or "superiority_probability" in metrics):
         from ..comparison import superiority_probability

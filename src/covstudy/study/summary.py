@@ -154,7 +154,11 @@ def resolve_method(method: str, design=None, metric=None):
             return get(method, takes)
         except ValueError:
             pass
-    return None
+    # a short name several kinds share (cluster_bootstrap: accuracy's, F1's, the AUC's): the method
+    # registered under exactly that name, the one a study's table writes
+    from ..methods import methods as every
+
+    return next((m for m in every().values() if m.name == method), None)
 
 
 def _context(table: pd.DataFrame) -> list:
