@@ -310,6 +310,11 @@ def test_evaluate_audits_the_ece_rows_at_the_plug_in_point(monkeypatch):
     assert rows.coverage_at_estimate.between(0, 1).all() and rows.worst_coverage.isna().all()
     assert "At the fitted plug-in point" in ev.reasons["calibration_ece"]
     assert "at the fitted plug-in point" in summaries(ev)["calibration_ece"]
+    from covstudy.evaluation.recommend import meets  # judged as any row at its one point: a short one is flagged
+    for r in rows.itertuples():
+        assert r.meets_target == meets({"worst_coverage": r.coverage_at_estimate, "worst_mcse": r.coverage_mcse},
+                                       0.945)
+    assert rows.loc["plugin", "meets_target"] in ("no", "undecided")  # the biased plug-in's bootstrap under-covers
 
 
 def test_study_with_binormal_scores_and_the_smooth_ece(tmp_path):
@@ -331,3 +336,20 @@ def test_study_with_binormal_scores_and_the_smooth_ece(tmp_path):
     assert list(smooth.bins) == [4, 4] and list(smooth.method) == ["smooth", "smooth"]
     law = C.ScoreLaw("binormal", auc=0.8, prevalence=0.3)
     assert smooth.truth.iloc[1] == C.true_smooth_ece(law, 0.6, 0.0) > 0
+
+
+@pytest.mark.parametrize("a, b", [(0.049, 0.0836), (0.5, 0.5), (0.3, 3.0), (2.0, 5.0)])
+def test_bin_moments_of_singular_beta_scores_are_exact_and_quiet(a, b):
+    """Scores piled at 0 and 1 (Beta(a < 1, b < 1)): each bin's mean score equals its closed form
+    a/(a + b)·ΔI(a + 1, b)/w within 1e-10, with no integration warning (the singular factor is quad's weight)."""
+    import warnings
+
+    from scipy import stats
+
+    law = C.ScoreLaw("beta", a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w, f, m = C.bin_moments(10, "width", law, 0.93, 0.0742)
+    e = C.edges(10, "width", law)
+    assert np.allclose(m, a / (a + b) * np.diff(stats.beta.cdf(e, a + 1, b)) / w, rtol=0, atol=1e-10)
+    assert np.all((f >= 0) & (f <= 1))

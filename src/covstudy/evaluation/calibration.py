@@ -75,6 +75,11 @@ def add(d, delta, seed, table, reasons, info, audit=False):
         rows[-1].update({k: v for k, v in extra.items() if k != "note"})
         if extra.get("note"):
             rows[-1]["note"] = f"{note}; {extra['note']}"
+        if extra.get("coverage_at_estimate") is not None:  # judged as any row, at its one point: flagged when short
+            from .recommend import EPSILON, meets
+
+            rows[-1]["meets_target"] = meets({"worst_coverage": extra["coverage_at_estimate"],
+                                              "worst_mcse": extra.get("coverage_mcse", 0.0)}, 1 - delta - EPSILON)
     z, p = cal.spiegelhalter_z(scores, labels)
     if where:
         cover = "; ".join(f"{r['method']} {r['coverage_at_estimate']:.3f} (MCSE {r['coverage_mcse']:.3f})" for r in rows)
