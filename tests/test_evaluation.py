@@ -558,3 +558,23 @@ def test_one_proportion_audit_on_its_window_equals_the_whole_table(method, monke
     assert (windowed["coverage_at_estimate"], windowed["worst_coverage"], windowed["worst_at"]) == (
         whole["coverage_at_estimate"], whole["worst_coverage"], whole["worst_at"])
     assert windowed["mean_width"] == pytest.approx(whole["mean_width"], abs=1e-15)
+
+
+def test_searched_exact_audit_reads_the_plug_in_off_its_windows():
+    """Beyond CERTIFY_OUTCOMES the exact audit searches on count windows that leave out at most SEARCH_BOUND of
+    each class and reads the plug-in point's coverage and width off them: within 1e-10 of coverage() there
+    (the left-out outcomes lower it by < 2e-8; the two pmf computations differ by ~1e-12)."""
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    rng = np.random.default_rng(12)
+    y = (rng.random(4000) < 0.25).astype(int)
+    p = np.where(rng.random(4000) < np.where(y == 1, 0.8, 0.9), y, 1 - y)
+    [s] = metric_specs(prepare(y, p), 0.05, ["precision"])
+    assert audit._outcomes("proportion.wilson", s) > audit.CERTIFY_OUTCOMES
+    row = audit.audit_metric(s, "wilson", "proportion.wilson", 0.05, REPS, 0)
+    pt = s.points[0]
+    exact = coverage("wilson", design="stratified", metric="precision", **pt)
+    assert row["audit"] == "searched" and row["engine"] == "exact"
+    assert abs(row["coverage_at_estimate"] - exact.coverage) < 1e-10
+    assert abs(row["mean_width"] - exact.mean_width) < 1e-10

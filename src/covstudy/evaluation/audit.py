@@ -45,7 +45,7 @@ CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 WINDOW_FROM = 20_000  # one proportion at n beyond this: the exact audit on the region's count window only
 SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
-# class's probability (coverage low by < 2e-8, never high), not support.BOUND's 1e-15: 0.6 times the outcomes
+# class's probability (coverage low by < 2e-8, up to rounding), not support.BOUND's 1e-15: 0.6 times the outcomes
 EXACT_OUTCOMES = 2_000_000  # beyond, searched by Monte Carlo (every outcome's interval would cost too much)
 PAIRED_EXACT_OUTCOMES = 200_000  # the paired design's: no row-wise sums, and its melded and posterior intervals
 # cost milliseconds each (500,000 outcomes at n = 10,000)
@@ -161,7 +161,7 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
         if len(_SEARCHED) >= 256:
             _SEARCHED.clear()
         _SEARCHED[key] = found
-    if searched:  # the box's outcomes hold the plug-in point's: its coverage and width from them (~1e-12 of coverage())
+    if searched:  # the box's outcomes hold the plug-in point's: its coverage and width off them (1e-10 of coverage())
         cov, width = float(problem.coverage(x)[0]), float(problem.mean_width(x)[0])
     else:  # coverage() itself (the same bits as the library)
         r = coverage_over(qualified, s.design, s.coverage_metric, {k: np.array([v]) for k, v in pt.items()}, delta,
