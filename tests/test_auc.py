@@ -373,3 +373,19 @@ def test_delong_matches_proc_on_its_own_asah_example():
         assert upper == pytest.approx(float(ref[f"upper{level}"]), abs=1e-12)
     mann_whitney = np.mean((pos[:, None] > neg) + 0.5 * (pos[:, None] == neg))  # ties count one half
     assert mann_whitney == pytest.approx(float(ref["auc"]), abs=1e-15)
+
+
+@pytest.mark.parametrize("m, n, top, dtype", [(30, 50, 10, np.uint8), (300, 700, 1000, np.uint16), (5, 3, 8, np.int64)])
+def test_placements_of_integer_scores_are_counted_to_the_same_bits(m, n, top, dtype):
+    """Integer scores (the designs' ranks and levels, ties included) take the counting path: the placements equal
+    the mid-rank construction (pooled mid-rank less own mid-rank) bit for bit."""
+    from scipy import stats
+
+    from covstudy.methods.auc import delong_placements
+
+    rng = np.random.default_rng(m)
+    p, q = rng.integers(1, top + 1, (40, m)).astype(dtype), rng.integers(1, top + 1, (40, n)).astype(dtype)
+    v10, v01 = delong_placements(p, q)
+    pooled = stats.rankdata(np.concatenate([p, q], axis=-1).astype(float), axis=-1)
+    assert np.array_equal(v10, (pooled[:, :m] - stats.rankdata(p.astype(float), axis=-1)) / n)
+    assert np.array_equal(v01, 1 - (pooled[:, m:] - stats.rankdata(q.astype(float), axis=-1)) / m)

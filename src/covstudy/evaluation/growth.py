@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .audit import AUC_BUDGET, draws_per_test_set, coverage_over, draw_reps, examples
+from .audit import AUC_BUDGET, coverage_over, draw_reps, draws_per_test_set, examples
 
 SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as multiples of the user's
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set

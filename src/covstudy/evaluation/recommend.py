@@ -18,7 +18,8 @@ metric specs (for the region and operating point in words); output: the ``meets_
 The narrowest row that meets the target (expected width at the plug-in point) is recommended, a bootstrap
 only if more than TIE narrower than every other such row; with ``guarantee`` only rows whose certified bound
 is at least 1 - delta count. When no row qualifies, the guaranteed method of the kind is recommended (else
-the row with the highest worst coverage, a resampling method only if no other row was audited) and its ``meets_target`` says whether it meets the target: every
+the row with the highest worst coverage, a resampling method only if no other row was audited) and its
+``meets_target`` says whether it meets the target: every
 output flags a recommended row that does not. Flow: audit -> recommend -> growth (widens the recommended
 rows) -> render; reads only ``audit``'s constants.
 """
