@@ -285,13 +285,14 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     specs = metric_specs(d, delta, others) if others != [] else []
     if judge is not None and (metrics is None or judged.METRIC in metrics):
         specs.append(judged.spec(d, unlabelled, delta))
-    rows, audited_rows = [], []
+    rows = []
     bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
                unit="step",
                file=sys.stderr, disable=not progress, delay=PROGRESS_AFTER, leave=False, dynamic_ncols=True)
     for s in specs:
+        spec_rows = []  # (row, qualified name): audited together once every interval is known (``_audit_rows``)
         for method, kind, qualified in s.methods:
-            bar.set_postfix_str(f"{s.metric} · {method}{' (audit)' if audit else ''}", refresh=False)
+            bar.set_postfix_str(f"{s.metric} · {method}", refresh=False)
             too_many = resampling_cost(qualified, s.door)
             if too_many:  # its place in the table says why, every other method is reported
                 rows.append(dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=np.nan,
@@ -307,12 +308,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan, worst_mcse=np.nan,
                        worst_bound=np.nan, worst_at="", audit="", mean_width=np.nan, engine=None, reps=None)
             rows.append(row)
-            audited_rows.append((row, qualified))
+            spec_rows.append((row, qualified))
             if not audit:
                 bar.update()
         if audit:
-            _audit_rows(s, audited_rows, delta, reps, seed, guarantee, audit_all, bar)
-        audited_rows = []
+            _audit_rows(s, spec_rows, delta, reps, seed, guarantee, audit_all, bar)
     table = pd.DataFrame(rows)
     level = 1 - delta
     undefined = [s for s in specs if s.undefined]
