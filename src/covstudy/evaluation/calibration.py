@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import ece_audit
+from .recommend import EPSILON, meets
 
 METRIC = "calibration_ece"
 BINS = 10
@@ -76,8 +77,6 @@ def add(d, delta, seed, table, reasons, info, audit=False):
         if extra.get("note"):
             rows[-1]["note"] = f"{note}; {extra['note']}"
         if extra.get("coverage_at_estimate") is not None:  # judged as any row, at its one point: flagged when short
-            from .recommend import EPSILON, meets
-
             rows[-1]["meets_target"] = meets({"worst_coverage": extra["coverage_at_estimate"],
                                               "worst_mcse": extra.get("coverage_mcse", 0.0)}, 1 - delta - EPSILON)
     z, p = cal.spiegelhalter_z(scores, labels)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 PLUG_IN_REPS = 2000  # Monte Carlo test sets of a deterministic method (MCSE ≈ 0.005 at 0.95), as audit.REPS
-SCORE_BUDGET = 4_000_000  # AUC: test sets × scores (400 test sets of 10,000 scores)
+SCORE_BUDGET = 4_000_000  # AUC: test sets × scores (400 test sets of 10,000 scores), audit.AUC_BUDGET's value
+# (audit dispatches here: importing it back would close an import circle)
 SCORE_MIN_REPS = 200
 BOOTSTRAP = {"cluster_bootstrap"}
 BOOT_REPS = 200  # test sets for a cluster bootstrap (MCSE ≈ 0.015 at 0.95) ...
