@@ -200,6 +200,20 @@ def test_simulated_cluster_counts_have_the_beta_binomial_moments():
     assert np.all(cluster_counts(5, 4, 0.0, 0.5, 10, stream(1)) == 0)
 
 
+@pytest.mark.parametrize("s, p, icc", [(10, 0.85, 0.3), (1, 0.3, 0.2), (40, 0.97, 0.01), (6, 0.5, 0.9)])
+def test_simulated_cluster_counts_follow_the_beta_binomial_pmf(s, p, icc):
+    """The counts (inverse CDF of one uniform) against cluster_pmf: Pearson's chi-square, cells of
+    expected count >= 5 (the rest pooled), at a fixed seed."""
+    y = cluster_counts(200, s, p, icc, 500, stream(3, test="pmf")).ravel()
+    expected = cluster_pmf(s, p, icc) * y.size
+    observed = np.bincount(y, minlength=s + 1).astype(float)
+    keep = expected >= 5
+    e = np.append(expected[keep], expected[~keep].sum())
+    o = np.append(observed[keep], observed[~keep].sum())
+    e, o = (e, o) if e[-1] > 0 else (e[:-1], o[:-1])
+    assert stats.chi2.sf(np.sum((o - e) ** 2 / e), len(e) - 1) > 1e-4
+
+
 def test_monte_carlo_agrees_with_exact_on_the_totals_and_corrected_intervals_cover():
     reps = 4000
     for name in ("wilson", "clopper_pearson_deff"):

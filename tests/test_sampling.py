@@ -116,3 +116,17 @@ def test_auto_is_a_function_of_n_and_reps():
 def test_unknown_sampler():
     with pytest.raises(ValueError, match="sampler must be one of"):
         designs.binomial_counts(10, 0.5, 100, 1, "fast")
+
+
+@pytest.mark.parametrize("decimals", [None, 2, 0])
+def test_dense_ranks_are_scipys_dense_ranks(decimals):
+    """Continuous rows, rows with ties (rounded), rows of a few values: scipy's numbers, unsigned."""
+    from covstudy.designs.sampling import dense_ranks
+
+    rng = np.random.default_rng(decimals or 7)
+    for shape in ((1, 1), (3, 2), (50, 301), (7, 70_000)):
+        a = rng.normal(0, 2, shape)
+        a = a if decimals is None else np.round(a, decimals)
+        ranks = dense_ranks(a)
+        assert ranks.dtype == np.min_scalar_type(shape[1])
+        np.testing.assert_array_equal(ranks, stats.rankdata(a, method="dense", axis=1))

@@ -49,7 +49,7 @@ from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .confusion import PREVALENCE, class_sizes
 from .registry import register
-from .sampling import BLOCK
+from .sampling import BLOCK, dense_ranks
 
 MC_LIMIT = 1_000_000  # n_pos + n_neg of one simulated test set
 MC_ONLY = ("reps: the binormal design has Monte Carlo coverage only (its test sets are continuous "
@@ -116,7 +116,7 @@ def binormal_scores(n_pos: int, n_neg: int, auc: float, sd_ratio: float, levels:
         elif not ranks:
             ranked = pooled
         else:
-            ranked = stats.rankdata(pooled, method="dense", axis=1)
+            ranked = dense_ranks(pooled)
         pos[rows], neg[rows] = ranked[:, :n_pos], ranked[:, n_pos:]
     return pos, neg
 

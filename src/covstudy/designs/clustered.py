@@ -320,18 +320,23 @@ def cluster_counts(clusters: int, cluster_size: int, p: float, icc: float, reps:
                    rng: np.random.Generator) -> np.ndarray:
     """Per-cluster correct counts of ``reps`` simulated test sets, shape (reps, clusters), int64.
 
-    Rows are drawn in blocks of a fixed size (π then y for each block), so the numbers depend
-    only on the stream and (point, reps).
+    With icc > 0 a count is the inverse of the beta-binomial CDF (``betabinomial_pmf``) at one
+    uniform, y = #{j < s : F(j) <= u}: the same law as π ~ Beta then y ~ Binomial(s, π), at ~1/7 of
+    the cost (the audit of a grouped file draws ~10⁸ counts); with icc = 0 (or p = 0, 1) it is a
+    binomial variate. Rows are drawn in blocks of a fixed size, so the numbers depend only on the
+    stream and (point, reps).
     """
     out = np.empty((reps, clusters), dtype=np.int64)
     step = max(1, BLOCK // clusters)
+    plain = icc == 0 or p in (0.0, 1.0)
+    if not plain:
+        cdf = np.cumsum(betabinomial_pmf(cluster_size, p, icc))[:-1]  # F(0), ..., F(s - 1)
     for start in range(0, reps, step):
         shape = (min(step, reps - start), clusters)
-        if icc == 0 or p in (0.0, 1.0):
-            pi = p
+        if plain:
+            out[start:start + shape[0]] = rng.binomial(cluster_size, p, size=shape)
         else:
-            pi = rng.beta(*beta_parameters(p, icc), size=shape)
-        out[start:start + shape[0]] = rng.binomial(cluster_size, pi, size=shape)
+            out[start:start + shape[0]] = np.searchsorted(cdf, rng.random(shape), side="right")
     return out
 
 

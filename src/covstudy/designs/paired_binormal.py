@@ -21,13 +21,12 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
-from .._lazy import stats
 from ..estimands import Estimand, register_estimand
 from ..seeds import stream
 from .base import Axis, Design, Outcomes
 from .confusion import PREVALENCE, class_sizes
 from .registry import register
-from .sampling import BLOCK
+from .sampling import BLOCK, dense_ranks
 
 MC_LIMIT = 200_000  # n_pos + n_neg of one simulated test set
 MC_ONLY = ("reps: the paired_binormal design has Monte Carlo coverage only (its test sets are continuous "
@@ -58,7 +57,7 @@ def paired_binormal_scores(n_pos: int, n_neg: int, auc_first: float, auc_second:
         x = rng.standard_normal((2, count, n_pos))
         for model, (pos, neg) in (("first", (mu[0] + x[0], y[0])),
                                   ("second", (mu[1] + correlation * x[0] + rest * x[1], correlation * y[0] + rest * y[1]))):
-            ranked = stats.rankdata(np.concatenate([pos, neg], axis=1), method="dense", axis=1)
+            ranked = dense_ranks(np.concatenate([pos, neg], axis=1))
             out[f"pos_{model}"][rows], out[f"neg_{model}"][rows] = ranked[:, :n_pos], ranked[:, n_pos:]
     return out
 

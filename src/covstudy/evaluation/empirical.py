@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._lazy import optimize, stats
+from ..designs.sampling import dense_ranks
 from ..seeds import stream
 
 H_MIN = 1e-3  # smallest kernel bandwidth (normal-score units)
@@ -162,8 +163,7 @@ def _test_sets(sm: Smoothed, auc: float, reps: int, seed: int, drawn: list) -> t
         drawn.extend(draws(sm, reps, seed))
     x, y = drawn
     t = shift_for(sm, auc)
-    ranked = stats.rankdata(np.concatenate([x + t, y], axis=1), method="dense", axis=1)
-    ranked = ranked.astype(np.min_scalar_type(ranked.shape[1]))
+    ranked = dense_ranks(np.concatenate([x + t, y], axis=1))
     found = {"pos": ranked[:, : x.shape[1]], "neg": ranked[:, x.shape[1]:]}, true_auc(sm, t)
     _TEST_SETS[key] = found
     while sum(v[0]["pos"].nbytes + v[0]["neg"].nbytes for v in _TEST_SETS.values()) > _TEST_SETS_BYTES:

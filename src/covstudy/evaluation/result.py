@@ -153,28 +153,34 @@ def resampling_cost(qualified, door) -> str:
 
 def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
     """Audit one metric's rows ((row, qualified name) pairs, updated in place). One-proportion metrics
-    (exact, microseconds) and ``audit_all``: every row, in order. Otherwise narrowest on the user's data
-    first: once a method that does not resample meets the target (certified at 1 - delta with
-    ``guarantee``), every row at least as wide is left unaudited with a note, since the recommendation
-    could not be it (a narrower interval that meets the target exists; resampling methods do not stop
-    the audit, as the recommendation prefers a method that does not resample unless >1% narrower)."""
+    (exact, microseconds) and ``audit_all``: every row, in order. Otherwise the methods that do not
+    resample, narrowest on the user's data first: once one meets the target (certified at 1 - delta
+    with ``guarantee``), every row at least as wide is left unaudited with a note, since the
+    recommendation could not be it (a narrower interval that meets the target exists). Resampling
+    methods come last, each audited only if it could still be recommended: no method met the target,
+    or it is more than recommend.TIE narrower than the one that did (``recommend``'s rule)."""
     from .audit import BOOTSTRAP
-    from .recommend import meets
+    from .recommend import TIE, meets
 
     level = 1 - delta
     every = s.region is not None or audit_all
-    order = range(len(rows)) if every else sorted(
-        range(len(rows)), key=lambda i: (np.isnan(rows[i][0]["width"]), rows[i][0]["width"]))
+    order = list(range(len(rows)))
+    if not every:  # plain methods narrowest first, then the resampling ones narrowest first
+        order.sort(key=lambda i: (rows[i][0]["method"] in BOOTSTRAP, np.isnan(rows[i][0]["width"]),
+                                  rows[i][0]["width"]))
     stop = None  # (width, method) of the narrowest row that meets the target
     for i in order:
         row, qualified = rows[i]
         bar.set_postfix_str(f"{s.metric} · {row['method']} (audit)", refresh=False)
         if stop is not None and row["width"] >= stop[0]:
             row["note"] = f"not audited: wider on your data than {stop[1]}, which meets the target (--audit-all)"
+        elif stop is not None and row["method"] in BOOTSTRAP and row["width"] * (1 + TIE) >= stop[0]:
+            row["note"] = (f"not audited: less than {TIE:.0%} narrower on your data than {stop[1]}, which meets "
+                           f"the target; a resampling method is recommended only for a larger gain (--audit-all)")
         else:
             row.update(audit_metric(s, row["method"], qualified, delta, reps, seed))
             verdict = meets(row, level - EPSILON)
-            if (not every and row["method"] not in BOOTSTRAP and verdict in ("certified", "estimated")
+            if (not every and stop is None and row["method"] not in BOOTSTRAP and verdict in ("certified", "estimated")
                     and (not guarantee or verdict == "certified" and row["worst_bound"] >= level)):
                 stop = (row["width"], row["method"])
         bar.update()

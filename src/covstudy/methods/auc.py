@@ -56,25 +56,31 @@ def delong_placements(scores_pos, scores_neg) -> tuple[np.ndarray, np.ndarray]:
     """(V10, V01): the placements of the positives (test sets, m) and of the negatives (test sets, n)
     (module docstring); ``scores_pos``, ``scores_neg`` of shape (test sets, m) and (test sets, n)."""
     m, n = scores_pos.shape[-1], scores_neg.shape[-1]
-    if scores_pos.dtype.kind in "ui" and scores_neg.dtype.kind in "ui":
-        top = int(max(scores_pos.max(initial=0), scores_neg.max(initial=0)))
-        if 0 <= min(scores_pos.min(initial=0), scores_neg.min(initial=0)) and top <= 4 * (m + n):
-            return _counted_placements(scores_pos, scores_neg, top + 1)
+    values = _values(scores_pos, scores_neg)
+    if values:
+        return _counted_placements(scores_pos, scores_neg, values)
     pooled = stats.rankdata(np.concatenate([scores_pos, scores_neg], axis=-1), axis=-1)
     v10 = (pooled[:, :m] - stats.rankdata(scores_pos, axis=-1)) / n
     v01 = 1 - (pooled[:, m:] - stats.rankdata(scores_neg, axis=-1)) / m
     return v10, v01
 
 
+def _values(pos, neg) -> int:
+    """1 + the largest score if the scores are non-negative integers below 4·(m + n) + 1 (the designs'
+    ranks and levels: counted, not sorted), else 0."""
+    if pos.dtype.kind not in "ui" or neg.dtype.kind not in "ui":
+        return 0
+    top = int(max(pos.max(initial=0), neg.max(initial=0)))
+    low = min(pos.min(initial=0), neg.min(initial=0))
+    return top + 1 if low >= 0 and top <= 4 * (pos.shape[-1] + neg.shape[-1]) else 0
+
+
 def _counted_placements(pos, neg, values) -> tuple[np.ndarray, np.ndarray]:
     """``delong_placements`` of small non-negative integer scores (the designs' ranks and levels) by
     counting, O(m + n + values) a test set, not sorting: V10_i = (#neg < x_i + ½·#neg = x_i)/n, the same
     numerator as the pooled mid-rank less the own mid-rank (exact in floats), so the same bits."""
-    rows = pos.shape[0]
-    offset = (np.arange(rows, dtype=np.int64) * values)[:, None]
-
     def counts(a):
-        c = np.bincount((a + offset).ravel(), minlength=rows * values).reshape(rows, values).astype(float)
+        c = _value_counts(a, values)
         return np.cumsum(c, axis=1) - c, c  # (# below each value, # at it)
 
     below_neg, at_neg = counts(neg)
@@ -82,6 +88,29 @@ def _counted_placements(pos, neg, values) -> tuple[np.ndarray, np.ndarray]:
     v10 = (np.take_along_axis(below_neg, pos, 1) + 0.5 * np.take_along_axis(at_neg, pos, 1)) / neg.shape[1]
     v01 = 1 - (np.take_along_axis(below_pos, neg, 1) + 0.5 * np.take_along_axis(at_pos, neg, 1)) / pos.shape[1]
     return v10, v01
+
+
+def _value_counts(a, values) -> np.ndarray:
+    """(test sets, values): how many scores of each row equal each value 0 .. values - 1."""
+    rows = a.shape[0]
+    offset = (np.arange(rows, dtype=np.int64) * values)[:, None]
+    return np.bincount((a + offset).ravel(), minlength=rows * values).reshape(rows, values).astype(float)
+
+
+def _counted_moments(pos, neg, values) -> tuple[np.ndarray, np.ndarray]:
+    """(Â, Var_DeLong) of small non-negative integer scores from the counts per value, with no
+    example-by-example gather: every positive at value v has the placement V10(v) = (#neg < v +
+    ½·#neg = v)/n and every negative V01(v) = 1 - (#pos < v + ½·#pos = v)/m, so the sums over examples
+    are sums over values weighted by the counts (the same numbers as ``_counted_placements`` to
+    rounding, in ~1/3 of the time)."""
+    m, n = pos.shape[1], neg.shape[1]
+    c_pos, c_neg = _value_counts(pos, values), _value_counts(neg, values)
+    v10 = (np.cumsum(c_neg, axis=1) - 0.5 * c_neg) / n
+    v01 = 1 - (np.cumsum(c_pos, axis=1) - 0.5 * c_pos) / m
+    auc = np.sum(c_pos * v10, axis=1) / m
+    s10 = np.sum(c_pos * (v10 - auc[:, None]) ** 2, axis=1) / (m - 1)
+    s01 = np.sum(c_neg * (v01 - auc[:, None]) ** 2, axis=1) / (n - 1)
+    return auc, s10 / m + s01 / n
 
 
 _KEPT_BYTES = 64_000_000  # ... and the test sets they hold, at most
@@ -124,6 +153,10 @@ def _auc_and_delong_variance(scores_pos, scores_neg) -> tuple[np.ndarray, np.nda
     step = max(1, _BLOCK // (m + n))
     for s in range(0, pos.shape[0], step):
         rows = slice(s, s + step)
+        values = _values(pos[rows], neg[rows])
+        if values:
+            auc[rows], var[rows] = _counted_moments(pos[rows], neg[rows], values)
+            continue
         v10, v01 = delong_placements(pos[rows], neg[rows])
         auc[rows] = np.mean(v10, axis=1)
         s10 = np.sum((v10 - auc[rows, None]) ** 2, axis=1) / (m - 1)
