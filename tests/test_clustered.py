@@ -18,7 +18,7 @@ from scipy import special, stats
 
 from covstudy import clustered_interval, coverage, interval
 from covstudy.designs import DESIGNS, binomial_pmf
-from covstudy.designs.clustered import cluster_counts, cluster_pmf, total_pmf
+from covstudy.designs.clustered import cluster_counts, cluster_pmf, distinct_test_sets, total_pmf
 from covstudy.methods import clustered as cm
 from covstudy.methods import methods
 from covstudy.seeds import stream
@@ -343,3 +343,13 @@ def test_cluster_bootstrap_equal_sizes_shortcut_is_bit_identical():
     estimate = y[taken, pick].sum(axis=-1) / s[taken, pick].sum(axis=-1)
     assert np.array_equal(lower, row_quantiles(estimate, np.full(7, 0.025)))
     assert np.array_equal(upper, row_quantiles(estimate, np.full(7, 0.975)))
+
+
+@pytest.mark.parametrize("reps, m, s", [(500, 3, 2), (2000, 4, 5), (3000, 10, 1), (400, 300, 10), (100, 5, 30),
+                                        (50, 2, 1), (1, 7, 3)])
+def test_distinct_test_sets_are_numpys_unique_sorted_rows(reps, m, s):
+    """By histogram (s + 1 < m) or by np.unique itself: the same rows, order and counts."""
+    y = np.random.default_rng(reps + m).integers(0, s + 1, (reps, m))
+    rows, counts = np.unique(np.sort(y, axis=1), axis=0, return_counts=True)
+    got_rows, got_counts = distinct_test_sets(y, s)
+    assert np.array_equal(got_rows, rows) and np.array_equal(got_counts, counts)

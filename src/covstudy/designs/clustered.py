@@ -128,15 +128,30 @@ class Clustered(Design):
         [pt] = points
         m, s = pt["clusters"], pt["cluster_size"]
         y = cluster_counts(m, s, pt["p"], pt["icc"], reps, stream(seed, **self.stream_identity(pt)))
-        # Clusters of equal size are exchangeable: a test set is its sorted counts, and equal
-        # test sets are kept once with their count.
-        y.sort(axis=1)
-        y, count = np.unique(y, axis=0, return_counts=True)
+        y, count = distinct_test_sets(y, s)
         k, size = y.sum(axis=1), len(y)
         columns = {"k": k, "n": np.full(size, m * s), "deff": np.full(size, equal_clusters_deff(s, pt["icc"])),
                    "successes": y, "sizes": np.full((size, m), s)}
         # The methods on totals look their intervals up in the table over k = 0..m·s.
         return Outcomes(columns, count[None, :].astype(np.int64), (Segment(self.table_key(pt), slice(None), k),))
+
+
+def distinct_test_sets(y: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Clusters of equal size are exchangeable: a test set is its sorted counts, and equal test sets
+    are kept once with their count, as ``np.unique(np.sort(y, axis=1), axis=0, return_counts=True)``
+    (the same rows, in the same order). Equal sorted rows are equal histograms over 0..s, and
+    ascending sorted rows compare as their histograms do in descending order, so rows are sorted and
+    compared by their s + 1 counts, not their m entries (~20× faster at m = 1,000)."""
+    y = np.sort(y, axis=1)
+    reps, m = y.shape
+    if cluster_size + 1 >= m:
+        return np.unique(y, axis=0, return_counts=True)
+    offset = (np.arange(reps, dtype=np.int64) * (cluster_size + 1))[:, None]
+    hist = np.bincount((y + offset).ravel(), minlength=reps * (cluster_size + 1)).reshape(reps, cluster_size + 1)
+    order = np.lexsort(-hist.T[::-1])  # the last key is the primary one: -hist[:, 0]
+    ordered = hist[order]
+    first = np.flatnonzero(np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)])
+    return y[order[first]], np.diff(np.r_[first, reps])
 
 
 def equal_clusters_deff(cluster_size, icc):

@@ -154,7 +154,7 @@ class PairedLaw(_Law):
         width = 1 - lo
         u = lo[:, None] + width[:, None] * U
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            s = special.betaincinv(s1, s2, u)
+            s = _s_quantiles(s1[:, 0], s2[:, 0], u)
             x = np.clip((1 + t[:, None] / s) / 2, 0, 1)
             cdf = np.where(t > 0, lo, 0.0) + width * np.sum(special.betainc(r1, r2, x) * WEIGHTS, axis=-1)
             log_r = special.xlogy(r1 - 1, x) + special.xlog1py(r2 - 1, -x) - special.betaln(r1, r2)
@@ -202,6 +202,32 @@ class PairedLaw(_Law):
                 return out
         out[i] = solve_increasing(lambda x, j: self.cdf(x, i[j]) - q[i[j]], lo, hi)
         return out
+
+
+_AT_NODES_MAX = 20_000  # (s1, s2) pairs whose Q_S at the nodes U are remembered (~8 MB)
+_AT_NODES: dict = {}  # (s1, s2) -> betaincinv(s1, s2, U)
+
+
+def _s_quantiles(s1, s2, u):
+    """betaincinv(s1, s2, u) by row. Where |t| is far below S (every table but those with a tiny
+    discordant count) F_S(|t|) vanishes to rounding, u is exactly the nodes U, and Q_S(U) depends on
+    (s1, s2) alone: those rows read it from a memo, the same numbers (betaincinv costs ~85% of a CDF
+    evaluation, and a search's tables share a few hundred discordant totals b + c)."""
+    plain = np.all(u == U, axis=1)
+    out = np.empty(u.shape)
+    if not plain.all():
+        out[~plain] = special.betaincinv(s1[~plain, None], s2[~plain, None], u[~plain])
+    if plain.any():
+        pairs, inverse = unique_rows(np.stack([s1[plain], s2[plain]], axis=1))
+        keys = list(map(tuple, pairs.tolist()))
+        missing = [j for j, k in enumerate(keys) if k not in _AT_NODES]
+        if missing:
+            if len(_AT_NODES) + len(missing) > _AT_NODES_MAX:
+                _AT_NODES.clear()
+            fresh = special.betaincinv(pairs[missing, :1], pairs[missing, 1:], U)
+            _AT_NODES.update(zip((keys[j] for j in missing), fresh))
+        out[plain] = np.array([_AT_NODES[k] for k in keys])[inverse]
+    return out
 
 
 def equal_tailed(law: _Law, shape, delta):
