@@ -200,10 +200,12 @@ def test_simulated_cluster_counts_have_the_beta_binomial_moments():
     assert np.all(cluster_counts(5, 4, 0.0, 0.5, 10, stream(1)) == 0)
 
 
-@pytest.mark.parametrize("s, p, icc", [(10, 0.85, 0.3), (1, 0.3, 0.2), (40, 0.97, 0.01), (6, 0.5, 0.9)])
+@pytest.mark.parametrize("s, p, icc", [(10, 0.85, 0.3), (1, 0.3, 0.2), (40, 0.97, 0.01), (6, 0.5, 0.9),
+                                      (300, 0.7, 0.1)])
 def test_simulated_cluster_counts_follow_the_beta_binomial_pmf(s, p, icc):
-    """The counts (inverse CDF of one uniform) against cluster_pmf: Pearson's chi-square, cells of
-    expected count >= 5 (the rest pooled), at a fixed seed."""
+    """The counts (a histogram a test set; with s + 1 >= 200 clusters, the inverse CDF at one uniform a
+    cluster) against cluster_pmf: Pearson's chi-square, cells of expected count >= 5 (the rest pooled),
+    at a fixed seed."""
     y = cluster_counts(200, s, p, icc, 500, stream(3, test="pmf")).ravel()
     expected = cluster_pmf(s, p, icc) * y.size
     observed = np.bincount(y, minlength=s + 1).astype(float)

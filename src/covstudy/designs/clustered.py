@@ -335,21 +335,29 @@ def cluster_counts(clusters: int, cluster_size: int, p: float, icc: float, reps:
                    rng: np.random.Generator) -> np.ndarray:
     """Per-cluster correct counts of ``reps`` simulated test sets, shape (reps, clusters), int64.
 
-    With icc > 0 a count is the inverse of the beta-binomial CDF (``betabinomial_pmf``) at one
-    uniform, y = #{j < s : F(j) <= u}: the same law as π ~ Beta then y ~ Binomial(s, π), at ~1/7 of
-    the cost (the audit of a grouped file draws ~10⁸ counts); with icc = 0 (or p = 0, 1) it is a
-    binomial variate. Rows are drawn in blocks of a fixed size, so the numbers depend only on the
-    stream and (point, reps).
+    With icc > 0 the clusters of a test set are i.i.d. beta-binomial and exchangeable, so a test set
+    is drawn as its histogram over 0..s, Multinomial(m, ``betabinomial_pmf``), and returned as its
+    counts in ascending order: the same law as π ~ Beta then y ~ Binomial(s, π) for each cluster, at
+    s + 1 numbers a test set instead of 2m (the audit of a grouped file draws ~10⁸ cluster counts).
+    Clusters larger than their number (s + 1 >= m): the inverse of the beta-binomial CDF at one
+    uniform a cluster. With icc = 0 (or p = 0, 1) a binomial variate a cluster. Rows are drawn in
+    blocks of a fixed size, so the numbers depend only on the stream and (point, reps).
     """
     out = np.empty((reps, clusters), dtype=np.int64)
     step = max(1, BLOCK // clusters)
     plain = icc == 0 or p in (0.0, 1.0)
     if not plain:
-        cdf = np.cumsum(betabinomial_pmf(cluster_size, p, icc))[:-1]  # F(0), ..., F(s - 1)
+        pmf = betabinomial_pmf(cluster_size, p, icc)
+        by_histogram = cluster_size + 1 < clusters
+        cdf = np.cumsum(pmf)[:-1]  # F(0), ..., F(s - 1)
     for start in range(0, reps, step):
         shape = (min(step, reps - start), clusters)
         if plain:
             out[start:start + shape[0]] = rng.binomial(cluster_size, p, size=shape)
+        elif by_histogram:
+            hist = rng.multinomial(clusters, pmf, size=shape[0])
+            values = np.broadcast_to(np.arange(cluster_size + 1), hist.shape)
+            out[start:start + shape[0]] = np.repeat(values.ravel(), hist.ravel()).reshape(shape)
         else:
             out[start:start + shape[0]] = np.searchsorted(cdf, rng.random(shape), side="right")
     return out

@@ -293,8 +293,9 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
         if bounded and first["worst_coverage"] - Z_MCSE * first["worst_mcse"] < floor:
             # no confirmation follows a budgeted search, and more points only lower its worst: the row can no
             # longer meet the target (``recommend.meets``), so its decision is made here
-            first["note"] = (f"audit stopped after {PILOT_POINTS} points: the worst coverage found less "
-                             f"{Z_MCSE:g} MCSE is already below {floor:.3f}, so it cannot meet the target")
+            first["note"] = (f"audit stopped after {PILOT_POINTS} points: the worst coverage found, less "
+                             f"{Z_MCSE:g} MCSE ({first['worst_coverage'] - Z_MCSE * first['worst_mcse']:.4f}), is "
+                             f"already below {floor:.3f}, and more points can only lower it")
             return first
     budget = min(budget, PILOT_POINTS) if pilot else budget
     engine = known.setdefault("engine", {})  # the engine and reps of the last points measured
