@@ -190,35 +190,24 @@ def ratio_wald(successes, sizes, delta, rng=None):
 def cluster_bootstrap(successes, sizes, delta, rng=None, draws=1000):
     """Percentile bootstrap over clusters: (delta/2, 1 - delta/2) quantiles of Σy*/Σs* over ``draws`` resamples.
 
-    Each resample draws m clusters with replacement (index ⌊u·m⌋ of u ~ U[0, 1) from ``rng``,
-    test set by test set, resample by resample, in that order); quantiles interpolate
-    linearly (numpy's default). Resamples are drawn in blocks of bounded memory (the same
-    numbers as at once); draws × m at most ``validate.RESAMPLE_WORK_MAX``.
+    Each resample draws m clusters with replacement, test set by test set, resample by resample,
+    from ``rng`` (``cluster_resampling.resampled_totals``: the multiplicities of the distinct
+    clusters where they repeat, else index ⌊u·m⌋ of u ~ U[0, 1)); quantiles interpolate linearly
+    (numpy's default). Resamples are drawn in blocks of bounded memory (the same numbers as at
+    once); draws × m at most ``validate.RESAMPLE_WORK_MAX``.
     """
+    from .cluster_resampling import resampled_totals
+
     y, s = same_clusters(np.asarray(successes, dtype=float), np.asarray(sizes, dtype=float))
     shape, m = y.shape[:-1], y.shape[-1]
-    y, s = y.reshape(-1, m), s.reshape(-1, m)
     validate.resample_work("draws", draws, m, "clusters")
     rng = np.random.default_rng() if rng is None else rng
     q = np.asarray(delta, dtype=float) / 2
-    lower, upper = np.empty(len(y)), np.empty(len(y))
-    step = max(1, _BLOCK // (draws * m))
-    # Equal cluster sizes within each test set (the clustered design's case): a resample's total
-    # size is m·size, the same bits as the gathered sum (whole numbers, exact in float): one gather.
-    equal = bool(np.all(s == s[:, :1]) and np.all(s == np.floor(s)))
-    # One test set's draws beyond a block: its resamples in blocks (one stream: the same numbers).
-    chunk = max(1, _BLOCK // m) if draws * m > _BLOCK else draws
-    for start in range(0, len(y), step):
-        rows = slice(start, min(len(y), start + step))
-        estimate = np.empty((rows.stop - start, draws))
-        for d in range(0, draws, chunk):
-            c = min(chunk, draws - d)
-            pick = (rng.random((rows.stop - start, c, m)) * m).astype(np.int64)
-            taken = np.arange(rows.stop - start)[:, None, None]
-            total = (s[rows][:, :1] * m) if equal else s[rows][taken, pick].sum(axis=-1)
-            estimate[:, d:d + c] = y[rows][taken, pick].sum(axis=-1) / total
-        lower[rows] = row_quantiles(estimate, np.broadcast_to(q, rows.stop - start))
-        upper[rows] = row_quantiles(estimate, np.broadcast_to(1 - q, rows.stop - start))
+    lower, upper = np.empty(int(np.prod(shape))), np.empty(int(np.prod(shape)))
+    for rows, totals in resampled_totals(np.stack([y, s], axis=-1).reshape(-1, m, 2), draws, rng, _BLOCK):
+        estimate = totals[..., 0] / totals[..., 1]
+        lower[rows] = row_quantiles(estimate, np.broadcast_to(q, len(estimate)))
+        upper[rows] = row_quantiles(estimate, np.broadcast_to(1 - q, len(estimate)))
     return lower.reshape(shape), upper.reshape(shape)
 
 

@@ -82,30 +82,24 @@ def cm_ratio_wald(tp, fn, fp, tn, delta, metric="f1", rng=None):
           "Davison & Hinkley (1997) ch. 3.8", params=(draws_param(1000, "bootstrap resamples"),))
 def cm_cluster_bootstrap(tp, fn, fp, tn, delta, metric="f1", rng=None, draws=1000):
     """Percentile bootstrap over clusters: the (delta/2, 1 - delta/2) quantiles of Σy*/Σx* over
-    ``draws`` resamples of m whole clusters drawn with replacement (cluster ⌊u·m⌋ of u ~ U[0, 1)
-    from ``rng``, test set by test set, resample by resample); resamples with Σx* = 0 are left
+    ``draws`` resamples of m whole clusters drawn with replacement, test set by test set, resample by
+    resample, from ``rng`` (``cluster_resampling.resampled_totals``: the multiplicities of the distinct
+    clusters where they repeat, else cluster ⌊u·m⌋ of u ~ U[0, 1)); resamples with Σx* = 0 are left
     out (``f1.row_quantiles``, linear interpolation). draws × m at most ``validate.RESAMPLE_WORK_MAX``."""
+    from .cluster_resampling import resampled_totals
+
     y, x = ratio_terms(metric, tp, fn, fp, tn)
     y, x = np.broadcast_arrays(y, x)
     shape, m = y.shape[:-1], y.shape[-1]
-    y, x = y.reshape(-1, m), x.reshape(-1, m)
     validate.resample_work("draws", draws, m, "clusters")
     rng = np.random.default_rng() if rng is None else rng
     q = np.broadcast_to(np.asarray(delta, dtype=float), shape).reshape(-1) / 2
-    lower, upper = np.empty(len(y)), np.empty(len(y))
-    step = max(1, _BLOCK // (draws * m))
-    chunk = max(1, _BLOCK // m) if draws * m > _BLOCK else draws  # one test set's draws beyond a block
-    for start in range(0, len(y), step):
-        rows = slice(start, min(len(y), start + step))
-        size = rows.stop - start
-        ratio = np.empty((size, draws))
-        for d in range(0, draws, chunk):
-            c = min(chunk, draws - d)
-            pick = (rng.random((size, c, m)) * m).astype(np.int64)
-            taken = np.arange(size)[:, None, None]
-            num, den = y[rows][taken, pick].sum(axis=-1), x[rows][taken, pick].sum(axis=-1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                ratio[:, d:d + c] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    lower, upper = np.empty(q.size), np.empty(q.size)
+    columns = np.stack([y, x], axis=-1).reshape(-1, m, 2).astype(float)
+    for rows, totals in resampled_totals(columns, draws, rng, _BLOCK):
+        num, den = totals[..., 0], totals[..., 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
         lower[rows] = row_quantiles(ratio, q[rows])
         upper[rows] = row_quantiles(ratio, 1 - q[rows])
     defined = ~np.isnan(lower)
