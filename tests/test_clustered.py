@@ -18,7 +18,8 @@ from scipy import special, stats
 
 from covstudy import clustered_interval, coverage, interval
 from covstudy.designs import DESIGNS, binomial_pmf
-from covstudy.designs.clustered import cluster_counts, cluster_pmf, distinct_test_sets, total_pmf
+from covstudy.designs.clustered import (cluster_counts, cluster_histograms, cluster_pmf, distinct_histograms,
+                                       sorted_counts, total_pmf)
 from covstudy.methods import clustered as cm
 from covstudy.methods import methods
 from covstudy.seeds import stream
@@ -347,11 +348,19 @@ def test_cluster_bootstrap_equal_sizes_shortcut_is_bit_identical():
     assert np.array_equal(upper, row_quantiles(estimate, np.full(7, 0.975)))
 
 
-@pytest.mark.parametrize("reps, m, s", [(500, 3, 2), (2000, 4, 5), (3000, 10, 1), (400, 300, 10), (100, 5, 30),
-                                        (50, 2, 1), (1, 7, 3)])
-def test_distinct_test_sets_are_numpys_unique_sorted_rows(reps, m, s):
-    """By histogram (s + 1 < m) or by np.unique itself: the same rows, order and counts."""
+@pytest.mark.parametrize("reps, m, s", [(500, 3, 1), (2000, 7, 5), (3000, 10, 1), (400, 300, 10), (100, 40, 30),
+                                        (50, 3, 1), (1, 7, 3)])
+def test_distinct_histograms_are_numpys_unique_sorted_rows(reps, m, s):
+    """Test sets deduplicated by their histograms: np.unique's rows of sorted counts, order and counts."""
     y = np.random.default_rng(reps + m).integers(0, s + 1, (reps, m))
     rows, counts = np.unique(np.sort(y, axis=1), axis=0, return_counts=True)
-    got_rows, got_counts = distinct_test_sets(y, s)
-    assert np.array_equal(got_rows, rows) and np.array_equal(got_counts, counts)
+    hist = np.stack([np.bincount(row, minlength=s + 1) for row in y])
+    got_hist, got_counts = distinct_histograms(hist)
+    assert np.array_equal(sorted_counts(got_hist), rows) and np.array_equal(got_counts, counts)
+
+
+def test_cluster_counts_are_the_histograms_draws():
+    for icc in (0.0, 0.2):
+        hist = cluster_histograms(50, 4, 0.7, icc, 30, stream(4))
+        y = cluster_counts(50, 4, 0.7, icc, 30, stream(4))
+        assert np.array_equal(y, sorted_counts(hist)) and (hist.sum(axis=1) == 50).all()

@@ -127,8 +127,15 @@ class Clustered(Design):
     def simulate(self, points: list[dict], reps: int, seed: int) -> Outcomes:
         [pt] = points
         m, s = pt["clusters"], pt["cluster_size"]
-        y = cluster_counts(m, s, pt["p"], pt["icc"], reps, stream(seed, **self.stream_identity(pt)))
-        y, count = distinct_test_sets(y, s)
+        rng = stream(seed, **self.stream_identity(pt))
+        # Clusters of equal size are exchangeable: a test set is its sorted counts (its histogram over
+        # 0..s), and equal test sets are kept once with their count.
+        if s + 1 < m:
+            hist, count = distinct_histograms(cluster_histograms(m, s, pt["p"], pt["icc"], reps, rng))
+            y = sorted_counts(hist)
+        else:
+            y, count = np.unique(np.sort(cluster_counts(m, s, pt["p"], pt["icc"], reps, rng), axis=1), axis=0,
+                                 return_counts=True)
         k, size = y.sum(axis=1), len(y)
         columns = {"k": k, "n": np.full(size, m * s), "deff": np.full(size, equal_clusters_deff(s, pt["icc"])),
                    "successes": y, "sizes": np.full((size, m), s)}
@@ -136,22 +143,20 @@ class Clustered(Design):
         return Outcomes(columns, count[None, :].astype(np.int64), (Segment(self.table_key(pt), slice(None), k),))
 
 
-def distinct_test_sets(y: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Clusters of equal size are exchangeable: a test set is its sorted counts, and equal test sets
-    are kept once with their count, as ``np.unique(np.sort(y, axis=1), axis=0, return_counts=True)``
-    (the same rows, in the same order). Equal sorted rows are equal histograms over 0..s, and
-    ascending sorted rows compare as their histograms do in descending order, so rows are sorted and
-    compared by their s + 1 counts, not their m entries (~20× faster at m = 1,000)."""
-    y = np.sort(y, axis=1)
-    reps, m = y.shape
-    if cluster_size + 1 >= m:
-        return np.unique(y, axis=0, return_counts=True)
-    offset = (np.arange(reps, dtype=np.int64) * (cluster_size + 1))[:, None]
-    hist = np.bincount((y + offset).ravel(), minlength=reps * (cluster_size + 1)).reshape(reps, cluster_size + 1)
+def distinct_histograms(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``hist`` (test sets' histograms over 0..s) and how often each occurs, in the
+    order ``np.unique`` gives their sorted counts (``sorted_counts``): ascending sorted rows compare as
+    their histograms do in descending order. Sorting s + 1 counts a test set, not m entries."""
     order = np.lexsort(-hist.T[::-1])  # the last key is the primary one: -hist[:, 0]
     ordered = hist[order]
     first = np.flatnonzero(np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)])
-    return y[order[first]], np.diff(np.r_[first, reps])
+    return ordered[first], np.diff(np.r_[first, len(hist)])
+
+
+def sorted_counts(hist: np.ndarray) -> np.ndarray:
+    """(test sets, m): each test set's per-cluster counts in ascending order, from its histogram over 0..s."""
+    values = np.broadcast_to(np.arange(hist.shape[1]), hist.shape)
+    return np.repeat(values.ravel(), hist.ravel()).reshape(len(hist), -1)
 
 
 def equal_clusters_deff(cluster_size, icc):
@@ -331,33 +336,53 @@ def support_size(clusters: int, cluster_size: int, p: float, icc: float) -> int:
     return hi - lo + 1
 
 
+def cluster_histograms(clusters: int, cluster_size: int, p: float, icc: float, reps: int,
+                       rng: np.random.Generator) -> np.ndarray:
+    """(reps, s + 1) int64: how many of each of ``reps`` simulated test sets' m clusters have 0, 1, ..., s
+    correct, for s + 1 < m (the sizes ``cluster_counts`` draws as histograms).
+
+    With icc > 0 the clusters of a test set are i.i.d. beta-binomial and exchangeable, so a test set
+    is its histogram, one Multinomial(m, ``betabinomial_pmf``) variate: the same law as π ~ Beta then
+    y ~ Binomial(s, π) for each cluster, at s + 1 numbers a test set instead of 2m (the audit of a
+    grouped file draws ~10⁸ cluster counts). With icc = 0 (or p = 0, 1) a binomial variate a cluster,
+    counted. Rows are drawn in blocks of a fixed size, so the numbers depend only on the stream and
+    (point, reps).
+    """
+    hist = np.empty((reps, cluster_size + 1), dtype=np.int64)
+    plain = icc == 0 or p in (0.0, 1.0)
+    pmf = None if plain else betabinomial_pmf(cluster_size, p, icc)
+    step = max(1, BLOCK // clusters)
+    for start in range(0, reps, step):
+        rows = slice(start, min(reps, start + step))
+        size = rows.stop - start
+        if plain:
+            y = rng.binomial(cluster_size, p, size=(size, clusters))
+            offset = (np.arange(size, dtype=np.int64) * (cluster_size + 1))[:, None]
+            hist[rows] = np.bincount((y + offset).ravel(), minlength=size * (cluster_size + 1)).reshape(size, -1)
+        else:
+            hist[rows] = rng.multinomial(clusters, pmf, size=size)
+    return hist
+
+
 def cluster_counts(clusters: int, cluster_size: int, p: float, icc: float, reps: int,
                    rng: np.random.Generator) -> np.ndarray:
     """Per-cluster correct counts of ``reps`` simulated test sets, shape (reps, clusters), int64.
 
-    With icc > 0 the clusters of a test set are i.i.d. beta-binomial and exchangeable, so a test set
-    is drawn as its histogram over 0..s, Multinomial(m, ``betabinomial_pmf``), and returned as its
-    counts in ascending order: the same law as π ~ Beta then y ~ Binomial(s, π) for each cluster, at
-    s + 1 numbers a test set instead of 2m (the audit of a grouped file draws ~10⁸ cluster counts).
-    Clusters larger than their number (s + 1 >= m): the inverse of the beta-binomial CDF at one
-    uniform a cluster. With icc = 0 (or p = 0, 1) a binomial variate a cluster. Rows are drawn in
-    blocks of a fixed size, so the numbers depend only on the stream and (point, reps).
+    Clusters fewer than s + 1: the counts of ``cluster_histograms`` (the same draws), ascending within
+    a test set. Otherwise one draw a cluster: with icc > 0 the inverse of the beta-binomial CDF at one
+    uniform, y = #{j < s : F(j) <= u}; with icc = 0 (or p = 0, 1) a binomial variate. Rows are drawn
+    in blocks of a fixed size, so the numbers depend only on the stream and (point, reps).
     """
+    if cluster_size + 1 < clusters:
+        return sorted_counts(cluster_histograms(clusters, cluster_size, p, icc, reps, rng))
     out = np.empty((reps, clusters), dtype=np.int64)
-    step = max(1, BLOCK // clusters)
     plain = icc == 0 or p in (0.0, 1.0)
-    if not plain:
-        pmf = betabinomial_pmf(cluster_size, p, icc)
-        by_histogram = cluster_size + 1 < clusters
-        cdf = np.cumsum(pmf)[:-1]  # F(0), ..., F(s - 1)
+    cdf = None if plain else np.cumsum(betabinomial_pmf(cluster_size, p, icc))[:-1]  # F(0), ..., F(s - 1)
+    step = max(1, BLOCK // clusters)
     for start in range(0, reps, step):
         shape = (min(step, reps - start), clusters)
         if plain:
             out[start:start + shape[0]] = rng.binomial(cluster_size, p, size=shape)
-        elif by_histogram:
-            hist = rng.multinomial(clusters, pmf, size=shape[0])
-            values = np.broadcast_to(np.arange(cluster_size + 1), hist.shape)
-            out[start:start + shape[0]] = np.repeat(values.ravel(), hist.ravel()).reshape(shape)
         else:
             out[start:start + shape[0]] = np.searchsorted(cdf, rng.random(shape), side="right")
     return out
