@@ -35,6 +35,8 @@ from .roots import solve_increasing
 _NODES = 48
 _NEWTON_STEPS = 6
 _NEWTON_TOL = 1e-12
+_ONE_STEP = 0.1  # a Newton step below sqrt(_ONE_STEP·tol·sd/(1 + |skewness|)) is the last one (``PairedLaw.quantile``) ...
+_ONE_STEP_FROM = 30.0  # ... where both discordant parameters are at least this (D near normal)
 _S, _W = np.polynomial.legendre.leggauss(_NODES)
 _S, _W = (_S + 1) / 2, _W / 2
 U = (1 - np.cos(np.pi * _S)) / 2  # quadrature nodes on [0, 1], clustered towards the ends
@@ -168,7 +170,11 @@ class PairedLaw(_Law):
             t₀ = μ + σ·(z + γ₁(z² - 1)/6 + γ₂(z³ - 3z)/24 - γ₁²(2z³ - 5z)/36),  z = Φ⁻¹(q).
         A row is done when the step just taken, times its ratio to the step before, is below 1e-12
         (the distance left to the root of the quadrature CDF, if the steps shrink at least
-        geometrically; typically after two CDF evaluations). Each evaluation narrows a bracket
+        geometrically), or when the step is so small that Newton's quadratic error, of order
+        (1 + |γ₁|)·step²/σ on the near-linear g, is below a tenth of that (``_ONE_STEP``; both discordant
+        parameters at least 30, where D is near normal): 1.6 CDF
+        evaluations a quantile on a sweep of tables of 30-100,000 examples, 2.1 with the first rule
+        alone, the quantiles within 4e-13 of it. Each evaluation narrows a bracket
         [lo, hi] (from [-1, 1]); a step that leaves it bisects it instead, and the rows not done
         after a few steps (quadrature density too rough, e.g. a prior far below 1/2) finish with the
         bracketed root finder of roots.py.
@@ -182,6 +188,7 @@ class PairedLaw(_Law):
         out = np.full(size, np.nan)
         i = np.arange(size)
         t = np.where(np.isfinite(start), np.clip(start, -1, 1), mean)
+        regular = np.minimum(self.r1, self.r2) >= _ONE_STEP_FROM
         lo, hi, last = np.full(size, -1.0), np.full(size, 1.0), np.full(size, _NEWTON_TOL)
         for _ in range(_NEWTON_STEPS):
             cdf, pdf = self.cdf_pdf(t, i)
@@ -193,7 +200,9 @@ class PairedLaw(_Law):
             step = np.where(cdf == q[i], 0.0, step)
             new = t - step
             ok = np.isfinite(new) & (new >= lo) & (new <= hi)
-            done = ok & (size_left <= _NEWTON_TOL)
+            # Newton's error on the near-linear g is of order (g''/g')·step², g''/g' ~ skewness/sd: a step
+            # below sqrt(tol·sd) leaves < tol, so a good Cornish-Fisher start needs one evaluation
+            done = ok & ((size_left <= _NEWTON_TOL) | (regular[i] & (step * step <= _ONE_STEP * _NEWTON_TOL * sd[i] / (1 + np.abs(skew[i])))))
             out[i[done]] = new[done]
             keep = ~done
             i, t, lo, hi = i[keep], np.where(ok, new, (lo + hi) / 2)[keep], lo[keep], hi[keep]
