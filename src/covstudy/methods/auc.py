@@ -79,14 +79,12 @@ def _counted_placements(pos, neg, values) -> tuple[np.ndarray, np.ndarray]:
     """``delong_placements`` of small non-negative integer scores (the designs' ranks and levels) by
     counting, O(m + n + values) a test set, not sorting: V10_i = (#neg < x_i + ½·#neg = x_i)/n, the same
     numerator as the pooled mid-rank less the own mid-rank (exact in floats), so the same bits."""
-    def counts(a):
+    def placement(a):
         c = _value_counts(a, values)
-        return np.cumsum(c, axis=1) - c, c  # (# below each value, # at it)
+        return np.cumsum(c, axis=1) - c + 0.5 * c  # # below each value + ½·# at it
 
-    below_neg, at_neg = counts(neg)
-    below_pos, at_pos = counts(pos)
-    v10 = (np.take_along_axis(below_neg, pos, 1) + 0.5 * np.take_along_axis(at_neg, pos, 1)) / neg.shape[1]
-    v01 = 1 - (np.take_along_axis(below_pos, neg, 1) + 0.5 * np.take_along_axis(at_pos, neg, 1)) / pos.shape[1]
+    v10 = np.take_along_axis(placement(neg), pos, 1) / neg.shape[1]
+    v01 = 1 - np.take_along_axis(placement(pos), neg, 1) / pos.shape[1]
     return v10, v01
 
 
