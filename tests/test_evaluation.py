@@ -548,13 +548,14 @@ def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
     assert skipped >= 10
 
 
-@pytest.mark.parametrize("method", ["proportion.wilson", "proportion.clopper_pearson", "proportion.mid_p"])
-def test_one_proportion_audit_on_its_window_equals_the_whole_table(method, monkeypatch):
+@pytest.mark.parametrize("method", ["proportion.wilson", "proportion.clopper_pearson", "proportion.mid_p",
+                                    "proportion.blaker"])
+@pytest.mark.parametrize("n, k", [(30_000, 26_987), (10_000, 7_013), (2_500, 2_431)])
+def test_one_proportion_audit_on_its_window_equals_the_whole_table(method, n, k, monkeypatch):
     """Beyond WINDOW_FROM the binomial audit computes only the k that carry the region's probability: the
     same coverage and infimum as all n + 1 intervals, the width within 1e-15."""
     from covstudy.evaluation.metrics import cp
 
-    n, k = 30_000, 26_987
     region = cp(k, n, 0.95)
     windowed = audit._binomial_audit(method, n, k / n, 0.05, region)
     monkeypatch.setattr(audit, "WINDOW_FROM", 10**9)

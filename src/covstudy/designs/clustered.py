@@ -138,7 +138,7 @@ class Clustered(Design):
                                  return_counts=True)
         k, size = y.sum(axis=1), len(y)
         columns = {"k": k, "n": np.full(size, m * s), "deff": np.full(size, equal_clusters_deff(s, pt["icc"])),
-                   "successes": y, "sizes": np.full((size, m), s)}
+                   "successes": y, "sizes": np.broadcast_to(np.int64(s), (size, m))}  # a view: no copy
         # The methods on totals look their intervals up in the table over k = 0..m·s.
         return Outcomes(columns, count[None, :].astype(np.int64), (Segment(self.table_key(pt), slice(None), k),))
 

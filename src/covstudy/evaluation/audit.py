@@ -43,7 +43,7 @@ BOOT_BUDGET = 200_000_000  # random numbers one drawing method's whole audit may
 # numbers a draw makes (~4 CPU-s of Gamma variates; a 10-class macro-F1 posterior: 1,000 test sets)
 CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
-WINDOW_FROM = 20_000  # one proportion at n beyond this: the exact audit on the region's count window only
+WINDOW_FROM = 2_000  # one proportion at n beyond this: the exact audit on the region's count window only
 SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
 # class's probability (coverage low by < 2e-8, up to rounding), not support.BOUND's 1e-15: 0.6 times the outcomes
 EXACT_OUTCOMES = 2_000_000  # beyond, searched by Monte Carlo (every outcome's interval would cost too much)

@@ -176,11 +176,13 @@ def ratio_wald(successes, sizes, delta, rng=None):
     working correlation, with the small-sample factor m/(m - 1). Zero width when every
     cluster has the same proportion (e.g. all correct).
     """
-    y, s, k, n = _per_cluster(successes, sizes)
+    y, s = same_clusters(np.asarray(successes), np.asarray(sizes))  # counts stay integers: no float copies
     m = y.shape[-1]
+    k, n = y.sum(axis=-1), s.sum(axis=-1)
     p_hat = k / n
-    residual = y - p_hat[..., None] * s
-    half = _z(delta) * np.sqrt(m / (m - 1) * np.sum(residual * residual, axis=-1)) / n
+    residual = p_hat[..., None] * s
+    np.subtract(y, residual, out=residual)
+    half = _z(delta) * np.sqrt(m / (m - 1) * np.einsum("...i,...i->...", residual, residual)) / n
     return np.clip(p_hat - half, 0.0, 1.0), np.clip(p_hat + half, 0.0, 1.0)
 
 
