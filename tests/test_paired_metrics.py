@@ -283,3 +283,18 @@ def test_one_correlation_per_class():
     with pytest.raises(ValueError, match="^correlation_neg: with tnr_first=0.7"):
         coverage("delta", design="paired_confusion", metric="f1_difference", **base, correlation_pos=0.0,
                  correlation_neg=0.99)
+
+
+@pytest.mark.parametrize("second", [False, True])
+def test_value_is_value_and_gradients_value_bit_for_bit(second):
+    """The bootstrap's and the posterior draws' value-only path: the same numbers, undefined (NaN) where
+    a denominator is zero."""
+    from covstudy.methods import paired_metrics as pm
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 40, (2000, 8)).astype(float)
+    x[::5, :4] = 0
+    x[::7, 4:] = 0
+    for metric in pm.METRICS:
+        expected = pm.value_and_gradient(metric, x, second)[0]
+        assert np.isnan(expected).any() and np.array_equal(pm.value(metric, x, second), expected, equal_nan=True)

@@ -90,9 +90,23 @@ def value_and_gradient(metric: str, x: np.ndarray, second: bool = False):
     return np.where(defined, value, np.nan), grad, defined
 
 
+def value(metric: str, x: np.ndarray, second: bool = False) -> np.ndarray:
+    """The metric of one classifier at cells ``x`` (..., 8): ``value_and_gradient``'s value (the same
+    operations, without the gradient the bootstrap and the posterior draws do not need)."""
+    x = np.asarray(x, dtype=float)
+    out = np.zeros(x.shape[:-1])
+    defined = np.ones(x.shape[:-1], dtype=bool)
+    for w, c, km, lm in _terms(metric, _SECOND if second else _FIRST):
+        k, l = x @ km, x @ lm
+        d = c * k + l
+        defined &= d > 0
+        out = out + w * c * k / np.where(d > 0, d, 1.0)
+    return np.where(defined, out, np.nan)
+
+
 def difference(metric: str, x: np.ndarray) -> np.ndarray:
     """metric(first) - metric(second) at cells ``x`` (..., 8); NaN where either is undefined."""
-    return value_and_gradient(metric, x)[0] - value_and_gradient(metric, x, True)[0]
+    return value(metric, x) - value(metric, x, True)
 
 
 def _stack(counts) -> np.ndarray:
