@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +38,12 @@ def _variance_within(x, expected, z=4.0):
 
 # ---------------------------------------------------------------- the designs' moments (Monte Carlo vs formula)
 
-def test_clustered_confusion_moments_match_the_beta_binomial_formulas():
+@pytest.mark.parametrize("by_type", [True, False])
+def test_clustered_confusion_moments_match_the_beta_binomial_formulas(by_type, monkeypatch):
+    """Both ways of drawing a test set: its clusters' types (one multinomial) and stage by stage."""
+    from covstudy.designs import clustered_confusion
+
+    monkeypatch.setattr(clustered_confusion, "TYPES_PER_CLUSTER", 4 if by_type else 0)
     s, q, tpr, tnr, rq, rt, rn = 8, 0.4, 0.7, 0.85, 0.15, 0.3, 0.2
     tp, fn, fp, tn = cluster_confusions(4000, s, q, tpr, tnr, rq, rt, rn, 5, np.random.default_rng(7)).astype(float)
     n_pos = tp + fn
@@ -283,3 +289,24 @@ def test_without_an_audit_the_clustered_rows_keep_a_cluster_aware_recommendation
     assert rec.loc["clustered_recall", "method"] == "ratio_wald" and rec.loc["clustered_auc", "method"] == "obuchowski"
     assert "without an audit" in ev.reasons["clustered_recall"]
     assert rec.loc["recall", "note"] == "i.i.d.: ignores the groups; use clustered_recall"
+
+
+def test_cluster_types_are_every_cluster_with_its_probability():
+    """(s + 1)(s + 2)(s + 3)/6 distinct (n_pos, tp, tn) with 0 <= tp <= n_pos <= s, 0 <= tn <= s - n_pos,
+    probabilities summing to 1; and a type-drawn test set's type frequencies fit them (chi-square)."""
+    from covstudy.designs.clustered_confusion import cluster_types
+
+    s = 6
+    types, p = cluster_types(s, 0.35, 0.8, 0.6, 0.1, 0.25, 0.05)
+    assert len(types) == (s + 1) * (s + 2) * (s + 3) // 6 == len({tuple(t) for t in types.tolist()})
+    assert ((types[:, 1] <= types[:, 0]) & (types[:, 2] <= s - types[:, 0])).all()
+    assert p.sum() == pytest.approx(1, abs=1e-14)
+    tp, fn, fp, tn = cluster_confusions(2000, s, 0.35, 0.8, 0.6, 0.1, 0.25, 0.05, 50, np.random.default_rng(2))
+    key = {tuple(t): i for i, t in enumerate(types.tolist())}
+    seen = np.bincount([key[(a + b, a, d)] for a, b, d in zip(tp.ravel().tolist(), fn.ravel().tolist(),
+                                                              tn.ravel().tolist())], minlength=len(types))
+    expected = p * seen.sum()
+    keep = expected >= 5
+    o, e = np.append(seen[keep], seen[~keep].sum()), np.append(expected[keep], expected[~keep].sum())
+    o, e = (o, e) if e[-1] > 0 else (o[:-1], e[:-1])
+    assert stats.chi2.sf(np.sum((o - e) ** 2 / e), len(e) - 1) > 1e-4
