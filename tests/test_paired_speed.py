@@ -96,3 +96,17 @@ def test_remembered_posterior_quantiles_are_the_fresh_ones(monkeypatch):
     for got in (pieces, remembered):
         assert np.array_equal(got[0], whole[0]) and np.array_equal(got[1], whole[1])
     assert len(posterior_difference._KNOWN) > 300
+
+
+def test_quantiles_at_the_nodes_from_the_memo_are_betaincinvs():
+    """Rows whose lower limit vanishes read Q_S(U) from the memo, the others compute it: betaincinv's
+    numbers either way, on a second call (from the memo) too."""
+    from scipy import special
+
+    from covstudy.methods import posterior_difference as pd_
+
+    s1, s2 = np.array([40.0, 40.0, 3.5, 900.0]), np.array([60.0, 60.0, 2.0, 9000.0])
+    u = np.broadcast_to(pd_.U, (4, pd_.U.size)).copy()
+    u[2] = 0.3 + 0.7 * pd_.U  # a lower limit that does not vanish
+    for _ in range(2):
+        np.testing.assert_array_equal(pd_._s_quantiles(s1, s2, u), special.betaincinv(s1[:, None], s2[:, None], u))

@@ -11,7 +11,9 @@ exact infimum over the region for the one-proportion metrics; certified by branc
 for the stratified metrics and the paired accuracy difference with deterministic methods; else searched
 (``search``) over the spec's box, within SEARCH_TEST_SETS test sets (points × reps; a bootstrap
 BOOT_SEARCH_POINTS points), the same seed at every point; the AUC also over test sets from the user's
-smoothed scores (``empirical``), the lower of the two. Flow: metrics -> audit -> recommend (reads the
+smoothed scores (``empirical``), the lower of the two. A Monte Carlo search runs a pilot first (two points on
+a fifth of the test sets, then on all): a method that clearly fails stops there, and so does a budgeted one that can no
+longer meet the target (no confirmation follows it). Flow: metrics -> audit -> recommend (reads the
 columns) and growth (reuses ``coverage_over`` and the reps rules); the audit knows nothing of the
 recommendation or the report.
 """

@@ -81,7 +81,7 @@ def _counted_placements(pos, neg, values) -> tuple[np.ndarray, np.ndarray]:
     numerator as the pooled mid-rank less the own mid-rank (exact in floats), so the same bits."""
     def placement(a):
         c = _value_counts(a, values)
-        return np.cumsum(c, axis=1) - c + 0.5 * c  # # below each value + ½·# at it
+        return np.cumsum(c, axis=1) - c + 0.5 * c  # the count below each value plus half the count at it
 
     v10 = np.take_along_axis(placement(neg), pos, 1) / neg.shape[1]
     v01 = 1 - np.take_along_axis(placement(pos), neg, 1) / pos.shape[1]
@@ -100,7 +100,7 @@ def _counted_moments(pos, neg, values) -> tuple[np.ndarray, np.ndarray]:
     example-by-example gather: every positive at value v has the placement V10(v) = (#neg < v +
     ½·#neg = v)/n and every negative V01(v) = 1 - (#pos < v + ½·#pos = v)/m, so the sums over examples
     are sums over values weighted by the counts (the same numbers as ``_counted_placements`` to
-    rounding, in ~1/3 of the time)."""
+    rounding, in about half the time)."""
     m, n = pos.shape[1], neg.shape[1]
     c_pos, c_neg = _value_counts(pos, values), _value_counts(neg, values)
     v10 = (np.cumsum(c_neg, axis=1) - 0.5 * c_neg) / n
