@@ -440,3 +440,22 @@ def test_macro_recall_on_balanced_ten_classes_recommends_a_narrow_method_that_me
     assert pick.reps == 8000 and pick.worst_coverage - pick.worst_mcse >= 0.945
     assert pick.width < 0.25 * rows.loc["union_cp", "width"]
     assert "ellipsoid" in ev.reasons["macro_recall"]
+
+
+def test_remembered_posterior_rows_give_the_same_quantiles(monkeypatch):
+    """beta_mean_k remembers solved rows (the audit meets them at many points): a remembered row's
+    quantiles are those solved afresh, and the memo is bounded."""
+    from covstudy.methods import beta_mean_k
+
+    a = np.array([[3.5, 10.5, 7.5], [7.5, 3.5, 10.5], [2.0, 9.0, 4.0]])
+    b = np.array([[4.5, 1.5, 2.5], [2.5, 4.5, 1.5], [5.0, 1.0, 3.0]])
+    beta_mean_k._KNOWN.clear()
+    fresh = beta_mean_k.quantile([[0.025, 0.975]], a, b)
+    assert len(beta_mean_k._KNOWN) == 2  # rows 1 and 2 are one parameter set in another order
+    again = beta_mean_k.quantile([[0.025, 0.975]], a, b)
+    np.testing.assert_array_equal(again, fresh)
+    np.testing.assert_array_equal(fresh[0], fresh[1])
+    monkeypatch.setattr(beta_mean_k, "KNOWN_MAX", 1)
+    np.testing.assert_array_equal(beta_mean_k.quantile([[0.025, 0.975]], a + 1, b), beta_mean_k.quantile(
+        [[0.025, 0.975]], a + 1, b))
+    assert len(beta_mean_k._KNOWN) == 1
