@@ -186,3 +186,25 @@ def test_the_reported_rows_of_evaluate_are_certified():
         assert r.worst_bound <= grid.min() + 1e-12, r.method
         assert all(r.worst_bound >= f or r.worst_coverage < f for f in (FLOOR, 0.95)), r.method
     assert set(ev.table.audit) == {"certified", "searched"}  # newcombe and scas read the concordant split
+
+
+def test_factor_logs_and_curvature_are_the_elementwise_formulas_bit_for_bit():
+    """Factor takes log p and log(1 - p) once a cell: xlogy's and xlog1py's numbers (0·log 0 = 0) and the
+    curvature's, at interior points and at p = 0, 1, tiny p (p² underflows) and NaN."""
+    from scipy import special
+
+    from covstudy.evaluation.certify import Factor
+
+    rng = np.random.default_rng(8)
+    m = rng.integers(0, 2000, 5000)
+    f = Factor((rng.random(5000) * (m + 1)).astype(int), m, 0)
+    p = np.r_[0.0, 1.0, rng.random(60), 1e-300, 1e-170, 1 - 1e-16, np.nan]
+    k, rest = f._k, f._m - f._k
+    with np.errstate(all="ignore"):
+        log = f._log_choose + special.xlogy(k, p[:, None]) + special.xlog1py(rest, -p[:, None])
+        q = p[:, None]
+        a, b = np.where(k > 0, k / q, 0.0), np.where(rest > 0, rest / (1 - q), 0.0)
+        da, db = np.where(k > 0, k / q ** 2, 0.0), np.where(rest > 0, rest / (1 - q) ** 2, 0.0)
+        curvature = ((a - b) ** 2 + da + db)[:, f._at]
+        np.testing.assert_array_equal(f._log(p[:, None]), log)
+        np.testing.assert_array_equal(f.curvature(p), curvature)

@@ -88,8 +88,18 @@ class Factor:
     _at = property(lambda self: self._pairs[3])
 
     def _log(self, p) -> np.ndarray:
+        """log C(m, k) + k·log p + (m - k)·log(1 - p) for p of shape (cells, 1): xlogy's and xlog1py's
+        numbers (0·log 0 = 0), with the logarithms taken once a cell, not once a (cell, pair)."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            return self._log_choose + special.xlogy(self._k, p) + special.xlog1py(self._m - self._k, -p)
+            log_p, log_q = special.xlogy(1.0, p), special.xlog1py(1.0, -p)  # scipy's log and log1p, as xlogy's
+            k, rest = self._k, self._m - self._k
+            out = self._log_choose + k * log_p
+            out += rest * log_q
+        edge = ~np.isfinite(log_p[:, 0]) | ~np.isfinite(log_q[:, 0])  # p = 0 or 1 (or NaN): xlogy's convention
+        if edge.any():
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[edge] = self._log_choose + special.xlogy(k, p[edge]) + special.xlog1py(rest, -p[edge])
+        return out
 
     def log_pmf(self, p: np.ndarray) -> np.ndarray:
         """log Binomial(k; m, p) for p of shape (cells,): shape (cells, outcomes); 0·log 0 = 0."""
@@ -107,10 +117,13 @@ class Factor:
         p = np.asarray(p, dtype=float)[:, None]
         k, rest = self._k, self._m - self._k
         with np.errstate(divide="ignore", invalid="ignore"):
-            a = np.where(k > 0, k / p, 0.0)
-            b = np.where(rest > 0, rest / (1 - p), 0.0)
-            da = np.where(k > 0, k / p ** 2, 0.0)
-            db = np.where(rest > 0, rest / (1 - p) ** 2, 0.0)
+            a, b = k / p, rest / (1 - p)
+            da, db = k / p ** 2, rest / (1 - p) ** 2
+            # a term of a zero count is 0: only a zero (or underflowing, or NaN) denominator makes it 0/0
+            edge = ~(p[:, 0] ** 2 > 0) | ~((1 - p[:, 0]) ** 2 > 0)
+            if edge.any():
+                for v, c in ((a, k), (b, rest), (da, k), (db, rest)):
+                    v[edge] = np.where(c > 0, v[edge], 0.0)
         return ((a - b) ** 2 + da + db)[:, self._at]
 
 
