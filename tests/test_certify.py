@@ -190,7 +190,8 @@ def test_the_reported_rows_of_evaluate_are_certified():
 
 def test_factor_logs_and_curvature_are_the_elementwise_formulas_bit_for_bit():
     """Factor takes log p and log(1 - p) once a cell: xlogy's and xlog1py's numbers (0·log 0 = 0) and the
-    curvature's, at interior points and at p = 0, 1, tiny p (p² underflows) and NaN."""
+    curvature's, at interior points and at p = 0, 1, tiny p (p² underflows) and NaN; and with a p per pair
+    (the modes of ``log_pmf_most``), elementwise."""
     from scipy import special
 
     from covstudy.evaluation.certify import Factor
@@ -208,3 +209,6 @@ def test_factor_logs_and_curvature_are_the_elementwise_formulas_bit_for_bit():
         curvature = ((a - b) ** 2 + da + db)[:, f._at]
         np.testing.assert_array_equal(f._log(p[:, None]), log)
         np.testing.assert_array_equal(f.curvature(p), curvature)
+        per_pair = np.clip(rng.random((4, k.size)) * 1.2 - 0.1, 0, 1)  # a p per pair (log_pmf_most's modes)
+        np.testing.assert_array_equal(f._log(per_pair), f._log_choose + special.xlogy(k, per_pair)
+                                      + special.xlog1py(rest, -per_pair))

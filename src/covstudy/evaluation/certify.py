@@ -88,8 +88,12 @@ class Factor:
     _at = property(lambda self: self._pairs[3])
 
     def _log(self, p) -> np.ndarray:
-        """log C(m, k) + k·log p + (m - k)·log(1 - p) for p of shape (cells, 1): xlogy's and xlog1py's
-        numbers (0·log 0 = 0), with the logarithms taken once a cell, not once a (cell, pair)."""
+        """log C(m, k) + k·log p + (m - k)·log(1 - p) for p of shape (cells, 1) or (cells, pairs): xlogy's
+        and xlog1py's numbers (0·log 0 = 0); for one p a cell, the logarithms are taken once a cell, not
+        once a (cell, pair)."""
+        if p.shape[-1] != 1:  # a p per pair (``log_pmf_most``'s modes): elementwise
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return self._log_choose + special.xlogy(self._k, p) + special.xlog1py(self._m - self._k, -p)
         with np.errstate(divide="ignore", invalid="ignore"):
             log_p, log_q = special.xlogy(1.0, p), special.xlog1py(1.0, -p)  # scipy's log and log1p, as xlogy's
             k, rest = self._k, self._m - self._k
