@@ -87,8 +87,8 @@ def cluster_confusions(clusters: int, cluster_size: int, prevalence: float, tpr:
     Clusters are i.i.d. and exchangeable, so where a cluster's possible (n_pos, tp, tn) number at most
     TYPES_PER_CLUSTER·m (``cluster_types``; 286 at s = 10) a test set is how many clusters have each,
     one Multinomial(m, their probabilities) variate, its clusters listed type by type: the same law as
-    the three stages drawn cluster by cluster, at T binomial variates a test set instead of 6m (~20×
-    faster at m = 1,000, s = 10). Otherwise π, n_pos, τ, tp, ν, tn for each cluster. Rows are drawn in
+    the three stages drawn cluster by cluster, at T binomial variates a test set instead of 6m (at
+    m = 1,000, s = 10: 0.06-0.15 CPU-s for 2,000 test sets, 0.51 stage by stage). Otherwise π, n_pos, τ, tp, ν, tn for each cluster. Rows are drawn in
     blocks of a fixed size, so the numbers depend only on the stream and (point, reps)."""
     out = np.empty((4, reps, clusters), dtype=np.min_scalar_type(cluster_size))
     step = max(1, BLOCK // clusters)

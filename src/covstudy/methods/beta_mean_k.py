@@ -174,7 +174,7 @@ _KNOWN: dict = {}  # (sorted a, b, q) -> the row's quantiles
 
 def _solved(row: np.ndarray, k: int) -> np.ndarray:
     """``_row_quantiles`` of one row (sorted a, b, then q), remembered: the audit's Monte Carlo search meets
-    the same confusion matrices, so the same rows, at many of its points (a 60-row 3-class file: ~10×)."""
+    the same confusion matrices, so the same rows, at many of its points (a 60-row 3-class file's posterior audit: 22 -> 4.5 CPU-s)."""
     key = row.tobytes()
     found = _KNOWN.get(key)
     if found is None:
