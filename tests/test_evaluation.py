@@ -470,10 +470,12 @@ def test_a_recommended_row_below_target_is_flagged_in_every_output(tmp_path):
 
 def test_progress_line_on_stderr_only_and_quiet(tmp_path, capsys, monkeypatch):
     """A progress line (metric · method) on stderr, none on stdout; --quiet / progress=False: none at all.
-    PROGRESS_AFTER is set to 0 so that the line shows whatever the machine's speed."""
+    PROGRESS_AFTER and PROGRESS_EVERY are set to 0 so that the line shows, redrawn at every step, whatever
+    the machine's speed or load (with tqdm's 0.1 s between redraws a loaded machine skipped recall's steps)."""
     from covstudy.evaluation import result
 
     monkeypatch.setattr(result, "PROGRESS_AFTER", 0)
+    monkeypatch.setattr(result, "PROGRESS_EVERY", 0)
     y = [1] * 12 + [0] * 8
     p = [1] * 10 + [0] * 2 + [1] + [0] * 7
     covstudy.evaluate(y, p, metrics=["accuracy", "recall"], progress=True)

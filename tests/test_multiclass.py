@@ -455,7 +455,7 @@ def test_remembered_posterior_rows_give_the_same_quantiles(monkeypatch):
     again = beta_mean_k.quantile([[0.025, 0.975]], a, b)
     np.testing.assert_array_equal(again, fresh)
     np.testing.assert_array_equal(fresh[0], fresh[1])
-    monkeypatch.setattr(beta_mean_k, "KNOWN_MAX", 1)
+    monkeypatch.setattr(beta_mean_k._KNOWN, "limit", 1)
     np.testing.assert_array_equal(beta_mean_k.quantile([[0.025, 0.975]], a + 1, b), beta_mean_k.quantile(
         [[0.025, 0.975]], a + 1, b))
     assert len(beta_mean_k._KNOWN) == 1

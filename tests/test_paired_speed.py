@@ -78,12 +78,13 @@ def test_paired_exact_coverage_unchanged(key):
 def test_remembered_posterior_quantiles_are_the_fresh_ones(monkeypatch):
     """paired_bayes remembers solved quantiles across calls (the audit's search meets the same rows at many
     points): each row is solved on its own, so batches of any make-up and remembered rows give the same bits."""
+    from covstudy.memo import BoundedMemo
     from covstudy.methods import posterior_difference
     from covstudy.methods.paired import paired_bayes
 
     rng = np.random.default_rng(1)
     a, b, c, d = (rng.integers(0, top, 600) for top in (60, 25, 25, 10))
-    monkeypatch.setattr(posterior_difference, "_KNOWN", {})
+    monkeypatch.setattr(posterior_difference, "_KNOWN", BoundedMemo(posterior_difference._KNOWN.limit))
     whole = paired_bayes(a, b, c, d, 0.05)
     pieces = [np.empty(600), np.empty(600)]
     for idx in np.array_split(rng.permutation(600), 7):
@@ -110,3 +111,34 @@ def test_quantiles_at_the_nodes_from_the_memo_are_betaincinvs():
     u[2] = 0.3 + 0.7 * pd_.U  # a lower limit that does not vanish
     for _ in range(2):
         np.testing.assert_array_equal(pd_._s_quantiles(s1, s2, u), special.betaincinv(s1[:, None], s2[:, None], u))
+
+
+def test_memo_filled_past_its_bound_within_one_call_keeps_what_the_call_needs(monkeypatch):
+    """A call that brings more new (s1, s2) pairs than the memo holds, beside pairs already remembered, still
+    answers every row (betaincinv's numbers) and leaves the memo at its bound: evicting never takes a key the
+    call relies on (it once cleared the memo and lost the present keys: a KeyError at 10,000 rows)."""
+    from scipy import special
+
+    from covstudy.memo import BoundedMemo
+    from covstudy.methods import posterior_difference as pd_
+
+    monkeypatch.setattr(pd_, "_AT_NODES", BoundedMemo(5))
+    s1, s2 = np.arange(1.0, 13.0) * 7, np.arange(1.0, 13.0) * 11
+    u = np.broadcast_to(pd_.U, (12, pd_.U.size)).copy()
+    pd_._s_quantiles(s1[:4], s2[:4], u[:4])  # four remembered
+    assert len(pd_._AT_NODES) == 4
+    got = pd_._s_quantiles(s1, s2, u)  # those four and eight new: the bound is passed within the call
+    np.testing.assert_array_equal(got, special.betaincinv(s1[:, None], s2[:, None], u))
+    assert len(pd_._AT_NODES) == 5
+
+
+def test_bounded_memo_forgets_the_least_recently_used():
+    from covstudy.memo import BoundedMemo
+
+    memo = BoundedMemo(3)
+    memo.store([("a", 1), ("b", 2), ("c", 3)])
+    assert memo.found(["a", "z"]) == {"a": 1}  # "a" is now the newest
+    memo.store([("d", 4)])
+    assert "b" not in memo and all(k in memo for k in "acd") and len(memo) == 3
+    memo.store([(k, 0) for k in "uvwxyz"])  # more than the limit at once: the newest three stay
+    assert sorted(memo.found("acduvwxyz")) == ["x", "y", "z"]

@@ -15,11 +15,9 @@ per-design axes and the sequential plan), so their options and error lines read 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import difflib
 import functools
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from .interrupts import sigterm_as_interrupt
 from .study.config import ConfigError, Study, seq
 
 
@@ -63,22 +62,6 @@ def _conf_dir() -> str:
         if (candidate / "config.yaml").is_file():
             return str(candidate)
     raise RuntimeError(f"covstudy: cannot find its conf/ folder near {here}")
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """SIGTERM (a scheduler cancelling the job, ``kill``) stops a run as Ctrl-C does."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave the default
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _interrupt_exits_130(main):
@@ -269,7 +252,7 @@ def _app(cfg: DictConfig) -> None:
     from .study.store import StoreLocked
 
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_as_interrupt():
             table = run_study(study, overrides=list(HydraConfig.get().overrides.task))
     except Interrupted as err:
         print(f"covstudy: {err}", file=sys.stderr)
@@ -320,7 +303,7 @@ def _run_sequential(raw: dict) -> None:
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_as_interrupt():
             table = run_sequential_study(study)
     except KeyboardInterrupt:  # the tables are written at the end: nothing is half-written
         print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
@@ -339,7 +322,7 @@ def _run_calibration(raw: dict) -> None:
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_as_interrupt():
             table = run_calibration_study(study)
     except KeyboardInterrupt:  # the table is written at the end: nothing is half-written
         print(f"covstudy: interrupted: {study.name} stopped before writing its table; rerun to start again",
@@ -363,7 +346,7 @@ def _run_leaderboard(raw: dict) -> None:
     except ConfigError as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_as_interrupt():
             table = run_leaderboard_study(study)
     except KeyboardInterrupt:  # the tables are written at the end: nothing is half-written
         print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
@@ -388,7 +371,7 @@ def _run_bands(raw: dict) -> None:
     except (ConfigError, ValueError, TypeError) as err:
         _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_as_interrupt():
             table = run_band_study(study)
     except KeyboardInterrupt:  # a band study writes its tables at the end: nothing is half-written
         print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",

@@ -1,12 +1,16 @@
-"""Can an output path be written? Asked before any work, so that a run never computes
-everything and then fails to save it. Nothing is created or changed by the check."""
+"""Output paths: can one be written (asked before any work, so that a run never computes everything and
+then fails to save it; the check creates and changes nothing), and writing a folder whole or not at all."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import shutil
 import tempfile
 from pathlib import Path
+
+from .interrupts import held
 
 
 def problem(path, *, folder: bool) -> str | None:
@@ -36,3 +40,24 @@ def problem(path, *, folder: bool) -> str | None:
     os.close(fd)
     os.unlink(probe)
     return None
+
+
+@contextlib.contextmanager
+def staged(folder):
+    """Yield a hidden staging folder beside ``folder``; on success move its files into ``folder``.
+
+    Everything is written to the staging folder first, so an interrupt (Ctrl-C, SIGTERM) or an error
+    while writing leaves ``folder`` as it was: the staging folder is removed and no file there is half
+    written. The final moves are renames on one file system, with SIGINT held off until they are done."""
+    out = Path(folder).absolute()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.partial-"))
+    try:
+        yield stage
+        with held():
+            out.mkdir(exist_ok=True)
+            for f in sorted(stage.iterdir()):
+                os.replace(f, out / f.name)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+

@@ -78,6 +78,19 @@ def _header(f: Path) -> list:
 
 
 def main(argv=None) -> int:
+    """``covstudy-evaluate``: a Ctrl-C or SIGTERM anywhere ends in one line and exit code 130, as in
+    ``covstudy``; the report folder is written whole or not at all (``writable.staged``)."""
+    from ..interrupts import sigterm_as_interrupt
+
+    try:
+        with sigterm_as_interrupt():
+            return _main(argv)
+    except KeyboardInterrupt:
+        print("covstudy-evaluate: interrupted; nothing was written", file=sys.stderr)
+        return 130
+
+
+def _main(argv) -> int:
     from ..writable import problem
 
     parser = _parser()

@@ -55,16 +55,21 @@ class Leaderboard:
         return "\n".join(lines)
 
     def save(self, folder) -> Path:
+        """Write leaderboard.csv, pairs.csv, leaderboard.md and leaderboard.png to ``folder``; returns its path."""
+        from ..writable import staged
+
+        with staged(folder) as out:  # an interrupt or error leaves the folder as it was
+            self._write(out)
+        return Path(folder)
+
+    def _write(self, out: Path) -> None:
         from ..plots.leaderboard import leaderboard_figure
 
-        out = Path(folder)
-        out.mkdir(parents=True, exist_ok=True)
         self.models.to_csv(out / "leaderboard.csv", index=False, float_format="%.10g")
         self.pairs.to_csv(out / "pairs.csv", index=False, float_format="%.10g")
         (out / "leaderboard.md").write_text("# Leaderboard\n\n```\n" + self.text() + "\n```\n\n"
                                             "![leaderboard](leaderboard.png)\n")
         leaderboard_figure(self.models, out / "leaderboard.png", self.delta)
-        return out
 
 
 def correctness(truth, predictions: dict) -> np.ndarray:

@@ -128,13 +128,19 @@ def width_figure(ev):
 def save(ev, folder):
     """Write table.csv, report.md, report.html (interactive: ``report.evaluation_page``),
     forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to ``folder``; returns its path."""
+    from ..writable import staged
+
+    with staged(folder) as stage:  # an interrupt or error leaves the folder as it was
+        _write(ev, stage)
+    return Path(folder)
+
+
+def _write(ev, out: Path) -> None:
     import matplotlib.pyplot as plt
 
     from ..report.evaluation_page import write_evaluation_html
     from ..plots.style import save_figure
 
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
     ev.table.to_csv(out / "table.csv", index=False)
     fig = forest(ev)
     for ext in ("png", "pdf"):
@@ -154,7 +160,6 @@ def save(ev, folder):
         extra = "\n![reliability diagram](reliability.png)\n"
     (out / "report.md").write_text(markdown(ev) + "\n![forest plot](forest.png)\n" + extra)
     write_evaluation_html(ev, out)
-    return out
 
 
 def _fmt(v):

@@ -31,6 +31,7 @@ from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, mark
 
 PROGRESS_AFTER = 2.0  # seconds before the progress line appears (quick runs print none)
+PROGRESS_EVERY = 0.1  # seconds between redraws of the line (tqdm's mininterval; 0: at every step, as the tests ask)
 RESAMPLES_MAX = 2 * 10**8  # draws × numbers resampled per draw of one resampling interval (~2 CPU-s)
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
            "worst_coverage", "worst_mcse", "worst_bound", "worst_at", "audit", "meets_target", "mean_width", "engine",
@@ -294,89 +295,92 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     rows = []
     bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
                unit="step",
-               file=sys.stderr, disable=not progress, delay=PROGRESS_AFTER, leave=False, dynamic_ncols=True)
-    for s in specs:
-        spec_rows = []  # (row, qualified name): audited together once every interval is known (``_audit_rows``)
-        for method, kind, qualified in s.methods:
-            bar.set_postfix_str(f"{s.metric} · {method}", refresh=False)
-            too_many = resampling_cost(qualified, s.door)
-            if too_many:  # its place in the table says why, every other method is reported
-                rows.append(dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=np.nan,
-                                 upper=np.nan, width=np.nan, design=s.design or ("multiclass" if s.multiclass else None),
-                                 n=d.n, worst_at="", audit="",
-                                 note=too_many))
-                bar.update()
-                continue
-            lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
-            row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
-                       upper=float(hi), width=float(hi - lo), design=s.design or ("multiclass" if s.multiclass else None),
-                       n=d.n)
-            row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan, worst_mcse=np.nan,
-                       worst_bound=np.nan, worst_at="", audit="", mean_width=np.nan, engine=None, reps=None)
-            rows.append(row)
-            spec_rows.append((row, qualified))
-            if not audit:
-                bar.update()
-        if audit:
-            _audit_rows(s, spec_rows, delta, reps, seed, guarantee, audit_all, bar)
-    table = pd.DataFrame(rows)
-    level = 1 - delta
-    undefined = [s for s in specs if s.undefined]
-    specs = [s for s in specs if not s.undefined]
-    reasons = mark(table, specs, level, audit, guarantee) if len(table) else {}
-    if undefined:  # a metric with no estimate on these data: one row that says why, in its place
-        order = {m: i for i, m in enumerate(dict.fromkeys([*BINARY_ORDER, *table.get("metric", [])]))}
-        table = pd.concat([table, pd.DataFrame([dict(
-            metric=s.metric, method="—", kind="", estimate=np.nan, lower=np.nan, upper=np.nan, width=np.nan,
-            design=s.design, n=d.n, worst_at="", audit="", meets_target="", recommended=True, note=s.undefined[0])
-            for s in undefined])], ignore_index=True)
-        table = table.sort_values("metric", key=lambda m: m.map(order), kind="stable").reset_index(drop=True)
-        for s in undefined:
-            reasons[s.metric] = s.undefined[1]
-        reasons = {m: reasons[m] for m in dict.fromkeys(table.metric) if m in reasons}
-    for s in specs:
-        if s.metric.startswith("clustered_") and audit:  # warn when the i.i.d. interval falls short
-            sel = table.index[table.metric == s.metric]
-            naive = table.loc[sel][table.loc[sel, "method"].isin(["wilson", "delong"])]
-            if len(naive) and naive.worst_coverage.iloc[0] < level - EPSILON:
-                iid = s.metric.removeprefix("clustered_")
-                why = (f"the estimated ICC is {s.icc:.3g}; " if s.metric == "clustered_accuracy" else "")
-                region = ("" if s.plug_in_only else
-                          f" and as little as {naive.worst_coverage.iloc[0]:.3f} over its region")
-                msg = (f"groups: {why}i.i.d. intervals ({naive.method.iloc[0]}) of {iid} cover "
-                       f"{naive.coverage_at_estimate.iloc[0]:.3f} at this operating point{region} (nominal "
-                       f"{level:g}): use the {s.metric} rows, not {iid}")
-                warnings.warn(msg, stacklevel=2)
-                notes.append(msg)
-    if any(s.metric in UNAUDITED_CLUSTERED for s in specs):
-        table, reasons = _clustered_first(table, reasons, audit)
-    if d.second is not None and (metrics is None or "superiority_probability" in metrics):
-        from ..comparison import superiority_probability
+               file=sys.stderr, disable=not progress, delay=PROGRESS_AFTER, leave=False, dynamic_ncols=True,
+               mininterval=PROGRESS_EVERY, miniters=1)  # miniters=1: redraws by time alone, not tqdm's guess
+    try:  # closed however the run ends: an interrupt leaves no half-drawn line before its message
+        for s in specs:
+            spec_rows = []  # (row, qualified name): audited together once every interval is known (``_audit_rows``)
+            for method, kind, qualified in s.methods:
+                bar.set_postfix_str(f"{s.metric} · {method}", refresh=False)
+                too_many = resampling_cost(qualified, s.door)
+                if too_many:  # its place in the table says why, every other method is reported
+                    rows.append(dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=np.nan,
+                                     upper=np.nan, width=np.nan, design=s.design or ("multiclass" if s.multiclass else None),
+                                     n=d.n, worst_at="", audit="",
+                                     note=too_many))
+                    bar.update()
+                    continue
+                lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
+                row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
+                           upper=float(hi), width=float(hi - lo), design=s.design or ("multiclass" if s.multiclass else None),
+                           n=d.n)
+                row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan, worst_mcse=np.nan,
+                           worst_bound=np.nan, worst_at="", audit="", mean_width=np.nan, engine=None, reps=None)
+                rows.append(row)
+                spec_rows.append((row, qualified))
+                if not audit:
+                    bar.update()
+            if audit:
+                _audit_rows(s, spec_rows, delta, reps, seed, guarantee, audit_all, bar)
+        table = pd.DataFrame(rows)
+        level = 1 - delta
+        undefined = [s for s in specs if s.undefined]
+        specs = [s for s in specs if not s.undefined]
+        reasons = mark(table, specs, level, audit, guarantee) if len(table) else {}
+        if undefined:  # a metric with no estimate on these data: one row that says why, in its place
+            order = {m: i for i, m in enumerate(dict.fromkeys([*BINARY_ORDER, *table.get("metric", [])]))}
+            table = pd.concat([table, pd.DataFrame([dict(
+                metric=s.metric, method="—", kind="", estimate=np.nan, lower=np.nan, upper=np.nan, width=np.nan,
+                design=s.design, n=d.n, worst_at="", audit="", meets_target="", recommended=True, note=s.undefined[0])
+                for s in undefined])], ignore_index=True)
+            table = table.sort_values("metric", key=lambda m: m.map(order), kind="stable").reset_index(drop=True)
+            for s in undefined:
+                reasons[s.metric] = s.undefined[1]
+            reasons = {m: reasons[m] for m in dict.fromkeys(table.metric) if m in reasons}
+        for s in specs:
+            if s.metric.startswith("clustered_") and audit:  # warn when the i.i.d. interval falls short
+                sel = table.index[table.metric == s.metric]
+                naive = table.loc[sel][table.loc[sel, "method"].isin(["wilson", "delong"])]
+                if len(naive) and naive.worst_coverage.iloc[0] < level - EPSILON:
+                    iid = s.metric.removeprefix("clustered_")
+                    why = (f"the estimated ICC is {s.icc:.3g}; " if s.metric == "clustered_accuracy" else "")
+                    region = ("" if s.plug_in_only else
+                              f" and as little as {naive.worst_coverage.iloc[0]:.3f} over its region")
+                    msg = (f"groups: {why}i.i.d. intervals ({naive.method.iloc[0]}) of {iid} cover "
+                           f"{naive.coverage_at_estimate.iloc[0]:.3f} at this operating point{region} (nominal "
+                           f"{level:g}): use the {s.metric} rows, not {iid}")
+                    warnings.warn(msg, stacklevel=2)
+                    notes.append(msg)
+        if any(s.metric in UNAUDITED_CLUSTERED for s in specs):
+            table, reasons = _clustered_first(table, reasons, audit)
+        if d.second is not None and (metrics is None or "superiority_probability" in metrics):
+            from ..comparison import superiority_probability
 
-        c = next(s.cells for s in specs if s.metric == "accuracy_difference") if any(
-            s.metric == "accuracy_difference" for s in specs) else None
-        if c is None:
-            a, b = d.predicted == d.truth, d.second == d.truth
-            c = dict(only_first=int(np.sum(a & ~b)), only_second=int(np.sum(~a & b)))
-        prob = float(superiority_probability(c["only_first"], c["only_second"]))
-        extra = dict(metric="superiority_probability", method="bayes", kind="paired", estimate=prob, lower=np.nan,
-                     upper=np.nan, width=np.nan, design="paired", n=d.n, recommended=True, worst_at="", audit="",
-                     meets_target="")
-        table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True)
-        reasons["superiority_probability"] = ("P(first model more accurate | data) under a uniform Dirichlet "
-                                              "prior on the four paired cells; a probability, not an interval.")
-    calibration_fig = {}
-    if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
-        table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit)
-    table["note"] = table["note"].fillna("") if "note" in table else ""
-    cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
-    table = table[cols]
-    def step(metric):
-        bar.set_postfix_str(f"{metric} · width at other sizes", refresh=False)
-        bar.update()
+            c = next(s.cells for s in specs if s.metric == "accuracy_difference") if any(
+                s.metric == "accuracy_difference" for s in specs) else None
+            if c is None:
+                a, b = d.predicted == d.truth, d.second == d.truth
+                c = dict(only_first=int(np.sum(a & ~b)), only_second=int(np.sum(~a & b)))
+            prob = float(superiority_probability(c["only_first"], c["only_second"]))
+            extra = dict(metric="superiority_probability", method="bayes", kind="paired", estimate=prob, lower=np.nan,
+                         upper=np.nan, width=np.nan, design="paired", n=d.n, recommended=True, worst_at="", audit="",
+                         meets_target="")
+            table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True)
+            reasons["superiority_probability"] = ("P(first model more accurate | data) under a uniform Dirichlet "
+                                                  "prior on the four paired cells; a probability, not an interval.")
+        calibration_fig = {}
+        if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
+            table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit)
+        table["note"] = table["note"].fillna("") if "note" in table else ""
+        cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
+        table = table[cols]
+        def step(metric):
+            bar.set_postfix_str(f"{metric} · width at other sizes", refresh=False)
+            bar.update()
 
-    growth = growth_table(specs, table, delta, reps, seed, step) if audit else None
-    bar.close()
+        growth = growth_table(specs, table, delta, reps, seed, step) if audit else None
+    finally:
+        bar.close()
     info = {"n": d.n, "classes": d.classes, "counts": d.counts, "read": d.read(), "positive": d.positive,
             "delta": delta, "epsilon": EPSILON,            "guarantee": bool(guarantee),
             "reps": reps, "seed": seed, "columns": d.names,

@@ -31,6 +31,7 @@ import numpy as np
 from scipy import special
 
 from .._lazy import fft
+from ..memo import BoundedMemo
 from . import beta_mean
 
 EPS = 1e-13  # tail mass of each X_i left out of its lattice (each side)
@@ -168,20 +169,17 @@ def quantile(q, a, b) -> np.ndarray:
     return out.reshape(*lead, q.shape[-1])
 
 
-KNOWN_MAX = 200_000  # rows remembered (~10 MB at K = 3): each is solved on its own, so a remembered one is the same
-_KNOWN: dict = {}  # (sorted a, b, q) -> the row's quantiles
+_KNOWN = BoundedMemo(200_000)  # (sorted a, b, q) -> the row's quantiles, ~10 MB at K = 3: each is solved on its own
 
 
 def _solved(row: np.ndarray, k: int) -> np.ndarray:
     """``_row_quantiles`` of one row (sorted a, b, then q), remembered: the audit's Monte Carlo search meets
     the same confusion matrices, so the same rows, at many of its points (a 60-row 3-class file's posterior audit: 22 -> 4.5 CPU-s)."""
     key = row.tobytes()
-    found = _KNOWN.get(key)
+    found = _KNOWN.found((key,)).get(key)
     if found is None:
         found = _row_quantiles(row[:k], row[k:2 * k], row[2 * k:])
-        if len(_KNOWN) >= KNOWN_MAX:
-            _KNOWN.clear()
-        _KNOWN[key] = found
+        _KNOWN.store(((key, found),))
     return found
 
 

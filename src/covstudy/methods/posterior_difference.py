@@ -29,6 +29,7 @@ import math
 import numpy as np
 from scipy import special
 
+from ..memo import BoundedMemo
 from .distinct import unique_rows
 from .roots import solve_increasing
 
@@ -214,8 +215,7 @@ class PairedLaw(_Law):
         return out
 
 
-_AT_NODES_MAX = 20_000  # (s1, s2) pairs whose Q_S at the nodes U are remembered (~8 MB)
-_AT_NODES: dict = {}  # (s1, s2) -> betaincinv(s1, s2, U)
+_AT_NODES = BoundedMemo(20_000)  # (s1, s2) -> betaincinv(s1, s2, U), ~8 MB
 
 
 def _s_quantiles(s1, s2, u):
@@ -230,13 +230,14 @@ def _s_quantiles(s1, s2, u):
     if plain.any():
         pairs, inverse = unique_rows(np.stack([s1[plain], s2[plain]], axis=1))
         keys = list(map(tuple, pairs.tolist()))
-        missing = [j for j, k in enumerate(keys) if k not in _AT_NODES]
+        found = _AT_NODES.found(keys)  # this call's own copy: what the memo forgets below stays here
+        missing = [j for j, k in enumerate(keys) if k not in found]
         if missing:
-            if len(_AT_NODES) + len(missing) > _AT_NODES_MAX:
-                _AT_NODES.clear()
-            fresh = special.betaincinv(pairs[missing, :1], pairs[missing, 1:], U)
-            _AT_NODES.update(zip((keys[j] for j in missing), fresh))
-        out[plain] = np.array([_AT_NODES[k] for k in keys])[inverse]
+            fresh = dict(zip((keys[j] for j in missing),
+                             special.betaincinv(pairs[missing, :1], pairs[missing, 1:], U)))
+            found.update(fresh)
+            _AT_NODES.store(fresh.items())
+        out[plain] = np.array([found[k] for k in keys])[inverse]
     return out
 
 
@@ -249,8 +250,7 @@ def equal_tailed(law: _Law, shape, delta):
     return np.clip(lower, -1, 1).reshape(shape), np.clip(upper, -1, 1).reshape(shape)
 
 
-KNOWN_MAX = 200_000  # quantiles remembered (~40 MB): each row is solved on its own, so a remembered one is the same
-_KNOWN: dict = {}  # (s1, s2, r1, r2, q) -> the q-quantile of D
+_KNOWN = BoundedMemo(200_000)  # (s1, s2, r1, r2, q) -> the q-quantile of D, ~40 MB: each row is solved on its own
 
 
 def paired_equal_tailed(s1, s2, r1, r2, shape, delta):
@@ -267,13 +267,12 @@ def paired_equal_tailed(s1, s2, r1, r2, shape, delta):
     rows = np.stack([np.concatenate(pair) for pair in ((s1, s1), (s2, s2), (r1, r2), (r2, r1), (top, top))], axis=1)
     distinct, inverse = unique_rows(rows)
     keys = list(map(tuple, distinct.tolist()))
-    ends = np.array([_KNOWN.get(k, np.nan) for k in keys])
+    found = _KNOWN.found(keys)
+    ends = np.array([found.get(k, np.nan) for k in keys])
     new = np.isnan(ends)
     if new.any():  # rows not solved before (a search's points share most of their outcomes' rows)
         ends[new] = PairedLaw(*distinct[new, :4].T).quantile(distinct[new, 4], int(new.sum()))
-        if len(_KNOWN) + int(new.sum()) > KNOWN_MAX:
-            _KNOWN.clear()
-        _KNOWN.update(zip((k for k, fresh in zip(keys, new) if fresh), ends[new].tolist()))
+        _KNOWN.store(zip((k for k, fresh in zip(keys, new) if fresh), ends[new].tolist()))
     ends = ends[inverse]
     lower, upper = -ends[s1.size:], ends[:s1.size]
     return np.clip(lower, -1, 1).reshape(shape), np.clip(upper, -1, 1).reshape(shape)
