@@ -186,12 +186,12 @@ def test_every_study_config_composes_and_runs_tiny(tmp_path, name):
     assert study.name == name and study.question
     assert study.out == cli.Path("results") / name
     cfg["grid"] = {axis: None if values is None else values[:2] for axis, values in cfg["grid"].items()}
-    cfg.update(reps=200, n_jobs=1, out=str(tmp_path / name))
-    # 200 data sets a point, fewer where the plan forecasts more than 3 CPU-s for that (crossval:
+    cfg.update(reps=50, n_jobs=1, out=str(tmp_path / name))
+    # 50 data sets a point, fewer where the plan forecasts more than 1 CPU-s for that (crossval:
     # every data set is a repeated, nested cross-validation): the same cells, checks and code paths
     forecast = estimate.cpu_seconds(grid.tasks(grid.cells(Study.from_config(cfg)), 1))
-    if forecast > 3:
-        cfg["reps"] = max(20, int(200 * 0.8 / forecast))
+    if forecast > 1:
+        cfg["reps"] = max(20, int(50 / forecast))
     table = run_study(Study.from_config(cfg), progress=False)
     assert len(table) == len(grid.cells(Study.from_config(cfg))) > 0
     assert table["coverage"].between(0, 1).all()
