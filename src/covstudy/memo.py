@@ -5,6 +5,8 @@ can never take away a key the call relies on, however many new keys it brings.
 """
 from __future__ import annotations
 
+import itertools
+
 
 class BoundedMemo:
     """A dict of at most ``limit`` entries; storing past it forgets the least recently used ones."""
@@ -33,8 +35,8 @@ class BoundedMemo:
         """Remember ``items`` ((key, value) pairs), then forget the oldest entries beyond the limit."""
         self._entries.update(items)
         excess = len(self._entries) - self.limit
-        if excess > 0:
-            for k in list(self._entries)[:excess]:  # the oldest (a call's own keys came last)
+        if excess > 0:  # the oldest go (a call's own keys came last); islice: O(excess), not O(limit)
+            for k in list(itertools.islice(self._entries, excess)):
                 del self._entries[k]
 
     def clear(self) -> None:

@@ -305,15 +305,15 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                 too_many = resampling_cost(qualified, s.door)
                 if too_many:  # its place in the table says why, every other method is reported
                     rows.append(dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=np.nan,
-                                     upper=np.nan, width=np.nan, design=s.design or ("multiclass" if s.multiclass else None),
-                                     n=d.n, worst_at="", audit="",
-                                     note=too_many))
+                                     upper=np.nan, width=np.nan,
+                                     design=s.design or ("multiclass" if s.multiclass else None),
+                                     n=d.n, worst_at="", audit="", note=too_many))
                     bar.update()
                     continue
                 lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
                 row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
-                           upper=float(hi), width=float(hi - lo), design=s.design or ("multiclass" if s.multiclass else None),
-                           n=d.n)
+                           upper=float(hi), width=float(hi - lo),
+                           design=s.design or ("multiclass" if s.multiclass else None), n=d.n)
                 row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan, worst_mcse=np.nan,
                            worst_bound=np.nan, worst_at="", audit="", mean_width=np.nan, engine=None, reps=None)
                 rows.append(row)
