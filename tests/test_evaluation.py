@@ -53,7 +53,6 @@ def _row(ev, metric, method):
     return rows.iloc[0]
 
 
-@pytest.mark.xdist_group("binary")  # one worker computes the module's ~25 CPU-s fixture
 def test_every_binary_interval_is_the_doors_on_the_counts(binary):
     (y, p, s, p2, s2), ev = binary
     c = _cells(y, p)
@@ -90,7 +89,6 @@ def test_every_binary_interval_is_the_doors_on_the_counts(binary):
     assert set(t[t.metric == "auc"].method) >= {"delong", "hanley_mcneil", "newcombe"}
 
 
-@pytest.mark.xdist_group("binary")  # one worker computes the module's ~25 CPU-s fixture
 def test_two_models_paired_difference_and_superiority(binary):
     (y, p, s, p2, s2), ev = binary
     a, b = p == y, p2 == y
@@ -106,7 +104,6 @@ def test_two_models_paired_difference_and_superiority(binary):
     assert math.isnan(sp.lower)
 
 
-@pytest.mark.xdist_group("binary")  # one worker computes the module's ~25 CPU-s fixture
 def test_audit_equals_coverage_at_the_same_point(binary):
     (y, p, s, p2, s2), ev = binary
     c = _cells(y, p)
@@ -165,7 +162,6 @@ def test_audit_equals_coverage_at_the_same_point(binary):
                                                    abs=1e-12)
 
 
-@pytest.mark.xdist_group("binary")  # one worker computes the module's ~25 CPU-s fixture
 def test_recommendation_rule(binary):
     _, ev = binary
     floor = 1 - 0.05 - EPSILON

@@ -165,7 +165,6 @@ def drawn(tmp_path_factory):
     return out
 
 
-@pytest.mark.xdist_group("drawn")  # one worker draws the fixture's ten tables (~17 CPU-s)
 @pytest.mark.parametrize("kind", PLOTS, ids=lambda kind: kind.name)
 def test_kind_is_drawn_with_its_stem_and_caption(kind, drawn):
     factory, prefix = CASES[kind.name]
