@@ -48,7 +48,8 @@ def staged(folder):
 
     Everything is written to the staging folder first, so an interrupt (Ctrl-C, SIGTERM) or an error
     while writing leaves ``folder`` as it was: the staging folder is removed and no file there is half
-    written. The final moves are renames on one file system, with SIGINT held off until they are done."""
+    written. The final moves are renames on one file system, with SIGINT and SIGTERM held off until
+    they are done."""
     out = Path(folder).absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.partial-"))
@@ -60,4 +61,3 @@ def staged(folder):
                 os.replace(f, out / f.name)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
-
