@@ -443,7 +443,9 @@ def _plan_parser() -> argparse.ArgumentParser:
     ap.add_argument("--delta", type=float, default=0.05, help="miss rate (default 0.05)")
     ap.add_argument("--p", type=float, help="assumed accuracy")
     ap.add_argument("--p-range", type=float, nargs=2, metavar=("LO", "HI"), help="range of accuracies (binomial)")
-    ap.add_argument("--width", type=float, help="target interval width")
+    size = ap.add_mutually_exclusive_group()  # one target width, said either way: ±0.05 is --width 0.1
+    size.add_argument("--width", type=float, help="target interval width, upper − lower (±0.05 is --width 0.1)")
+    size.add_argument("--half-width", type=float, metavar="H", help="target half-width: the same as --width 2H")
     ap.add_argument("--assurance", type=float, help="require P(width <= WIDTH) >= ASSURANCE (1 - gamma)")
     ap.add_argument("--width-prob", type=float, help="the same as --assurance")
     ap.add_argument("--coverage", type=float, help="require coverage >= COVERAGE")
@@ -519,6 +521,8 @@ def plan_main(argv=None) -> int:
 
     parser = _plan_parser()
     args, rest = parser.parse_known_args(argv)
+    if args.half_width is not None:
+        args.width = 2 * args.half_width
     if args.design == "sequential":
         return _plan_sequential(parser, args, rest, argv)
     axes = _plan_axes(parser, args.design, rest)
