@@ -19,6 +19,7 @@ import difflib
 import functools
 import os
 import sys
+import time
 from pathlib import Path
 
 import hydra
@@ -262,14 +263,23 @@ def _app(cfg: DictConfig) -> None:
     except (StoreLocked, BackendError, OutError, StudyMismatch) as err:
         _fail(str(err))
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
-    print(text_table(summary_table(table)))
+    summary = summary_table(table)
+    print(text_table(summary))
+    if summary["engine"].nunique() > 1:  # the two engines count "below nominal" differently: say so under the table
+        print(BELOW_NOTE)
     if study.plot:
+        started = time.process_time()
         paths = write_all(study.out)
         figures = [p for p in paths if p.parent.name == "figures"]
-        print(f"{len(figures)} figure files in {study.out / 'figures'}")
+        print(f"{len(figures)} figure files in {study.out / 'figures'} "
+              f"(with the reports, {time.process_time() - started:.0f} s of CPU beyond the cells)")
         print(how_to_open(study.out))
     else:
         print(f"figures and report: covstudy-plot {study.out}   (or run with plot=true)")
+
+
+BELOW_NOTE = ("below nominal: an exact row counts the cells whose coverage < 1 − δ, a Monte Carlo (mc) row only those "
+              "short of it by more than 2 MCSE, so mc counts fewer of the cells just below; compare the exact rows")
 
 
 def write_all(folder: Path, report: bool = True) -> list[Path]:
