@@ -117,15 +117,36 @@ def interval(method: str, *counts, design: str | None = None, metric: str | None
 
 def point_estimate(method: str, *counts, design: str | None = None, metric: str | None = None,
                    seed: int | None = DEFAULT_SEED, **kwargs):
-    """``method``'s own point estimate of the data ``interval`` takes (the same arguments): the estimate
-    it declares (``register(estimate=...)``: a posterior's median, PPI's estimator) or its kind's plug-in
-    (``register_kind(estimate=...)``: a proportion's k/n, of the counts as the estimand gives them to
-    it: the human labels alone for Clopper–Pearson on judged data); None where neither is declared
-    (the metric's plug-in estimate is then the method's). A sampling posterior's estimate is the median
-    of the very draws its interval (of the same ``seed``) takes its quantiles from.
+    """``method``'s own point estimate of the data ``interval`` takes, the centre its interval is built around.
 
+    The estimate it declares (``register(estimate=...)``: a posterior's median, PPI's estimator) or its
+    kind's plug-in (``register_kind(estimate=...)``: a proportion's k/n, of the counts as the estimand
+    gives them to it: the human labels alone for Clopper–Pearson on judged data). A sampling
+    posterior's estimate is the median of the very draws its interval (of the same ``seed``) takes
+    its quantiles from, so its interval holds it. ``covstudy.evaluate`` reports it in each row.
+
+    Parameters
+    ----------
+    method : str
+        As for ``interval``.
+    *counts, design, metric, seed, **kwargs
+        As for ``interval`` (no ``delta``: an estimate has none).
+
+    Returns
+    -------
+    float, array or None
+        The estimate (an array for array counts); None where neither the method nor its kind
+        declares one (the metric's plug-in estimate is then the method's).
+
+    Examples
+    --------
+    >>> from covstudy import point_estimate
     >>> point_estimate("clopper_pearson", design="judged", tp=30, fn=9, fp=5, tn=56, u_pos=300, u_neg=600)
     0.39
+    >>> round(point_estimate("ppi", design="judged", tp=30, fn=9, fp=5, tn=56, u_pos=300, u_neg=600), 4)
+    0.3733
+    >>> round(point_estimate("posterior", metric="macro_recall", confusion=[[18, 0, 0], [0, 20, 1], [0, 0, 15]]), 4)
+    0.98
     """
     m, est, data, values, delta, full, icc = _resolved(method, counts, design, metric, 0.05, "two-sided", kwargs)
     own = m.estimate or m.input.estimate
