@@ -91,15 +91,21 @@ def binary_sets(rng):
         yield truth, predicted, scores
 
 
+@pytest.mark.filterwarnings("ignore:second_scores")  # reversed on purpose: the second model's scores vary too
 def test_every_interval_evaluate_reports_holds_its_rows_estimate():
     """Every row of evaluate's table (audit off: the intervals and estimates are what is checked) on small
-    binary test sets with scores and a second classifier, and on 3-class ones."""
+    binary test sets with scores and a second classifier, on 3-class ones, with clusters and as an eval's
+    answers (judged rows: tests/test_judged.py)."""
     rng = np.random.default_rng(57)
     runs = [dict(truth=t, predicted=p, scores=s, second_predicted=p[::-1].copy(), second_scores=s[::-1].copy())
             for t, p, s in binary_sets(rng)]
     for n in (9, 30):
         truth = np.arange(n) % 3
         runs.append(dict(truth=truth, predicted=np.where(rng.random(n) < 0.85, truth, (truth + 1) % 3)))
+    truth, predicted, _ = next(binary_sets(np.random.default_rng(1)))
+    truth, predicted = np.tile(truth, 6), np.tile(predicted, 6)  # 48 rows: in 12 clusters, then as 16 questions' answers
+    runs += [dict(truth=truth, predicted=predicted, groups=np.arange(48) % 12),
+             dict(truth=truth, predicted=predicted, questions=np.arange(48) // 3)]
     checked = 0
     for run in runs:
         table = evaluate(**run, audit=False, progress=False).table
@@ -110,4 +116,4 @@ def test_every_interval_evaluate_reports_holds_its_rows_estimate():
         bad = rows[(rows.lower > rows.estimate + SLACK) | (rows.upper < rows.estimate - SLACK)]
         assert bad.empty, bad[["metric", "method", "estimate", "lower", "upper"]].to_string()
         checked += len(rows)
-    assert checked > 300  # the sweep saw every metric's methods, not a few rows
+    assert checked > 350  # the sweep saw every metric's methods, not a few rows
