@@ -146,7 +146,7 @@ def normal_draws(k: int, draws: int) -> np.ndarray:
     return stats.norm.ppf(qmc.Sobol(k, scramble=True, seed=2026).random(draws))
 
 
-NEWTON_STEPS = 6  # from the draws' empirical quantile, Newton's steps on the smooth CDF (converged in 3-4)
+NEWTON_STEPS = 4  # from the draws' empirical quantile, Newton's steps on the smooth CDF (within 1e-9 after 3)
 
 
 def max_t_critical(cov, delta, draws: int = 8192) -> np.ndarray:
@@ -176,11 +176,14 @@ def max_t_critical(cov, delta, draws: int = 8192) -> np.ndarray:
     z = np.matmul(np.matmul(G / radius[:, None], np.swapaxes(root, -1, -2)), C.T)  # (..., draws, P)
     m = np.abs(z * scale[..., None, :]).max(axis=-1)  # the maximum on each unit direction
     c = np.quantile(m * radius, 1 - delta, axis=-1)  # the plain estimate: Newton's start
-    safe = np.where(m > 0, m, 1.0)
+    inverse = np.where(m > 0, 1 / np.where(m > 0, m, 1.0), 0.0)  # 1/m(u); 0 where every pair has zero variance
+    log_norm = (k / 2 - 1) * np.log(2) + special.gammaln(k / 2)  # of the chi(k) density x^(k-1)·e^(-x²/2)
     for _ in range(NEWTON_STEPS):
-        x = np.where(m > 0, c[..., None] / safe, np.inf)
+        x = c[..., None] * inverse
         F = special.gammainc(k / 2, x * x / 2).mean(axis=-1)  # chi(k) CDF at c/m(u), averaged
-        f = np.where(m > 0, stats.chi.pdf(np.where(m > 0, x, 0.0), k) / safe, 0.0).mean(axis=-1)
+        with np.errstate(divide="ignore"):
+            density = np.exp((k - 1) * np.log(x) - x * x / 2 - log_norm)
+        f = (density * inverse).mean(axis=-1)
         step = np.where(f > 0, (F - (1 - np.asarray(delta, float))) / np.where(f > 0, f, 1.0), 0.0)
         c = np.maximum(c - step, c / 2)
     return c
