@@ -16,6 +16,7 @@ Place: the top of the core; it imports designs, estimands and methods, none of w
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -152,8 +153,7 @@ def point_estimate(method: str, *counts, design: str | None = None, metric: str 
     own = m.estimate or m.input.estimate
     if own is None:
         return None
-    code = own.__code__
-    accepts = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    accepts = set(inspect.signature(own).parameters)  # of the method's parameters (and rng), those it reads
 
     def kernel(*args, rng=None, **params):  # the route calls it as the method's kernel: counts, delta, params
         value = own(*args[:-1], **{k: v for k, v in {**params, "rng": rng}.items() if k in accepts})
