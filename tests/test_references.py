@@ -46,3 +46,16 @@ def test_every_report_cites_each_method_and_latex_keeps_the_flags(tmp_path):
     below = ev.recommended.assign(meets_target="no")  # a row below target keeps its flag in the LaTeX table
     tex = render.latex(below)
     assert "NO: below target" in tex and r"\begin{tabular}{llrrrrl}" in tex and "docs/methods.md" in tex
+
+
+def test_every_row_of_the_committed_example_resolves_to_its_method():
+    """Each (kind, method) of an evaluation's rows names one registered method: its reference is cited."""
+    import pandas as pd
+
+    from covstudy.report.references import method_of
+
+    table = pd.read_csv(DOCS.parents[1] / "results" / "evaluate_example" / "table.csv")
+    unresolved = {(k, m) for k, m in zip(table.kind, table.method) if method_of(k, m) is None}
+    qualified = {method_of(k, m).qualified for k, m in zip(table.kind, table.method)}
+    assert not unresolved and [q for _, q, *_ in cited(table)] == sorted(qualified, key=[
+        method_of(k, m).qualified for k, m in zip(table.kind, table.method)].index)

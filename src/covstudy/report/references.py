@@ -32,15 +32,10 @@ def cited(table) -> list:
     """[(number, qualified name, display, reference, anchor)] of the methods in an evaluation's rows
     (columns ``kind``, ``method``), numbered in order of first appearance; rows naming no registered method
     (an undefined metric's "—") are left out."""
-    from ..methods.registry import get
-
     out, seen = [], set()
     for kind, short in zip(table["kind"], table["method"]):
-        try:
-            m = get(f"{kind}.{short}")
-        except (ValueError, KeyError):
-            continue
-        if m.qualified not in seen:
+        m = method_of(kind, short)
+        if m is not None and m.qualified not in seen:
             seen.add(m.qualified)
             out.append((len(out) + 1, m.qualified, m.display, m.reference, anchor(m)))
     return out
@@ -49,14 +44,19 @@ def cited(table) -> list:
 def numbers(table) -> dict:
     """{(kind, method): its reference's number} for ``table``'s rows (``cited``)."""
     by_name = {q: n for n, q, *_ in cited(table)}
-    return {(k, s): by_name[q] for k, s in zip(table["kind"], table["method"])
-            for q in [_qualified(k, s)] if q in by_name}
+    found = {(k, s): method_of(k, s) for k, s in zip(table["kind"], table["method"])}
+    return {key: by_name[m.qualified] for key, m in found.items() if m is not None}
 
 
-def _qualified(kind, short):
-    from ..methods.registry import get
+def method_of(kind, name):
+    """The registered method of an evaluation row: ``name`` (short, or qualified as ``f1.bayes``) within ``kind``
+    (a kind of input, ``two_class``, or a public kind, ``ece``); None if none answers."""
+    from ..methods.registry import INPUTS, get
 
-    try:
-        return get(f"{kind}.{short}").qualified
-    except (ValueError, KeyError):
-        return None
+    every = tuple(INPUTS)  # bands and ECE methods too, which a lookup without a kind leaves out
+    for look, takes in ((name, kind if kind in INPUTS else every), (f"{kind}.{name}", every)):
+        try:
+            return get(look, takes)
+        except (ValueError, KeyError):
+            continue
+    return None
