@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validate
 from ..designs.many_models import ManyModels, sufficient
 from ..methods.leaderboard import RESAMPLING, Family
 from ..methods.registry import get
@@ -85,8 +86,13 @@ def leaderboard_coverage(design: ManyModels, methods, delta: float = 0.05, reps:
         raise ValueError(problem)
     if not 0 < delta < 1:
         raise ValueError(f"delta: the miss rate must be in (0, 1), got {delta!r}")
+    if reps is not None:
+        reps = validate.whole("reps", reps, 1, validate.REPS_MAX)
+    seed = validate.seed(seed)
     specs = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
     chosen = [(get(name, "leaderboard"), params) for name, params in specs]
+    for m, params in chosen:  # checked (draws: 0 refused), the given ones kept: they name the row and its stream
+        m.validate_params(params)
     if reps is None and any(m.name in RESAMPLING for m, _ in chosen):
         raise ValueError("method: the bootstrap methods have no exact engine (use Monte Carlo: give reps)")
     d = design.differences()
