@@ -112,6 +112,7 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     ...      width=0.1).n
     693
     """
+    plugin = validate.flag("plugin", plugin)  # plugin="yes" is a typo, not True
     if width_prob is not None and assurance is not None:
         raise ValueError("assurance: give assurance or width_prob (the same thing), not both")
     assurance = width_prob if assurance is None else assurance

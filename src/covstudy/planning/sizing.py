@@ -161,7 +161,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         parts.append(f"coverage >= {coverage:g}")
     if power is not None:
         parts.append(f"P(interval excludes {null:g}) >= {power:g}")
-    where = ", ".join(f"{k} = {v:g}" for k, v in axes.items())
+    where = ", ".join(f"{k} = {v}" if isinstance(v, str) else f"{k} = {v:g}" for k, v in axes.items())  # sampling
     target = " and ".join(parts) + (f" at {where}" if where else "")
     n_interval = n_continuous = None
 
@@ -182,7 +182,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                 ok &= r["power"] >= power - TOL
             return bool(ok)
 
-        n = first_lasting_size(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.get(n, 0))
+        n = first_lasting_size(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.pop(n, 0))  # a size's outcomes counted once
         if n is None:
             raise ValueError(f"n_max: no {d.size_axis} <= {n_max:,} meets the target ({target}); "
                              f"raise n_max or relax the target")
