@@ -12,8 +12,13 @@ import warnings
 from pathlib import Path
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit status 2, no usage dump (as covstudy-plan)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="covstudy-evaluate",
+    p = _Parser(prog="covstudy-evaluate",
                                 description="Intervals for every metric with every applicable method, each "
                                             "audited at your test set's operating point, and a recommendation.")
     p.add_argument("file", help="a CSV or Parquet file, one row per test example")

@@ -254,8 +254,16 @@ def _plugin(d, est, m, axes, params, delta, side, width, n_min, n_max) -> float:
         raise ValueError(f"plugin: design {d.name} has no expected outcome to plug in; plan its expected width "
                          f"or assurance instead")
 
+    def allowed(size) -> bool:  # judged: labelled < examples; beyond, the expected counts mean nothing
+        try:
+            [pt], _ = design_points(d, d.sized(dict(axes), math.ceil(size)))
+        except ValueError:
+            return False
+        return d.check(pt, False) is None
+
     def f(size):
-        return plugin_width(d, est, m, axes, params, delta, side, size) - width
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return plugin_width(d, est, m, axes, params, delta, side, size) - width if allowed(size) else math.nan
 
     lo = float(max(n_min, 1))
     if f(lo) <= 0:
@@ -265,5 +273,15 @@ def _plugin(d, est, m, axes, params, delta, side, width, n_min, n_max) -> float:
         lo, hi = hi, hi * 2
         if hi > n_max:
             raise ValueError(f"n_max: the plug-in width exceeds {width:g} up to n_max = {n_max:,}")
+    if not f(hi) <= 0:  # past the largest size the design allows: the width's least value below it decides
+        top = hi
+        while top - lo > 1e-6 * top:  # bisection for the last allowed size
+            mid = (lo + top) / 2
+            lo, top = (mid, top) if allowed(mid) else (lo, mid)
+        best = optimize.minimize_scalar(f, bounds=(float(max(n_min, 1)), lo), method="bounded")
+        if not best.fun <= 0:
+            raise ValueError(f"width: the plug-in width stays above {width:g} at every {d.size_axis} the design allows "
+                             f"(its least is {best.fun + width:.4g}, at {d.size_axis} ≈ {best.x:,.0f}); widen it")
+        lo, hi = float(max(n_min, 1)), best.x
     return float(optimize.brentq(f, lo, hi, xtol=1e-9, rtol=1e-12))
 
