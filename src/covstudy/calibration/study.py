@@ -99,6 +99,9 @@ class CalibrationStudy:
         for k in ("n", "bins"):
             if k not in grid:
                 raise ConfigError(f"grid.{k}: missing (the calibration study's axes: {', '.join(AXES)})")
+        for k, v in grid.items():  # a list of single values, or one value (grid.bins=[] has no points)
+            if isinstance(v, list) and (not v or any(isinstance(x, (list, dict)) for x in v)) or isinstance(v, dict):
+                raise ConfigError(f"grid.{k}: a value or a non-empty list of values, got {v!r}")
         d = DESIGNS["calibration"]
         points = []
         for combo in itertools.product(*(v if isinstance(v, list) else [v] for v in grid.values())):

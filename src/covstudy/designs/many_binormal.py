@@ -57,7 +57,7 @@ class ManyBinormal:
         if not np.all((a > 0) & (a < 1)):
             return f"aucs: each must be in (0, 1), got {self.aucs!r}"
         for name, v in (("n_pos", self.n_pos), ("n_neg", self.n_neg)):
-            if not (isinstance(v, (int, np.integer)) and 2 <= v <= 10**5):
+            if isinstance(v, bool) or not (isinstance(v, (int, np.integer)) and 2 <= v <= 10**5):
                 return f"{name}: must be a whole number in [2, 100,000], got {v!r}"
         if not -1 / (self.k - 1) < self.rho < 1:
             return f"rho: the latent correlation must be in ({-1 / (self.k - 1):.3g}, 1), got {self.rho!r}"

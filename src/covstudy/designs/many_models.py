@@ -98,7 +98,7 @@ class ManyModels:
             return f"rho: the latent correlation must be a number, got {self.rho!r}"
         if not np.all((a > 0) & (a < 1)):
             return f"accuracies: each must be in (0, 1), got {self.accuracies!r}"
-        if not (isinstance(self.n, (int, np.integer)) and 1 <= self.n <= 10**6):
+        if isinstance(self.n, bool) or not (isinstance(self.n, (int, np.integer)) and 1 <= self.n <= 10**6):
             return f"n: the test-set size must be a whole number in [1, 1,000,000], got {self.n!r}"
         if self.correlation is None:
             if not -1 / (self.k - 1) < self.rho < 1:

@@ -187,7 +187,7 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
         bar.update()
 
 
-def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows):
+def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows, classes=None):
     """The options a column check does not see, checked before any work: (metrics, max_classes, max_rows)."""
     from .. import validate
 
@@ -201,9 +201,11 @@ def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, m
     if metrics is not None:
         if isinstance(metrics, str):  # "accuracy" is one metric, not the letters a, c, c, ...
             metrics = [metrics]
-        metrics = list(metrics)
-        if not metrics or not all(isinstance(m, str) for m in metrics):
+        if not isinstance(metrics, (list, tuple)) or not metrics or not all(isinstance(m, str) for m in metrics):
             raise InputError(f"metrics: give one metric name or more (or None: every metric), got {metrics!r}")
+        metrics = list(metrics)
+    if classes is not None and not isinstance(classes, (str, list, tuple)):
+        raise InputError(f"classes: a list of labels or an 'A,B,...' string, got {classes!r}")
     return metrics, validate.whole("max_classes", max_classes, 2), validate.whole("max_rows", max_rows, 1)
 
 
@@ -295,7 +297,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
-    metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows)
+    metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
+                                                      classes)
     if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
         from . import judged
 

@@ -55,6 +55,9 @@ class LeaderboardStudy:
     def from_config(cls, cfg: dict) -> "LeaderboardStudy":
         block = cfg.get("leaderboard") or {}
         methods = []
+        if not isinstance(block.get("methods") or [], list):
+            raise ConfigError(f"leaderboard.methods: a list of names or {{name: ..., parameter: value}}, "
+                              f"got {block.get('methods')!r}")
         for m in block.get("methods") or []:
             if not isinstance(m, (str, dict)):
                 raise ConfigError(f"leaderboard.methods: a name or {{name: ..., parameter: value}}, got {m!r}")
@@ -118,9 +121,9 @@ def point_design(point: dict, exact: bool = False) -> ManyModels:
         for axis in AXES:
             if validate.not_numbers(point[axis]) or not isinstance(point[axis], (int, float)):
                 raise ValueError(f"{axis}: must be a number, got {point[axis]!r}")
-        if point["k"] != int(point["k"]) or not 2 <= point["k"] <= 50:
+        if not float(point["k"]).is_integer() or not 2 <= point["k"] <= 50:  # inf and NaN are not whole
             raise ValueError(f"k: each must be a whole number in [2, 50], got {point['k']!r}")
-        if point["n"] != int(point["n"]):
+        if not float(point["n"]).is_integer():
             raise ValueError(f"n: the test-set size must be a whole number, got {point['n']!r}")
         design = ManyModels(tuple(float(a) for a in spaced(int(point["k"]), point["top"], point["spread"])),
                             int(point["n"]), float(point["rho"]))

@@ -58,6 +58,9 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     if d.size_axis in given:
         raise ValueError(f"{d.size_axis}: the planner solves for {d.size_axis}; give the other axes only")
     extra = {k: given.pop(k) for k in list(given) if k in d.plan_axes}
+    for k, v in given.items():  # the planner plans at one point: one value an axis (sampling=[] is none)
+        if k in names and isinstance(v, (list, tuple, np.ndarray)):
+            raise ValueError(f"{k}: the planner plans at one point; give one value, got {v!r}")
     for k, v in extra.items():
         x = validate.number(k, v, "> 0")
         if not (math.isfinite(x) and x > 0):
@@ -114,7 +117,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     [probe], _ = design_points(d, d.sized({k: v for k, v in axes.items()}, max(n_min, 10)))  # axes checked
     analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed,
                         max_width=None if width is None else width + TOL, null=null if power is not None else None)
-    n_min = _smallest(d, axes, analysis, n_min)
+    n_min = _smallest(d, axes, n_min)
     evaluator = Evaluator(d)
     work: dict[int, int] = {}  # size -> outcomes scored there (bounds the search's work)
     generate = evaluator.exact
@@ -227,14 +230,16 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                                                  ("power", power), ("null", null)) if v is not None})
 
 
-def _smallest(d, axes: dict, analysis, n_min: int) -> int:
+def _smallest(d, axes: dict, n_min: int) -> int:
     """The smallest size at which the point exists (multiclass: n >= K; binormal: two of each class)."""
     for n in range(n_min, n_min + 1000):
         try:
             [pt], _ = design_points(d, d.sized(dict(axes), n))
         except ValueError:
             continue
-        problem, _ = infeasible(d, [pt], analysis)
+        # existence only (the design's check without the exact engine): the exact engine's limits grow with the
+        # size, so skipping sizes for them would start past every size the design allows; they are reported later
+        problem = d.check(pt, False)
         if problem is None or not problem.startswith(f"{d.size_axis}:"):  # other problems are reported later
             return n
     return n_min
