@@ -242,3 +242,109 @@ def test_sequential_plan_options_exit_2_with_one_line(tmp_path, capsys):
         if code != 2 or len(err) != 1 or not err[0].startswith("covstudy-plan: error: "):
             problems.append(f"{argv[8:]}: exit {code}, stderr {err}")
     assert not problems, " | ".join(problems)
+
+
+# ------------------------------------------------------------------ the issue's cases, each by name
+
+def evaluate_small(**kw):
+    return cs.evaluate([0, 1] * 10, [0, 1, 1, 0] * 5, progress=False, **{"audit": False, **kw})
+
+
+ISSUE = {
+    "sequential n_max 1e8": (lambda: cs.sequential_coverage("wilson", 0.9, batch=10, n_max=10**8),
+                             "n_max must be <= 20,000 (the last look), got 100,000,000"),
+    "sequential n_max 1e15": (lambda: cs.sequential_coverage("wilson", 0.9, batch=10, n_max=10**15), "n_max must be <="),
+    "expected_labels batch": (lambda: expected_labels("wilson", 0.9, 0.1, batch=10**9), "batch must be at most 20,000"),
+    "calibration n": (lambda: CalibrationStudy.from_config(study_config(nested(CALIBRATION, "grid.n", [10**12]))),
+                      "grid.n: the calibration design takes at most 10,000,000 examples"),
+    "calibration bins": (lambda: CalibrationStudy.from_config(study_config(nested(CALIBRATION, "grid.bins", [10**6]))),
+                         "grid.bins: the calibration design takes at most 200 bins"),
+    "leaderboard draws 1e12": (lambda: LeaderboardStudy.from_config(study_config(nested(
+        LEADERBOARD, "leaderboard.methods", [{"name": "bootstrap_max_t", "draws": 10**12}]))), "leaderboard.methods:"),
+    "leaderboard draws 0": (lambda: LeaderboardStudy.from_config(study_config(nested(
+        LEADERBOARD, "leaderboard.methods", [{"name": "bootstrap_max_t", "draws": 0}]))), "leaderboard.methods:"),
+    "leaderboard reps": (lambda: LeaderboardStudy.from_config(study_config(nested(LEADERBOARD, "leaderboard.reps",
+                                                                                 10**12))), "leaderboard.reps:"),
+    "peeking check reps": (lambda: SequentialStudy.from_config(study_config(nested(SEQUENTIAL, "sequential.check.reps",
+                                                                                  10**12))),
+                           "sequential.check.reps must be at most 100,000,000"),
+    "evaluate truth None": (lambda: cs.evaluate(None, predicted=[0, 1]), "truth: give the true label"),
+    "evaluate metrics []": (lambda: evaluate_small(metrics=[]), "metrics: give one metric name or more"),
+    "run_study overrides [3]": (lambda: cs.run_study("quick", overrides=[3]), "overrides: a list of strings"),
+    "max_t one model": (lambda: get("max_t", "leaderboard").kernel(CORRECT[:, :1], BOTH[:, :1, :1], 30, 0.05),
+                        "correct: give at least 2 models"),
+    "plugin_ece score 1.5": (lambda: cal.plugin_ece(*cal.bin_stats([0.2, 1.5], [0, 1], EDGES)),
+                             "scores must be probabilities in [0, 1], got 1.5"),
+    "hosmer_lemeshow score 1.5": (lambda: cal.hosmer_lemeshow([0.2, 1.5], [0, 1], EDGES), "scores must be"),
+    "smooth_ece score -0.2": (lambda: smooth_ece([-0.2, 0.5], [0, 1]), "scores must be probabilities"),
+    "label 2": (lambda: cal.spiegelhalter_z([0.2, 0.5], [0, 2]), "labels must be 0 or 1, got 2.0"),
+    "zero bins": (lambda: cal.bin_stats([0.2, 0.5], [0, 1], [0.0]), "edges must be at least two"),
+    "both above correct": (lambda: get("wald", "leaderboard").kernel(np.array([[20, 10]]), np.array([[[20, 15], [15, 10]]]),
+                                                                     30, 0.05), "both: both[i, j] must be in"),
+    "correct above n": (lambda: get("holm", "leaderboard").kernel(np.array([[40, 10]]), np.array([[[40, 5], [5, 10]]]),
+                                                                  30, 0.05), "correct must be at most 30"),
+    "delta 2": (lambda: get("max_t", "leaderboard").kernel(CORRECT, BOTH, 30, 2), "delta must be in (0, 1)"),
+    "one model's ManyModels": (lambda: ManyModels((0.8,), n=100, rho=0.5), "accuracies: give at least 2"),
+    "guarantee without the audit": (lambda: evaluate_small(guarantee=True), "guarantee: needs the coverage audit"),
+    "audit_all without the audit": (lambda: evaluate_small(audit_all=True), "audit_all: needs the coverage audit"),
+    "max_rows text": (lambda: evaluate_small(max_rows="100"), "max_rows must be a whole number"),
+    "max_classes 2.5": (lambda: evaluate_small(max_classes=2.5), "max_classes must be a whole number"),
+    "2-d p": (lambda: cs.sequential_coverage("wilson", [[0.9, 0.8]], batch=10, n_max=20), "p must be a number or a 1-d"),
+    "2-d looks": (lambda: cs.sequential_coverage("wilson", 0.9, looks=[[10, 20]]), "looks must be a number or a 1-d"),
+    "2-d k": (lambda: cs.confidence_sequence("mixture", [[8, 17]], [10, 20]), "k must be a number or a 1-d"),
+    "complex scores": (lambda: cs.evaluate([0, 1, 0, 1], scores=[0.1 + 1j, 0.9, 0.2, 0.8], audit=False, progress=False),
+                       "scores: must be real numbers"),
+    "date scores": (lambda: cs.evaluate([0, 1, 0, 1], scores=pd.Series(pd.to_datetime(["2020-01-01"] * 4)),
+                                        audit=False, progress=False), "scores: must be real numbers"),
+    "plugin yes": (lambda: cs.plan("wilson", p=0.9, width=0.1, plugin="yes"), "plugin must be True or False"),
+}
+
+
+@pytest.mark.parametrize("case", ISSUE)
+def test_the_issues_cases_are_refused_in_one_line(case):
+    call, message = ISSUE[case]
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value).startswith(message) and "\n" not in str(err.value), str(err.value)
+
+
+def test_judged_planning_with_stratified_sampling_answers():
+    # it was a format error; the answer's own size meets the width by an independent Monte Carlo run, two
+    # labels fewer do not, and the stratified design is what was planned (random sampling at that n is wider)
+    kw = dict(design="judged", examples=2000, p=0.3, agreement=0.9)
+    r = cs.plan("stratified_ppi", width=0.2, sampling="stratified", reps=200, seed=1, **kw)
+    assert r.engine == "mc" and "sampling = stratified" in r.target
+    at = lambda n, sampling: cs.size_performance("stratified_ppi", n, design="judged", examples=2000, p=0.3,  # noqa: E731
+                                                 agreement=0.9, sampling=sampling, reps=4000, seed=7)
+    here, below = at(r.n, "stratified"), at(r.n - 2, "stratified")
+    mcse = lambda row: row["sd_width"] / np.sqrt(4000)  # noqa: E731
+    assert here["mean_width"] <= 0.2 + 4 * mcse(here) and below["mean_width"] > 0.2 - 4 * mcse(below)
+    assert at(r.n, "random")["mean_width"] > here["mean_width"] + 4 * mcse(here)
+
+
+def test_leaderboard_cli_honours_classes_and_warns_of_a_stray_label(tmp_path, capsys):
+    from covstudy.evaluation.cli import main
+
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 2, 300)
+    truth[0] = 7  # a stray label: a third class of one row
+    frame = pd.DataFrame({"truth": truth, "a": np.where(rng.random(300) < 0.8, truth, 1 - truth), "b": truth})
+    frame.loc[0, ["a", "b"]] = 7
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    argv = [str(tmp_path / "s.csv"), "--truth", "truth", "--model", "a", "--model", "b", "--no-audit"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "note: read 300 rows; truth has 3 classes" in err and "warning: truth: class(es) 7 (1 of 300 rows)" in err
+    assert exit_code(main, [*argv, "--classes", "0,1"]) == 2
+    assert capsys.readouterr().err.strip() == ("covstudy-evaluate: error: truth: label(s) 7 not among the stated "
+                                               "classes '0', '1' (first at row 0)")
+
+
+def test_evaluate_refuses_parquet_dates_as_scores(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    from covstudy.evaluation.cli import main
+
+    frame = pd.DataFrame({"truth": [0, 1] * 10, "when": pd.date_range("2020-01-01", periods=20)})
+    frame.to_parquet(tmp_path / "d.parquet")
+    assert main([str(tmp_path / "d.parquet"), "--truth", "truth", "--score", "when", "--no-audit"]) == 2
+    assert capsys.readouterr().err.strip().startswith("covstudy-evaluate: error: when: must be real numbers")
