@@ -19,8 +19,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="covstudy-evaluate",
-                                description="Intervals for every metric with every applicable method, each "
-                                            "audited at your test set's operating point, and a recommendation.")
+                description="Intervals for every metric with every applicable method, each audited at your test "
+                            "set's operating point, and a recommendation.")
     p.add_argument("file", help="a CSV or Parquet file, one row per test example")
     p.add_argument("--truth", required=True, metavar="COL", help="the true label column")
     p.add_argument("--predicted", metavar="COL", help="the predicted label column")

@@ -185,7 +185,8 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                 ok &= r["power"] >= power - TOL
             return bool(ok)
 
-        n = first_lasting_size(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.pop(n, 0))  # a size's outcomes counted once
+        # work.pop: a size's outcomes count once, however often the search asks about it
+        n = first_lasting_size(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.pop(n, 0))
         if n is None:
             raise ValueError(f"n_max: no {d.size_axis} <= {n_max:,} meets the target ({target}); "
                              f"raise n_max or relax the target")
