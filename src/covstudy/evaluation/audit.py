@@ -21,6 +21,7 @@ recommendation or the report.
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,9 +60,12 @@ PILOT_SHARE = 5  # a Monte Carlo search first runs with reps / PILOT_SHARE test 
 PILOT_MIN_REPS = 100  # ... (at least this many), and stops there when the method clearly fails:
 PILOT_Z = 3.0  # its worst + PILOT_Z·MCSE below the floor
 PILOT_POINTS = 2  # the pilot's points: the plug-in point, then the search's first start point
-CONFIRM = 8  # a Monte Carlo worst within CONFIRM_Z MCSE of the decision is re-estimated on CONFIRM × reps
-CONFIRM_Z = 3.0
-Z_MCSE = 1  # the recommendation's margin: a Monte Carlo row qualifies when worst - Z_MCSE·MCSE reaches the floor
+CONFIRM = 8  # ``decide``'s first batch at the worst point: CONFIRM × reps fresh test sets, then doubling
+CONFIRM_Z = 3.0  # a searched Monte Carlo worst more than this many MCSE below the floor is decided without more
+Z_MCSE = 2  # the decision: a Monte Carlo worst meets the target when worst - Z_MCSE·MCSE reaches the floor, fails
+# when worst + Z_MCSE·MCSE is below it; else more test sets are drawn at its point (``decide``), within
+DECIDE_TEST_SETS = 128_000  # fresh test sets at the worst point, at most (MCSE ≈ 0.0006 at 0.95); fewer where a
+# test set costs more: an AUC's test sets of n scores (AUC_SCORES/n), a drawing method's budget (``draw_budget``)
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
 BOOT_SEARCH_POINTS = 6  # a drawing method's search: at most this many points (each costs reps × draws draws)
 
@@ -296,13 +300,6 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
                                    known=known)
             if first["worst_coverage"] + PILOT_Z * first["worst_mcse"] < floor:
                 return first
-        if bounded and first["worst_coverage"] - Z_MCSE * first["worst_mcse"] < floor:
-            # no confirmation follows a budgeted search, and more points only lower its worst: the row can no
-            # longer meet the target (``recommend.meets``), so its decision is made here
-            first["note"] = (f"audit stopped after {PILOT_POINTS} points: the worst coverage found, less "
-                             f"{Z_MCSE:g} MCSE ({first['worst_coverage'] - Z_MCSE * first['worst_mcse']:.4f}), is "
-                             f"already below {floor:.3f}, and more points can only lower it")
-            return first
     budget = min(budget, PILOT_POINTS) if pilot else budget
     engine = known.setdefault("engine", {})  # the engine and reps of the last points measured
     project = s.project or (lambda c: c)
@@ -347,22 +344,64 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
            "reps": engine["reps"], "audit": "searched"}
     if pilot:
         return out
-    if mc and not bounded and abs(found.worst - Z_MCSE * found.mcse - floor) < CONFIRM_Z * found.mcse:
-        # undecided at this MCSE: the worst point again on CONFIRM times the test sets, fresh ones (the
-        # search's minimum over noisy points is biased low; an independent estimate there is not)
-        c, m, _ = evaluate([found.at], reps=int(reps) * CONFIRM, seed=seed + 1)
-        out.update(worst_coverage=float(np.atleast_1d(c)[0]), worst_mcse=float(np.atleast_1d(m)[0]),
-                   reps=int(reps) * CONFIRM)
+    at, used = found.at, found.points * int(reps or 0)
     if s.scores is not None:
         from .empirical import coverage_at, smoothed
 
         sm = smoothed(*s.scores)
-        other = search(lambda c: coverage_at(qualified, sm, [x["auc"] for x in c], delta, reps, seed),
-                       {"auc": s.box["auc"]}, {"auc": s.at["auc"]}, budget)
+
+        def tilted(c, reps=reps, seed=seed):
+            return coverage_at(qualified, sm, [x["auc"] for x in c], delta, reps, seed)
+
+        other = search(tilted, {"auc": s.box["auc"]}, {"auc": s.at["auc"]}, budget)
+        used += other.points * int(reps or 0)
         if other.worst < out["worst_coverage"]:
             out.update(worst_coverage=other.worst, worst_mcse=other.mcse,
                        worst_at=f"{where(other.at)} (your smoothed score distributions)")
+            evaluate, at = tilted, other.at
+    worst, mcse = out["worst_coverage"], out["worst_mcse"]
+    if out["engine"] == "mc" and reps and worst - Z_MCSE * mcse < floor <= worst + CONFIRM_Z * mcse:
+        # not decided at the search's MCSE: fresh test sets at the worst point until it is (``decide``)
+        out.update(decide(evaluate, at, worst, mcse, floor, int(reps), seed, decide_budget(qualified, s, used)))
     return out
+
+
+def decide_budget(qualified, s: Spec, used: int = 0) -> int:
+    """The test sets ``decide`` may draw at one row's worst point: DECIDE_TEST_SETS; an AUC's at most AUC_SCORES
+    scores; a drawing method's what its ``draw_budget`` leaves after the ``used`` test sets of its search."""
+    if draws_per_test_set(qualified):
+        return int(min(DECIDE_TEST_SETS, max(draw_budget(qualified, s) - used, 0)))
+    if s.design in ("binormal", "paired_binormal"):
+        return int(min(DECIDE_TEST_SETS, AUC_SCORES // max(examples(s.points[0]), 1)))
+    return DECIDE_TEST_SETS
+
+
+def decide(evaluate, at: dict, worst: float, mcse: float, floor: float, reps: int, seed: int,
+           budget: int = DECIDE_TEST_SETS) -> dict:
+    """The Monte Carlo decision at the worst point ``at``: batches of fresh test sets (seeds seed + 1, seed + 2,
+    ...; the first CONFIRM × reps, then each as many as all before, so the total doubles), pooled, until the
+    pooled coverage ± Z_MCSE·MCSE lies on one side of ``floor`` or the next batch would pass ``budget`` test sets.
+    The search's own estimate there is left out: the lowest of many noisy points is biased low, a fresh one is not.
+    ``evaluate(coords, reps, seed)`` -> (coverage, MCSE, mean width) arrays; pooled: c = Σ r_i·c_i / Σ r_i,
+    MCSE = sqrt(Σ r_i²·MCSE_i²) / Σ r_i. Returns the audit columns it updates (``worst_coverage``, ``worst_mcse``,
+    ``reps``: the test sets pooled) and, when still undecided, a ``note`` with the margin; {} when the budget
+    does not allow one batch. Deterministic: the seeds are fixed, so the same seed gives the same verdict."""
+    total, weighted, variance, batch, k = 0, 0.0, 0.0, int(reps) * CONFIRM, 1
+    batch = min(batch, budget)
+    if batch < int(reps):
+        return {}
+    c = m = float("nan")
+    while batch > 0 and total + batch <= budget:
+        cov, se, _ = evaluate([at], reps=batch, seed=seed + k)
+        cov, se = float(np.atleast_1d(cov)[0]), float(np.atleast_1d(se)[0])
+        total, weighted, variance = total + batch, weighted + batch * cov, variance + (batch * se) ** 2
+        c, m = weighted / total, math.sqrt(variance) / total
+        if c - Z_MCSE * m >= floor or c + Z_MCSE * m < floor:
+            return {"worst_coverage": c, "worst_mcse": m, "reps": total}
+        batch, k = min(total, budget - total), k + 1
+    return {"worst_coverage": c, "worst_mcse": m, "reps": total,
+            "note": f"undecided after {total:,} test sets at its worst point: {c:.4f} ± {m:.4f}, {c - floor:+.4f} from "
+                    f"the floor {floor:.3f}, within {Z_MCSE:g} MCSE ({Z_MCSE * m:.4f}; audit.DECIDE_TEST_SETS)"}
 
 
 def _draws(qualified) -> bool:
