@@ -244,11 +244,15 @@ def test_bootstrap_methods_are_audited_within_a_budget():
         return r.coverage, r.mcse, r.mean_width
 
     found = search(f1_boot, box, {"tpr": c["tp"] / n_pos, "tnr": c["tn"] / n_neg}, audit.BOOT_SEARCH_POINTS)
-    assert (r.engine, r.reps, r.coverage_at_estimate, r.worst_coverage) == ("mc", REPS, found.coverage, found.worst)
+    assert (r.engine, r.coverage_at_estimate) == ("mc", found.coverage)
+    # the search's worst, or, where it was undecided, decided at its point on fresh test sets (audit.decide)
+    assert (r.reps, r.worst_coverage) == (REPS, found.worst) or (r.reps >= REPS * audit.CONFIRM
+                                                                 and r.worst_mcse < found.mcse)
     r = _row(ev, "auc", "bootstrap")
     mc = coverage("auc.bootstrap", design="binormal", n_pos=n_pos, n_neg=n_neg, auc=r.estimate,
                   sd_ratio=binormal_sd_ratio(s[y == 1], s[y == 0]), reps=REPS, seed=0)
-    assert (r.reps, r.coverage_at_estimate) == (REPS, mc.coverage) and r.worst_coverage <= mc.coverage
+    assert r.coverage_at_estimate == mc.coverage
+    assert r.reps == REPS and r.worst_coverage <= mc.coverage or r.reps >= REPS * audit.CONFIRM
     # at 10,000 scores, 2000 draws: 2 × 100 test sets would pass the budget, so the AUC bootstrap is not audited
     spec = Spec("auc", 0.8, {}, [], design="binormal", points=[dict(n_pos=3000, n_neg=7000, auc=0.8)])
     assert audit.draw_reps("auc.bootstrap", spec, 2000) is None
@@ -402,7 +406,7 @@ def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
     last = printed.strip().splitlines()[-1]
     assert str(out / "report.html") in last and (out / "report.html").resolve().as_uri() in last
     ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam", reps=REPS)
-    for c in ("worst_at", "audit", "meets_target", "note"):  # empty strings read back as NaN
+    for c in ("worst_at", "audit", "meets_target", "narrower", "note"):  # empty strings read back as NaN
         if c in table:
             table[c] = table[c].astype(object).where(table[c].notna(), "")
     pd.testing.assert_frame_equal(table, ref.table.assign(reps=ref.table.reps.astype(float)),
@@ -463,6 +467,7 @@ def test_a_recommended_row_below_target_is_flagged_in_every_output(tmp_path):
     assert set(ev.recommended.meets_target) <= {"certified", "estimated"}
     assert BELOW not in text(ev.recommended) and "Below target" not in markdown(ev)
     ev.table.loc[ev.table.recommended & (ev.table.metric == "recall"), "meets_target"] = "no"
+    ev.table["narrower"] = ""  # (blaker's price, wald's [1, 1], would follow the flag)
     line = next(x for x in text(ev.recommended).splitlines() if x.startswith("recall"))
     assert line.rstrip().endswith(BELOW)
     md = markdown(ev)

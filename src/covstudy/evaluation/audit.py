@@ -45,6 +45,10 @@ BOOT_MIN_REPS = 100  # fewer affordable than this: the method is not audited (MC
 BOOT_BUDGET = 200_000_000  # random numbers one drawing method's whole audit may make: test sets × draws × the
 # numbers a draw makes (~4 CPU-s of Gamma variates; a 10-class macro-F1 posterior: 1,000 test sets)
 CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
+THREE_EXACT_OUTCOMES = 400_000  # a paired method reading the concordant split: searched on exact coverage up to
+# this many outcomes (247,717 at n = 150), beyond by Monte Carlo
+THREE_POINTS, THREE_STARTS = 17, 4  # a searched 3-coordinate box: a 17³ grid, then local grids from its 4 lowest
+# points (~3 CPU-s at n = 150; at or below the 17³ grid's minimum by construction, tests/test_certify.py)
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 WINDOW_FROM = 2_000  # one proportion at n beyond this: the exact audit on the region's count window only
 SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
@@ -148,6 +152,8 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
     pt = s.points[0]
     size = _outcomes(qualified, s)
     limit = PAIRED_EXACT_OUTCOMES if s.design == "paired" else EXACT_OUTCOMES
+    if s.design == "paired" and _reads_concordant(qualified):  # searched on tensor grids (``coverage_grid``)
+        limit = THREE_EXACT_OUTCOMES
     if size > (QUADRATURE_EXACT_OUTCOMES if qualified.split(".")[-1] in QUADRATURE else limit):
         return None
     searched = size > CERTIFY_OUTCOMES  # not certified: windows of SEARCH_BOUND, the plug-in read off the problem
@@ -167,7 +173,7 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
         elif problem.rows is not None:  # exact coverage costs O(rows·log columns) a point: a dense search
             found = grid_search(problem, x, points=33, rounds=8)
         else:  # three coordinates (the paired methods reading the concordant split), or a large space
-            found = grid_search(problem, x)
+            found = grid_search(problem, x, points=THREE_POINTS, rounds=8, starts=THREE_STARTS)
         if len(_SEARCHED) >= 256:
             _SEARCHED.clear()
         _SEARCHED[key] = found
@@ -188,15 +194,19 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
 
 def _outcomes(qualified, s: Spec) -> int:
     """The outcomes ``certified_audit`` would enumerate over the spec's box."""
-    from ..designs import get_design
-    from ..estimands import get_estimand
     from .certify import outcome_count
 
-    concordant = False
-    if s.design == "paired":
-        est = get_estimand(get_design("paired").data, "difference")
-        concordant = est.merge(est.method(qualified)) is None
-    return outcome_count(s.design, s.points[0], s.box, concordant)
+    return outcome_count(s.design, s.points[0], s.box, s.design == "paired" and _reads_concordant(qualified))
+
+
+def _reads_concordant(qualified) -> bool:
+    """Whether a paired method reads the concordant split (both, neither), not only the discordant pairs: its
+    coverage then depends on the third coordinate s (``certify.paired_problem``)."""
+    from ..designs import get_design
+    from ..estimands import get_estimand
+
+    est = get_estimand(get_design("paired").data, "difference")
+    return est.merge(est.method(qualified)) is None
 
 
 def draws_per_test_set(qualified) -> int:
