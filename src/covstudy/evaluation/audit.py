@@ -12,8 +12,10 @@ for the stratified metrics and the paired accuracy difference with deterministic
 (``search``) over the spec's box, within SEARCH_TEST_SETS test sets (points × reps; a bootstrap
 BOOT_SEARCH_POINTS points), the same seed at every point; the AUC also over test sets from the user's
 smoothed scores (``empirical``), the lower of the two. A Monte Carlo search runs a pilot first (two points on
-a fifth of the test sets, then on all): a method that clearly fails stops there, and so does a budgeted one that can no
-longer meet the target (no confirmation follows it). Flow: metrics -> audit -> recommend (reads the
+a fifth of the test sets, then on all): a method that clearly fails stops there. A Monte Carlo worst that is not
+decided (within Z_MCSE MCSE of the floor) is decided at its point on fresh test sets (``decide``), within
+DECIDE_TEST_SETS (a drawing method: what its budget leaves). The 3-coordinate paired rows are searched on exact
+tensor grids (``certify.grid_search``). Flow: metrics -> audit -> recommend (reads the
 columns) and growth (reuses ``coverage_over`` and the reps rules); the audit knows nothing of the
 recommendation or the report.
 """

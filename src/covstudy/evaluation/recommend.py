@@ -26,7 +26,7 @@ guarantee). When no row qualifies, the guaranteed method of the kind is recommen
 narrowest guaranteed row: without an audit, or when the audit contradicts every guarantee), else the row with the
 highest worst coverage (a resampling method only if no other row was audited), and its ``meets_target`` says
 whether it meets the target: every output flags a recommended row that does not, and shows a failing row's worst
-as an upper bound (``≤``) where the audit stopped at the first point below the floor (``worst_is_upper_bound``).
+as an upper bound (``≤``) wherever it is not the exact infimum (``upper_bound``: ``worst_is_upper_bound``).
 Flow: audit -> recommend -> growth (widens the recommended rows) -> render; reads only ``audit``'s constants.
 """
 
