@@ -70,6 +70,7 @@ CONFIRM = 8  # ``decide``'s first batch at the worst point: CONFIRM × reps fres
 CONFIRM_Z = 3.0  # a searched Monte Carlo worst more than this many MCSE below the floor is decided without more
 Z_MCSE = 2  # the decision: a Monte Carlo worst meets the target when worst - Z_MCSE·MCSE reaches the floor, fails
 # when worst + Z_MCSE·MCSE is below it; else more test sets are drawn at its point (``decide``), within
+PLUG_IN_DECIDE = 16  # a plug-in audit (one point, grouped metrics): at most this many times its test sets
 DECIDE_TEST_SETS = 128_000  # fresh test sets at the worst point, at most (MCSE ≈ 0.0006 at 0.95); fewer where a
 # test set costs more: an AUC's test sets of n scores (AUC_SCORES/n), a drawing method's budget (``draw_budget``)
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
@@ -250,7 +251,7 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
     if s.plug_in_only:  # the grouped metrics beyond accuracy: Monte Carlo at the plug-in point (``plug_in``)
         from .plug_in import audit_plug_in
 
-        return audit_plug_in(s, method, qualified, delta, reps, seed)
+        return decide_plug_in(s, method, qualified, delta, seed, audit_plug_in(s, method, qualified, delta, reps, seed))
     if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
         out = certified_audit(qualified, s, delta)
         if out is not None:
@@ -375,6 +376,27 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
     if out["engine"] == "mc" and reps and worst - Z_MCSE * mcse < floor <= worst + CONFIRM_Z * mcse:
         # not decided at the search's MCSE: fresh test sets at the worst point until it is (``decide``)
         out.update(decide(evaluate, at, worst, mcse, floor, int(reps), seed, decide_budget(qualified, s, used)))
+    return out
+
+
+def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict) -> dict:
+    """A plug-in audit (``plug_in``: Monte Carlo at one point) decided like a searched one (``decide``), within
+    PLUG_IN_DECIDE times its test sets; a resampling method (its test sets cost draws each) is left as it is."""
+    from ..engine.coverage import coverage
+    from .plug_in import BOOTSTRAP as RESAMPLING, plug_in_reps
+
+    worst, mcse, floor = out.get("worst_coverage"), out.get("worst_mcse"), 1 - delta - EPSILON
+    if (worst is None or out.get("engine") != "mc" or method in RESAMPLING
+            or not worst - Z_MCSE * mcse < floor <= worst + CONFIRM_Z * mcse):
+        return out
+    reps, params = plug_in_reps(method, s.design, s.points[0], out["reps"])
+
+    def evaluate(coords, reps, seed):
+        r = coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=reps, seed=seed,
+                     **s.points[0], **params)
+        return r.coverage, r.mcse, r.mean_width
+
+    out.update(decide(evaluate, {}, worst, mcse, floor, reps, seed, PLUG_IN_DECIDE * reps))
     return out
 
 
