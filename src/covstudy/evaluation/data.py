@@ -81,11 +81,21 @@ def _labels(label, arr, notes):
     return arr
 
 
+def _what(v) -> str | None:
+    """What a score that is not a real number is (astype(float) would drop an imaginary part or count
+    nanoseconds), or None."""
+    if isinstance(v, (str, bytes)):
+        return "text"
+    if isinstance(v, (complex, np.complexfloating)):
+        return "complex numbers"
+    return "dates or times" if hasattr(v, "year") or isinstance(v, (np.datetime64, np.timedelta64)) else None
+
+
 def _scores(label, arr):
-    if arr.dtype.kind in "cmMSU" or (arr.dtype.kind == "O" and any(isinstance(v, (str, bytes, complex)) or
-                                                                    hasattr(v, "year") for v in arr.tolist())):
-        # complex numbers, dates, text: astype(float) would drop an imaginary part or count nanoseconds
-        raise InputError(f"{label}: must be real numbers (scores: higher = more positive), got {arr.dtype} values")
+    kind = {"c": "complex numbers", "m": "dates or times", "M": "dates or times", "S": "text", "U": "text"}.get(
+        arr.dtype.kind) or (next(filter(None, map(_what, arr.tolist())), None) if arr.dtype.kind == "O" else None)
+    if kind:
+        raise InputError(f"{label}: scores must be numbers (real: higher = more positive), got {kind}")
     try:
         s = arr.astype(float)
     except (TypeError, ValueError):
