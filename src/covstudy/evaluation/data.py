@@ -239,6 +239,11 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
                      f"under {RARE:.0%} of the rows: a stray label? it makes this a {len(data.classes)}-class problem; "
                      f"state the classes (classes= / --classes) to make another label an error")
     data.scores, data.second_scores = sc.get("scores"), sc.get("second_scores")
+    if data.binary:
+        for key, predicted_key in (("scores", "predicted"), ("second_scores", "second")):
+            if sc.get(key) is not None:
+                note = _other_class(names[key], sc[key], data.truth, getattr(data, predicted_key), data.classes)
+                notes.extend([note] if note else [])
     if "groups" in lab:
         _, data.groups = np.unique(_key(lab["groups"]), return_inverse=True)
         if data.groups.max() < 1:
@@ -254,6 +259,33 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
             if span.size != data.questions.max() + 1:
                 raise InputError(f"{names['groups']}: a question's answers must all be in one group")
     return data
+
+
+WRONG_WAY = 0.2  # predicted labels that agree with the scores cut at 0.5 in under this share: scores reversed
+
+
+def _other_class(label, scores, truth, predicted, classes) -> str | None:
+    """A warning when the scores seem to be the other class's: their AUC's 95% DeLong interval lies below 0.5
+    (DeLong, DeLong & Clarke-Pearson 1988), or, probabilities in [0, 1] beside predicted labels, the
+    labels agree with the scores cut at 0.5 on under WRONG_WAY of the rows; None otherwise. ``classes``:
+    [negative, positive]; truth and predicted coded 1 for the positive."""
+    from ..methods.auc_difference import delong_covariance
+
+    pos, neg = scores[truth == 1], scores[truth == 0]
+    theta, cov = delong_covariance(np.asarray(pos, dtype=float)[None], np.asarray(neg, dtype=float)[None])
+    auc, upper = float(np.ravel(theta)[0]), float(np.ravel(theta)[0] + 1.959964 * math.sqrt(max(float(np.ravel(cov)[0]), 0.0)))
+    why = ""
+    if upper < 0.5:
+        why = f"their AUC is {auc:.4f} (95% interval up to {upper:.4f}, below 0.5)"
+    elif predicted is not None and np.all((scores >= 0) & (scores <= 1)):
+        agree = float(np.mean((scores >= 0.5) == (predicted == 1)))
+        if agree < WRONG_WAY:
+            why = f"the predicted labels agree with them cut at 0.5 on only {agree:.0%} of the rows"
+    if not why:
+        return None
+    negative, positive = classes
+    return (f"{label}: {why}: are they the scores of {negative!r}, not of the positive class {positive!r}? "
+            f"If so, pass --positive {negative} (positive={negative!r} in Python), or give the positive class's scores")
 
 
 def _stated(classes, lab, names, found):

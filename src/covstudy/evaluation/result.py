@@ -301,7 +301,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     from tqdm.auto import tqdm
 
     from .. import validate
-    from ..intervals import interval
+    from ..intervals import interval, point_estimate
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
@@ -343,7 +343,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                     bar.update()
                     continue
                 lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
-                row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
+                own = point_estimate(qualified, seed=seed, **s.door)  # each row its method's own estimate
+                row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate if own is None else own,
+                           lower=float(lo),
                            upper=float(hi), width=float(hi - lo),
                            design=s.design or ("multiclass" if s.multiclass else None), n=d.n,
                            guaranteed=_guaranteed(qualified))

@@ -167,10 +167,22 @@ def evaluation_page(ev, folder) -> str:
 {growth}{reliability}
 <section><h2>Every method, audited</h2>
 <p>{AUDITED}</p>
-<div class="fit">{_table_html(bounded(table), cols, "audited", _header)}</div></section>"""
+<div class="fit">{_table_html(bounded(table), cols, "audited", _header)}</div></section>
+{_references(table)}"""
     script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
               "<script>covstudyExplorer.forest();</script>\n")
     return page("covstudy-evaluate report", body, script)
+
+
+def _references(table) -> str:
+    """The methods' references (``references.cited``), each with its entry in docs/methods.md."""
+    from html import escape
+
+    from .references import PAGE, cited
+
+    items = "".join(f"<li><code>{escape(q)}</code> ({escape(display)}): {escape(reference)} — "
+                    f"<code>{PAGE}#{where}</code></li>" for _, q, display, reference, where in cited(table))
+    return f"<section><h2>References</h2><ol>{items}</ol></section>" if items else ""
 
 
 def write_evaluation_html(ev, folder) -> Path:
