@@ -25,6 +25,7 @@ from .recommend import EPSILON, meets
 METRIC = "calibration_ece"
 BINS = 10
 DRAWS = 1000
+EXAMPLE_RESAMPLES = 2 * 10**7  # DRAWS × n at most: resampled example by example (~0.3 CPU-s a method); beyond, by cells
 UNAUDITED = ("coverage_at_estimate", "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "mean_width")
 
 
@@ -58,6 +59,7 @@ def add(d, delta, seed, table, reasons, info, audit=False):
     scores = np.asarray(d.scores, dtype=float)
     labels = (np.asarray(d.truth) == 1).astype(float)
     fig = diagram(scores, labels, delta)
+    observed = (fig["m"], fig["k"], fig["S"])
     audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed) if audit else ({}, "")
     rows = []
     for short, recommended, note in (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by the "
@@ -65,8 +67,14 @@ def add(d, delta, seed, table, reasons, info, audit=False):
                                      ("plugin", False, "biased upward; its bootstrap interval under-covers "
                                                        "(calibration study)")):
         method = get(short, "calibration")
-        lo, hi = method.bounds((scores, labels), delta, rng=stream(seed, evaluate="calibration", method=method.name),
-                               edges=fig["edges"], draws=DRAWS)
+        rng = stream(seed, evaluate="calibration", method=method.name)
+        if DRAWS * d.n <= EXAMPLE_RESAMPLES:
+            lo, hi = method.bounds((scores, labels), delta, rng=rng, edges=fig["edges"], draws=DRAWS)
+        else:  # the same bootstrap law drawn by (bin, label) cells: O(DRAWS × bins), not DRAWS × n
+            resampled = cal.cell_resampled_bin_stats(scores, labels, fig["edges"], DRAWS, rng)
+            lo, hi = (np.atleast_1d(x) for x in cal.BINNED_INTERVALS[short](observed, resampled, delta))
+            note += (f"; {DRAWS:,} resamples of {d.n:,} examples drawn by (bin, label) cells (a cell's score sum "
+                     f"exact or normal: methods.calibration.cell_resampled_bin_stats)")
         estimate = float(cal.ESTIMATES[short](scores, labels, fig["edges"])[0])
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
