@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import special
 
 from .._lazy import stats
 
@@ -102,7 +103,7 @@ def binormal_sd_ratio(pos, neg) -> float:
     inside = (tpr > 0) & (tpr < 1) & (fpr > 0) & (fpr < 1)
     if inside.sum() < ROC_MIN_POINTS:
         return 1.0
-    x, y = stats.norm.ppf(fpr[inside]), stats.norm.ppf(tpr[inside])
+    x, y = special.ndtri(fpr[inside]), special.ndtri(tpr[inside])  # Φ⁻¹, as stats.norm.ppf without its checks
     sx, sy = float(np.std(x)), float(np.std(y))
     if sx == 0 or sy == 0 or np.corrcoef(x, y)[0, 1] <= 0:
         return 1.0
