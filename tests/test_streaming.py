@@ -166,3 +166,34 @@ def test_evaluate_beyond_the_example_budget_draws_by_cells_and_says_so(monkeypat
         assert "drawn by (bin, label) cells" in b.note and "cells" not in a.note
         assert a.estimate == b.estimate
         assert abs(a.lower - b.lower) < 0.25 * a.width and abs(a.upper - b.upper) < 0.25 * a.width
+
+
+def test_paired_auc_bootstrap_and_band_curves_equal_one_block(monkeypatch):
+    """The paired AUC bootstrap and the ROC/PR band's bootstrap curves: one block of every resample's indices
+    (the plain computation: rng.integers(0, n, (draws, n)) then the other class's) and blocks of one resample
+    give the same numbers."""
+    from covstudy.methods import auc_difference, bands
+
+    rng = np.random.default_rng(0)
+    p1, n1 = np.round(rng.normal(1, 1, 40), 1), np.round(rng.normal(0, 1, 60), 1)
+    p2, n2 = p1 + rng.normal(0, 1, 40), n1 + rng.normal(0, 1, 60)
+    grid = np.linspace(0, 1, 11)
+    runs = []
+    for block in (10**9, 1):
+        monkeypatch.setattr(auc, "_RESAMPLE_BLOCK", block)
+        bands._CURVES.clear()
+        runs.append((auc_difference.auc_difference_bootstrap(p1, n1, p2, n2, 0.05, rng=np.random.default_rng(3),
+                                                             draws=300),
+                     bands.bootstrap_curves(p1, n1, grid, np.random.default_rng(4), 50, "roc"),
+                     bands.bootstrap_curves(p1, n1, grid, np.random.default_rng(4), 50, "pr")))
+    for a, b in zip(*runs):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+    plain = np.random.default_rng(3)  # the paired bootstrap by hand: every resample's Â₁* - Â₂* by pairs
+    j, i = plain.integers(0, 60, size=(300, 60)), plain.integers(0, 40, size=(300, 40))
+
+    def mann_whitney(p, n):
+        return ((p[:, :, None] > n[:, None, :]) + 0.5 * (p[:, :, None] == n[:, None, :])).mean(axis=(1, 2))
+
+    d = mann_whitney(p1[i], n1[j]) - mann_whitney(p2[i], n2[j])
+    np.testing.assert_allclose(runs[0][0], np.quantile(d, [0.025, 0.975]), rtol=0, atol=1e-12)
