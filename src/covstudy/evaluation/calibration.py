@@ -4,7 +4,9 @@ The scores are read as the probability of the positive class, binned into BINS e
 metric ``calibration_ece`` is the binned L1 ECE, with the interval the calibration study recommends
 (experiments/calibration/README.md): the debiased ECE of Kumar, Liang & Ma (2019) with its recentred
 bootstrap (``ece.debiased``, recommended), and beside it the plug-in with its percentile bootstrap
-(``ece.plugin``), biased upward, whose interval under-covers. The reason names Spiegelhalter's Z test of
+(``ece.plugin``), biased upward, whose interval under-covers. Beyond EXAMPLE_RESAMPLES resampled examples
+(DRAWS × n) both draw their resamples by (bin, label) cells (``methods.calibration.cell_resampled_bin_stats``:
+O(DRAWS × bins), not O(DRAWS × n)), and their notes say so. The reason names Spiegelhalter's Z test of
 perfect calibration. The diagram shows each bin's frequency of positives with its Clopper–Pearson
 interval and the Šidák band over the bins (whole-curve coverage at least 1 - delta given the counts).
 With an audit, each row's Monte Carlo coverage at the plug-in point fitted to these data (``ece_audit``:

@@ -25,7 +25,9 @@ one row per test set) unless it says otherwise.
   calibration": 2·plug-in minus the plug-in's expectation when each bin's frequency is
   redrawn from N(ȳ_j, ȳ_j(1 - ȳ_j)/m_j), here in closed form, the folded normal's mean, instead
   of their Monte Carlo average; its interval the bootstrap distribution of the debiased estimate
-  recentred on it, floored at 0).
+  recentred on it, floored at 0). Resamples are drawn in blocks of whole draws (``resampled_bin_stats``:
+  memory never draws × n), or by (bin, label) cells in O(draws·B) (``cell_resampled_bin_stats``, the
+  same law but for a normal score sum in cells of many distinct scores).
 * **Tests of perfect calibration**: ``hosmer_lemeshow`` (Hosmer & Lemeshow 1980, "Goodness of fit
   tests for the multiple logistic regression model", Communications in Statistics A 9; with the
   scores given, not fitted to this test set, the statistic is referred to χ² on the number of
