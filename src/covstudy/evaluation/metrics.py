@@ -360,7 +360,9 @@ def score_icc(scores, labels, groups) -> float:
     (Donner 1986, "A review of inference procedures for the intraclass correlation coefficient in
     the one-way random effects model"): the clustered binormal design's icc_score (its scale is
     the normal one). 0 where undefined."""
-    z = special.ndtri((stats.rankdata(scores) - 0.5) / scores.size)  # Φ⁻¹, as stats.norm.ppf without its checks
+    from ..methods.distinct import midranks
+
+    z = special.ndtri((midranks(scores) - 0.5) / scores.size)  # Φ⁻¹ (stats.norm.ppf without its checks) of rankdata
     r = z - np.where(labels, z[labels].mean(), z[~labels].mean())
     G = int(groups.max()) + 1
     s = np.bincount(groups, minlength=G).astype(float)

@@ -106,7 +106,7 @@ def binormal_sd_ratio(pos, neg) -> float:
         return 1.0
     x, y = special.ndtri(fpr[inside]), special.ndtri(tpr[inside])  # Φ⁻¹, as stats.norm.ppf without its checks
     sx, sy = float(np.std(x)), float(np.std(y))
-    if sx == 0 or sy == 0 or np.corrcoef(x, y)[0, 1] <= 0:
+    if sx == 0 or sy == 0 or np.dot(x - x.mean(), y - y.mean()) <= 0:  # the points fall: correlation <= 0
         return 1.0
     return float(np.clip(sx / sy, *SD_RATIO_RANGE))
 

@@ -31,3 +31,16 @@ def unique_inverse(values) -> tuple[np.ndarray, np.ndarray]:
             return (np.flatnonzero(present) + low).astype(values.dtype), code[shifted]
     distinct, inverse = np.unique(values, return_inverse=True)
     return distinct, inverse.reshape(-1)
+
+
+def midranks(values) -> np.ndarray:
+    """The ranks 1..n of a 1-d array, ties given their mean rank: ``scipy.stats.rankdata(values)`` (the same
+    numbers: whole and half numbers), from one sort: a tie group at sorted places a..b - 1 gets (a + 1 + b)/2."""
+    values = np.asarray(values)
+    order = np.argsort(values)
+    ordered = values[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    ends = np.append(starts[1:], values.size)
+    ranks = np.empty(values.size)
+    ranks[order] = np.repeat((starts + 1 + ends) / 2, ends - starts)
+    return ranks
