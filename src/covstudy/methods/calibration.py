@@ -63,8 +63,8 @@ def bin_index(scores, edges) -> np.ndarray:
 
 def bin_stats(scores, labels, edges) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(m, k, S), each (rows, B): per bin the count, the positives and the sum of the scores."""
-    scores = np.atleast_2d(np.asarray(scores, dtype=float))
-    labels = np.atleast_2d(np.asarray(labels, dtype=float))
+    scores, labels = validate.test_sets(scores, labels)
+    edges = validate.bin_edges(edges)
     rows, B = scores.shape[0], len(edges) - 1
     key = (np.arange(rows)[:, None] * B + bin_index(scores, edges)).ravel()
     shape = (rows, B)
@@ -148,7 +148,9 @@ def resampled_bin_stats(scores, labels, edges, draws: int, rng: np.random.Genera
     In blocks of whole draws, at most ``block`` indices (one draw where n is larger), so memory is
     O(block + n + draws·B), never draws × n. The numbers do not depend on the block: split calls of
     ``integers`` continue one stream, and a draw's sums are added in the same order."""
-    scores, labels = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    scores, labels = (x[0] for x in validate.test_sets(scores, labels))
+    edges = validate.bin_edges(edges)
+    draws = validate.whole("draws", draws, 1, validate.DRAWS_MAX)
     n, B = scores.size, len(edges) - 1
     bins = bin_index(scores, edges)
     m, k, S = np.empty((draws, B), dtype=np.int64), np.empty((draws, B)), np.empty((draws, B))
@@ -175,7 +177,9 @@ def cell_resampled_bin_stats(scores, labels, edges, draws: int, rng: np.random.G
     at most DISTINCT examples); otherwise from N(c·μ_c, c·σ_c²), the sum's exact mean and variance
     (μ_c, σ_c² the cell's mean and population variance; the central limit theorem over c, about N_c >
     DISTINCT, draws), clipped to [c·min, c·max]. ``bin_bootstrap`` is the same idea for one bin's frequency."""
-    scores, labels = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    scores, labels = (x[0] for x in validate.test_sets(scores, labels))
+    edges = validate.bin_edges(edges)
+    draws = validate.whole("draws", draws, 1, validate.DRAWS_MAX)
     n, B = scores.size, len(edges) - 1
     cell = (2 * bin_index(scores, edges) + (labels > 0.5)).astype(np.int32 if 2 * B >= 2**15 else np.int16)
     order = np.argsort(cell, kind="stable")  # a radix sort for 16-bit keys: O(n)
@@ -212,7 +216,10 @@ def _quantiles(x, delta):
 def _rows(kernel):
     """Run a one-test-set ECE computation over the rows of (scores, labels)."""
     def over_rows(scores, labels, delta, rng=None, *, edges, draws=500):
-        scores, labels = np.atleast_2d(scores), np.atleast_2d(labels)
+        scores, labels = validate.test_sets(scores, labels)
+        edges = validate.bin_edges(edges)
+        delta = float(validate.delta(validate.scalar("delta", delta)))
+        draws = validate.whole("draws", draws, 1, validate.DRAWS_MAX)
         validate.resample_work("draws", draws, scores.shape[-1], "examples")
         rng = rng if rng is not None else np.random.default_rng(0)
         out = np.array([kernel(s, y, delta, rng, edges, draws) for s, y in zip(scores, labels)]).reshape(-1, 2)
@@ -283,8 +290,7 @@ def hosmer_lemeshow(scores, labels, edges) -> tuple[np.ndarray, np.ndarray]:
 
 def spiegelhalter_z(scores, labels) -> tuple[np.ndarray, np.ndarray]:
     """(Z, p): Z = Σ(y - s)(1 - 2s)/sqrt(Σ(1 - 2s)²s(1 - s)) over each row, two-sided p = 2Φ(-|Z|)."""
-    s = np.atleast_2d(np.asarray(scores, dtype=float))
-    y = np.atleast_2d(np.asarray(labels, dtype=float))
+    s, y = validate.test_sets(scores, labels)
     Z = ((y - s) * (1 - 2 * s)).sum(axis=-1) / np.sqrt(((1 - 2 * s) ** 2 * s * (1 - s)).sum(axis=-1))
     return Z, 2 * special.ndtr(-np.abs(Z))
 
