@@ -81,6 +81,7 @@ def add(d, delta, seed, table, reasons, info, audit=False):
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
                          audit="", meets_target="", recommended=recommended, note=note, guaranteed=bool(method.guaranteed),
+                         worst_is_upper_bound=False, narrower="",  # every column of the table, alone too
                          **dict.fromkeys(UNAUDITED, np.nan), engine=None, reps=None))
         extra = audited.get(short, {})
         rows[-1].update({k: v for k, v in extra.items() if k != "note"})
