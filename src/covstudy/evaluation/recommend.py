@@ -204,8 +204,9 @@ def _failing(rows, pick, floor) -> str:
     narrower = rows[(rows.width < pick.width) & rows.worst_coverage.notna() & ~rows.meets_target.isin(MET)]
     if not len(narrower):
         return ""
-    narrower = narrower.sort_values("width", kind="stable").head(3)
-    said = ", ".join(f"{r.method} {_worst(r)} ({r.meets_target}{': ' + r.note if r.meets_target == 'undecided' and r.get('note') else ''})"
+    narrower = narrower.sort_values("width", kind="stable")
+    said = ", ".join(f"{r.method} {_worst(r)} ({r.meets_target}"
+                     + (f": {r.note}" if r.meets_target == "undecided" and r.get("note") else "") + ")"
                      for _, r in narrower.iterrows())
     return f"narrower methods fall short of {floor:.3f}: {said}; "
 
