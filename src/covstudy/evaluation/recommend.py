@@ -205,8 +205,8 @@ def _failing(rows, pick, floor) -> str:
     if not len(narrower):
         return ""
     narrower = narrower.sort_values("width", kind="stable")
-    said = ", ".join(f"{r.method} {_worst(r)} ({r.meets_target}"
-                     + (f": {r.note}" if r.meets_target == "undecided" and r.get("note") else "") + ")"
+    said = ", ".join(f"{r.method} {_worst(r)} ("
+                     + (r.note if r.meets_target == "undecided" and r.get("note") else r.meets_target) + ")"
                      for _, r in narrower.iterrows())
     return f"narrower methods fall short of {floor:.3f}: {said}; "
 
