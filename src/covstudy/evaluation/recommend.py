@@ -37,7 +37,7 @@ import numpy as np
 from .audit import BOOTSTRAP, EPSILON, Z_MCSE
 
 TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
-PRICE = 1.25  # a guaranteed pick this many times as wide as the narrowest approximate row shows that row beside it
+PRICE = 1.5  # a guaranteed pick this many times as wide as the narrowest approximate row shows that row beside it
 GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp",
               "paired": "exact_mcnemar", "difference": "melded"}  # the kind's preferred guaranteed method
 MET = ("certified", "guaranteed", "estimated")  # the verdicts that meet the target
