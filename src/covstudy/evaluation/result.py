@@ -25,7 +25,7 @@ import numpy as np
 
 from . import calibration, render
 from .audit import REPS, audit_metric
-from .data import MAX_CLASSES, MAX_ROWS, prepare
+from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare
 from .growth import growth_table
 from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, MET, mark
@@ -195,6 +195,28 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
         bar.update()
 
 
+def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows, classes=None):
+    """The options a column check does not see, checked before any work: (metrics, max_classes, max_rows)."""
+    from .. import validate
+
+    if truth is None:
+        raise InputError("truth: give the true label of every example")
+    flags = {name: validate.flag(name, value) for name, value in
+             (("audit", audit), ("guarantee", guarantee), ("audit_all", audit_all))}
+    for name in ("guarantee", "audit_all"):
+        if flags[name] and not flags["audit"]:
+            raise InputError(f"{name}: needs the coverage audit, and audit is False; drop one of them")
+    if metrics is not None:
+        if isinstance(metrics, str):  # "accuracy" is one metric, not the letters a, c, c, ...
+            metrics = [metrics]
+        if not isinstance(metrics, (list, tuple)) or not metrics or not all(isinstance(m, str) for m in metrics):
+            raise InputError(f"metrics: give one metric name or more (or None: every metric), got {metrics!r}")
+        metrics = list(metrics)
+    if classes is not None and not isinstance(classes, (str, list, tuple)):
+        raise InputError(f"classes: a list of labels or an 'A,B,...' string, got {classes!r}")
+    return metrics, validate.whole("max_classes", max_classes, 2), validate.whole("max_rows", max_rows, 1)
+
+
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
              guarantee=False, classes=None, progress=True, judge=None, max_classes=MAX_CLASSES,
@@ -283,6 +305,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
+    metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
+                                                      classes)
     if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
         from . import judged
 
@@ -290,7 +314,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             predicted=predicted, scores=scores, groups=groups, second_predicted=second_predicted,
             second_scores=second_scores, questions=questions))
     d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
-                int(max_classes), int(max_rows))
+                max_classes, max_rows)
     notes = []
     for msg in d.notes:  # what was read that may not be what was meant
         warnings.warn(msg, stacklevel=2)
