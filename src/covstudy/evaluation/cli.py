@@ -51,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="refuse more rows than this before any work (default 10,000,000)")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument("--guarantee", action="store_true",
-                   help="recommend only methods whose worst coverage over the region is certified >= 1 - delta")
+                   help="recommend only methods whose worst coverage over the region is certified >= 1 - delta, "
+                        "or guaranteed (by proof, the registry's guaranteed methods)")
     p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.html and forest.png/.pdf here")
     return p
 
