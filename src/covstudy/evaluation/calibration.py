@@ -70,8 +70,7 @@ def add(d, delta, seed, table, reasons, info, audit=False):
         estimate = float(cal.ESTIMATES[short](scores, labels, fig["edges"])[0])
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
-                         audit="", meets_target="", recommended=recommended, note=note,
-                         guaranteed=bool(method.guaranteed),
+                         audit="", meets_target="", recommended=recommended, note=note, guaranteed=bool(method.guaranteed),
                          **dict.fromkeys(UNAUDITED, np.nan), engine=None, reps=None))
         extra = audited.get(short, {})
         rows[-1].update({k: v for k, v in extra.items() if k != "note"})
@@ -92,11 +91,10 @@ def add(d, delta, seed, table, reasons, info, audit=False):
                    f"({ece_audit.AUDIT_DRAWS} resamples each) was {cover}.")
     else:
         checked = "Not audited at these data" + (f" ({rows[0]['note'].split('; ', 1)[1]})." if audit else ".")
-    reasons[METRIC] = switched + (f"{'T' if switched else 't'}he debiased ECE (Kumar, Liang & Ma 2019) with its "
-                                  f"recentred bootstrap covered 0.93-0.94 in the calibration study with 5 or 10 bins "
-                                  f"when the scores are miscalibrated; the plug-in ECE's bootstrap covered 0.00-0.89. "
-                                  f"{checked} Spiegelhalter's test of perfect calibration: Z = {float(z[0]):.2f}, "
-                                  f"p = {float(p[0]):.3g}.")
+    reasons[METRIC] = switched + (f"{'T' if switched else 't'}he debiased ECE (Kumar, Liang & Ma 2019) with its recentred bootstrap covered 0.93-0.94 "
+                       f"in the calibration study with 5 or 10 bins when the scores are miscalibrated; the plug-in "
+                       f"ECE's bootstrap covered 0.00-0.89. {checked} Spiegelhalter's test of "
+                       f"perfect calibration: Z = {float(z[0]):.2f}, p = {float(p[0]):.3g}.")
     info["calibration"] = fig
     return pd.concat([table, pd.DataFrame(rows)], ignore_index=True)
 
