@@ -407,6 +407,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
             table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit)
         table["note"] = table["note"].fillna("") if "note" in table else ""
+        # rows added after ``recommend`` (superiority_probability, the ECE) or no rule run (the ECE alone)
+        table["narrower"] = table["narrower"].fillna("") if "narrower" in table else ""
+        for flag in ("worst_is_upper_bound", "guaranteed"):
+            table[flag] = table[flag].astype(object).where(table[flag].notna(), False).astype(bool) \
+                if flag in table else False
         cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
         table = table[cols]
         def step(metric):
