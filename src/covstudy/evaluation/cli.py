@@ -47,6 +47,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument("--guarantee", action="store_true",
                    help="recommend only methods whose worst coverage over the region is certified >= 1 - delta")
+    p.add_argument("--budget", metavar="SECONDS", default=None,
+                   help="CPU seconds the run may take (default 10; inf: no budget): the cost is forecast before any "
+                        "work, and audits that would pass the budget are cut, each cut row's note saying what was cut")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the audit cache ($COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy, else "
+                        "~/.cache/covstudy), which makes a second run on the same data read its audits back")
     p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.html and forest.png/.pdf here")
     return p
 
@@ -97,6 +103,13 @@ def _main(argv) -> int:
     args = parser.parse_args(argv)
     if args.out is not None and (why := problem(args.out, folder=True)):
         parser.exit(2, f"covstudy-evaluate: error: --out {args.out}: {why}\n")
+    if args.budget is not None:  # before any work: a bad budget is one line, exit 2
+        from .cost import budget_value
+
+        try:
+            budget_value(args.budget)
+        except ValueError as e:
+            parser.exit(2, f"covstudy-evaluate: error: --{e}\n")
     if args.model:
         return _leaderboard(args)
     from .result import evaluate
@@ -127,7 +140,8 @@ def _main(argv) -> int:
             warnings.simplefilter("always")
             ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed,
                           reps=args.reps, guarantee=args.guarantee, classes=args.classes, progress=not args.quiet,
-                          max_classes=args.max_classes, max_rows=args.max_rows, audit_all=args.audit_all)
+                          max_classes=args.max_classes, max_rows=args.max_rows, audit_all=args.audit_all,
+                          budget=args.budget, cache=not args.no_cache)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2
