@@ -45,18 +45,24 @@ BUILD_SECONDS = 2e-6  # an outcome's interval, built once (the slower methods: b
 SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
               "exact_mcnemar", "exact_unconditional", "tango", "score"}
 SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval): (fixed, per unit)
-    "binormal": (4e-6, 6e-8),  # unit: a score (ranked)
-    "paired_binormal": (6e-6, 8e-8),
+    "binormal": (4e-6, 2e-8),  # unit: a score (ranked)
+    "paired_binormal": (6e-6, 3e-8),
     "clustered": (3e-6, 2e-8),  # unit: a cluster
     "multiclass": (2e-5, 5e-7),  # unit: a cell of the K × K confusion matrix
     "eval": (4e-6, 2e-8),  # unit: a question
-    "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (5e-6, 0.0), "judged": (5e-6, 0.0),
+    "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
 }
-DRAW_SECONDS = 1e-8  # a resample's number (bootstrap draws × numbers a draw resamples)
+DRAW_FIXED = 3e-4  # a drawing method's interval on one simulated test set: fixed, and per number drawn
+DRAW_SECONDS = {"binormal": 7e-9, "paired_binormal": 7e-9, "paired_confusion": 3.5e-8, "multiclass": 1.25e-7}
+# multiclass posteriors solve each distinct outcome's interval by quadrature (remembered across test sets): their
+# audit costs about this × K × sqrt(n) CPU-s, whatever the reps (measured at K = 5, 10 and n = 60, 100)
+SOLVED_SECONDS = {"posterior_jeffreys": 0.23, "posterior": 0.03}
+DRAW_DEFAULT = 2e-8
 BINOMIAL_SECONDS = (2e-3, 2e-7)  # a one-proportion audit: fixed, per count in its window
 CONFIRM_SHARE = 0.3  # Monte Carlo audits whose worst needs the confirmation (CONFIRM × reps at one point)
 REACH = 0.7  # the chance a method's audit runs when its metric's audit stops at the first that meets the target
 GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a metric, beyond one proportion
+GROWTH_BINOMIAL = 0.06  # ... a one-proportion metric's (exact widths, and the n for half the width)
 CALIBRATION_SECONDS = 1.5  # the calibration rows' own audit (ece_audit.ECE_BUDGET: about 2 CPU-s at most)
 INTERVAL_SECONDS = (1e-3, 4e-8)  # a method's interval on the data: fixed, per row of the file
 DRAW_INTERVAL_SECONDS = 1.5e-8  # ... a resampling method: per row and draw (capped by result.RESAMPLES_MAX)
@@ -142,15 +148,19 @@ def _units(s, qualified) -> float:
 
 
 def _set_seconds(s, qualified) -> float:
-    from .audit import draws_per_test_set
+    """A simulated test set's cost in the spec's design (SET_SECONDS), and a drawing method's resamples on it
+    (DRAW_SECONDS a number: its draws × the numbers a draw makes, as ``audit.draw_budget`` counts them)."""
+    from .audit import draw_budget, draws_per_test_set
 
     design = "multiclass" if s.multiclass is not None else s.design
     fixed, per = SET_SECONDS.get(design, (5e-6, 0.0))
-    units = _units(s, qualified)
-    out = fixed + per * units
+    out = fixed + per * _units(s, qualified)
     draws = draws_per_test_set(qualified)
-    if draws:  # every test set's interval resamples: draws × the numbers a draw makes
-        out += DRAW_SECONDS * draws * max(units, 2.0)
+    if draws:
+        from .audit import BOOT_BUDGET
+
+        numbers = BOOT_BUDGET / max(draw_budget(qualified, s), 1)  # draws × numbers a draw makes
+        out += DRAW_FIXED + DRAW_SECONDS.get(design, DRAW_DEFAULT) * numbers
     return out
 
 
@@ -209,13 +219,19 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
         limit = PAIRED_EXACT_OUTCOMES if s.design == "paired" else EXACT_OUTCOMES
         if size <= (QUADRATURE_EXACT_OUTCOMES if qualified.split(".")[-1] in QUADRATURE else limit):
             build = size * BUILD_SECONDS * (10 if method in SLOW_BUILD else 1)
-            if size <= CERTIFY_OUTCOMES and len(s.box) <= 2:
+            d = len(s.box)
+            if size <= CERTIFY_OUTCOMES and d <= 2:
                 ops = min(size * CERTIFY_OPS, WORK if work is None else work)
-            else:  # grid_search: a few hundred exact coverages of the whole outcome space
-                ops = 300 * size * 4
+            elif s.design == "stratified":  # grid_search on row-wise sums: 33^d points and 8 rounds of 5^d
+                ops = (33 ** d + 8 * 5 ** d) * math.sqrt(size) * 40
+            else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
+                ops = (8 ** d + 6 * 5 ** d) * size * 5
             return build + ops / CERTIFY_RATE
     sets, _ = _search_sets(s, method, qualified, reps)
-    return sets * _set_seconds(s, qualified)
+    solved = 0.0
+    if s.multiclass is not None and method in SOLVED_SECONDS:
+        solved = SOLVED_SECONDS[method] * len(s.multiclass[1]) * math.sqrt(s.multiclass[0])
+    return sets * _set_seconds(s, qualified) + solved
 
 
 def intervals_seconds(s, n) -> float:
@@ -275,34 +291,38 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
 
     def growth(mc):
         sets = GROWTH_SETS * min(1.0, mc)
-        return sum(sets * _set_seconds(s, s.methods[0][2]) for s in growing)
+        return (sum(sets * _set_seconds(s, s.methods[0][2]) for s in growing)
+                + GROWTH_BINOMIAL * sum(s.design == "binomial" for s in specs))
 
     def expected(js, mc):
         return growth(mc) + sum(j.reach * j.seconds for j in js.values())
 
     room = budget - fixed
-    mc, cert, cuts = 1.0, 1.0, []
-    chosen = choose(mc, cert, False)
+    mc, cert, drop = 1.0, 1.0, False
+    chosen = choose(mc, cert, drop)
     if expected(chosen, mc) > room:
-        chosen = choose(mc, cert, True)
-        cuts.append("the resampling methods' audits")
+        drop = True
+        chosen = choose(mc, cert, drop)
     while expected(chosen, mc) > room and reps * mc > MIN_REPS:
         mc /= 2
-        chosen = choose(mc, cert, True)
-    if mc < 1:
-        cuts.append(f"the Monte Carlo audits' test sets a point (×{mc:g}, at least {MIN_REPS})")
+        chosen = choose(mc, cert, drop)
     while expected(chosen, mc) > room and cert > 1 / 64:
         cert /= 2
-        chosen = choose(mc, cert, True)
-    if cert < 1:
-        cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)")
+        chosen = choose(mc, cert, drop)
     dropped = set()
     while expected(chosen, mc) > room:
         left = [k for k, j in chosen.items() if not j.skip and j.seconds > 0]
         if not left:
             break
         dropped.add(max(left, key=lambda k: chosen[k].seconds))
-        chosen = choose(mc, cert, True, frozenset(dropped))
+        chosen = choose(mc, cert, drop, frozenset(dropped))
+    cuts = []  # what was cut, each once, if it touched an audit
+    if drop and any("resampling" in j.skip for j in chosen.values()):
+        cuts.append("the resampling methods' audits")
+    if any(j.reps is not None and not j.skip for j in chosen.values()):
+        cuts.append(f"the Monte Carlo audits' test sets a point (×{mc:g}, at least {MIN_REPS})")
+    if any(j.work is not None and not j.skip for j in chosen.values()):
+        cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)")
     if dropped:
         cuts.append(f"{len(dropped)} of the costliest audits")
     if lookup is not None:

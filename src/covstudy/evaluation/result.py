@@ -120,6 +120,8 @@ def _clustered_first(table, reasons, audited):
                 why = "without an audit"
             elif metric == "clustered_accuracy":
                 why = f"because {reasons.get(metric, '')}"
+            elif r.coverage_at_estimate != r.coverage_at_estimate:  # its audit was cut to fit the budget
+                why = f"though it was not audited ({r.note or 'no audit'})"
             else:
                 why = (f"though no method was shown to meet the target (its coverage at the operating point is "
                        f"{r.coverage_at_estimate:.4f} ± {r.coverage_mcse:.3f}, Monte Carlo, {int(r.reps)} test sets: "
