@@ -60,7 +60,8 @@ SOLVED_SECONDS = {"posterior_jeffreys": 0.23, "posterior": 0.03}
 DRAW_DEFAULT = 2e-8
 BINOMIAL_SECONDS = (2e-3, 2e-7)  # a one-proportion audit: fixed, per count in its window
 CONFIRM_SHARE = 0.3  # Monte Carlo audits whose worst needs the confirmation (CONFIRM × reps at one point)
-REACH = 0.7  # the chance a method's audit runs when its metric's audit stops at the first that meets the target
+REACH_AUDITS = 3  # methods a metric audits, typically, when its audit stops at the first that meets the target
+# (1 to 13 of 15 measured): a plain method's audit runs with chance REACH_AUDITS / its metric's plain methods
 GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a metric, beyond one proportion
 GROWTH_BINOMIAL = 0.06  # ... a one-proportion metric's (exact widths, and the n for half the width)
 CALIBRATION_SECONDS = 1.5  # the calibration rows' own audit (ece_audit.ECE_BUDGET: about 2 CPU-s at most)
@@ -109,21 +110,29 @@ class Plan:
     cuts: list = field(default_factory=list)  # what was cut, in words, once each
     charged: float = 0.0  # forecasts of the audits that ran (a deterministic count of the work done)
     growth_reps: int | None = None  # the width-vs-n table's test sets a size, when cut
+    allowance: dict = field(default_factory=dict)  # metric -> CPU-s its audits may be charged (none: no limit)
+    spent: dict = field(default_factory=dict)  # metric -> CPU-s charged
 
     def job(self, metric, qualified) -> Job | None:
         return self.jobs.get((metric, qualified))
 
     def admit(self, job: Job) -> str:
-        """"" if the job may run; else why not (the budget's account is spent)."""
+        """"" if the job may run; else why not: its metric's share of the budget is spent, or the whole budget
+        is, by SLACK. A metric's first audit always runs (a cut one, within its caps): no metric goes unaudited
+        because others came first."""
         if job.skip:
             return job.skip
-        if self.fixed + self.charged + job.seconds > SLACK * self.budget and self.charged > 0:
-            return (f"not audited: the audits before it spent the budget ({self.budget:g} CPU-s forecast, "
-                    f"--budget)")
+        spent = self.spent.get(job.metric, 0.0)
+        if spent > 0 and spent + job.seconds > SLACK * self.allowance.get(job.metric, math.inf):
+            return (f"not audited: this metric's audits spent its share of the budget ({self.budget:g} CPU-s, "
+                    f"--budget) on narrower methods")
+        if spent > 0 and self.fixed + self.charged + job.seconds > SLACK * self.budget:
+            return f"not audited: the audits before it spent the budget ({self.budget:g} CPU-s, --budget)"
         return ""
 
     def charge(self, job: Job) -> None:
         self.charged += job.seconds
+        self.spent[job.metric] = self.spent.get(job.metric, 0.0) + job.seconds
 
     @property
     def work(self) -> float:
@@ -266,21 +275,19 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     jobs = []
     for s in specs:
         every = s.region is not None or audit_all
-        for method, _, qualified in s.methods:
-            drawing = method in BOOTSTRAP or _draws(qualified)
-            ops = _certify_ops(s, qualified)
-            jobs.append((s, method, qualified, 1.0 if every else REACH, drawing, ops))
+        drawing = [method in BOOTSTRAP or _draws(qualified) for method, _, qualified in s.methods]
+        plain = max(1, len(drawing) - sum(drawing))
+        for (method, _, qualified), draws in zip(s.methods, drawing):
+            reach = 1.0 if every or draws else min(1.0, REACH_AUDITS / plain)
+            jobs.append((s, method, qualified, reach, draws, _certify_ops(s, qualified)))
 
-    def choose(mc, cert, drop_drawing, dropped=frozenset()):
+    def choose(mc, cert, drop_drawing):
         out = {}
         for s, method, qualified, reach, drawing, ops in jobs:
             key = (s.metric, qualified)
             if drop_drawing and drawing:
                 out[key] = Job(s.metric, qualified, 0.0, reach, skip="not audited: a resampling method's audit "
                                                                       "does not fit the budget (--budget)")
-            elif key in dropped:
-                out[key] = Job(s.metric, qualified, 0.0, reach, skip="not audited: its audit does not fit the "
-                                                                      "budget (--budget)")
             else:
                 r = max(MIN_REPS, int(reps * mc)) if mc < 1 else None
                 r = None if r is not None and r >= reps else r
@@ -309,13 +316,14 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     while expected(chosen, mc) > room and cert > 1 / 64:
         cert /= 2
         chosen = choose(mc, cert, drop)
-    dropped = set()
-    while expected(chosen, mc) > room:
-        left = [k for k, j in chosen.items() if not j.skip and j.seconds > 0]
-        if not left:
-            break
-        dropped.add(max(left, key=lambda k: chosen[k].seconds))
-        chosen = choose(mc, cert, drop, frozenset(dropped))
+    # still over: each metric may spend its share of the room (in proportion to its expected cost), and its
+    # audits stop there (``Plan.admit``), so that no metric's audits starve another's
+    per_metric = {}
+    for j in chosen.values():
+        per_metric[j.metric] = per_metric.get(j.metric, 0.0) + j.reach * j.seconds
+    spend, left = sum(per_metric.values()), max(room - growth(mc), 0.0)
+    if spend > left:
+        p.allowance = {m: left * v / spend for m, v in per_metric.items()}
     cuts = []  # what was cut, each once, if it touched an audit
     if drop and any("resampling" in j.skip for j in chosen.values()):
         cuts.append("the resampling methods' audits")
@@ -323,15 +331,19 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
         cuts.append(f"the Monte Carlo audits' test sets a point (×{mc:g}, at least {MIN_REPS})")
     if any(j.work is not None and not j.skip for j in chosen.values()):
         cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)")
-    if dropped:
-        cuts.append(f"{len(dropped)} of the costliest audits")
+    if p.allowance:
+        cuts.append("each metric's audits to its share of the budget (the narrowest methods first)")
     if lookup is not None:
         for (metric, qualified), j in chosen.items():
             s = next(x for x in specs if x.metric == metric)
             j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work)
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
     p.fixed = fixed + growth(mc)
-    p.forecast = p.fixed + sum(j.reach * j.seconds for j in chosen.values() if not j.cached)
+    fresh = {}
+    for j in chosen.values():
+        if not j.cached:
+            fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
+    p.forecast = p.fixed + sum(min(v, p.allowance.get(m, math.inf)) for m, v in fresh.items())
     return p
 
 
