@@ -48,14 +48,14 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "binormal": (4e-6, 2e-8),  # unit: a score (ranked)
     "paired_binormal": (6e-6, 3e-8),
     "clustered": (3e-6, 2e-8),  # unit: a cluster
-    "multiclass": (2e-5, 5e-7),  # unit: a cell of the K × K confusion matrix
+    "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
     "eval": (4e-6, 2e-8),  # unit: a question
     "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
 }
 DRAW_FIXED = 3e-4  # a drawing method's interval on one simulated test set: fixed, and per number drawn
 DRAW_SECONDS = {"binormal": 7e-9, "paired_binormal": 7e-9, "paired_confusion": 3.5e-8, "multiclass": 1.25e-7}
 # multiclass posteriors solve each distinct outcome's interval by quadrature (remembered across test sets): their
-# audit costs about this × K × sqrt(n) CPU-s, whatever the reps (measured at K = 5, 10 and n = 60, 100)
+# audit costs about this × K × sqrt(n) CPU-s at 2,000 reps (measured at K = 5, 10 and n = 60, 100)
 SOLVED_SECONDS = {"posterior_jeffreys": 0.23, "posterior": 0.03}
 DRAW_DEFAULT = 2e-8
 BINOMIAL_SECONDS = (2e-3, 2e-7)  # a one-proportion audit: fixed, per count in its window
@@ -239,7 +239,9 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
     sets, _ = _search_sets(s, method, qualified, reps)
     solved = 0.0
     if s.multiclass is not None and method in SOLVED_SECONDS:
-        solved = SOLVED_SECONDS[method] * len(s.multiclass[1]) * math.sqrt(s.multiclass[0])
+        # fewer test sets, fewer distinct outcomes to solve
+        solved = (SOLVED_SECONDS[method] * len(s.multiclass[1]) * math.sqrt(s.multiclass[0])
+                  * min(1.0, math.sqrt(reps / 2000)))
     return sets * _set_seconds(s, qualified) + solved
 
 
