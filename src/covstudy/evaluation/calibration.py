@@ -70,7 +70,7 @@ def add(d, delta, seed, table, reasons, info, audit=False):
         estimate = float(cal.ESTIMATES[short](scores, labels, fig["edges"])[0])
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
-                         audit="", meets_target="", recommended=recommended, note=note,
+                         audit="", meets_target="", recommended=recommended, note=note, guaranteed=bool(method.guaranteed),
                          **dict.fromkeys(UNAUDITED, np.nan), engine=None, reps=None))
         extra = audited.get(short, {})
         rows[-1].update({k: v for k, v in extra.items() if k != "note"})
@@ -78,20 +78,45 @@ def add(d, delta, seed, table, reasons, info, audit=False):
             rows[-1]["note"] = f"{note}; {extra['note']}"
         if extra.get("coverage_at_estimate") is not None:  # judged as any row, at its one point: flagged when short
             rows[-1]["meets_target"] = meets({"worst_coverage": extra["coverage_at_estimate"],
-                                              "worst_mcse": extra.get("coverage_mcse", 0.0)}, 1 - delta - EPSILON)
+                                              "worst_mcse": extra.get("coverage_mcse", 0.0),
+                                              "guaranteed": bool(method.guaranteed)}, 1 - delta - EPSILON)
+        elif audit and method.guaranteed:  # not audited here: it meets the target by proof
+            rows[-1]["meets_target"] = "guaranteed"
+    switched = _prefer_guaranteed(rows, delta)
     z, p = cal.spiegelhalter_z(scores, labels)
     if where:
-        cover = "; ".join(f"{r['method']} {r['coverage_at_estimate']:.3f} (MCSE {r['coverage_mcse']:.3f})" for r in rows)
+        cover = "; ".join(f"{r['method']} {r['coverage_at_estimate']:.3f} (MCSE {r['coverage_mcse']:.3f})" for r in rows
+                          if r["coverage_at_estimate"] == r["coverage_at_estimate"])
         checked = (f"At the fitted plug-in point ({where}) their coverage in {rows[0]['reps']} simulated test sets "
                    f"({ece_audit.AUDIT_DRAWS} resamples each) was {cover}.")
     else:
         checked = "Not audited at these data" + (f" ({rows[0]['note'].split('; ', 1)[1]})." if audit else ".")
-    reasons[METRIC] = (f"the debiased ECE (Kumar, Liang & Ma 2019) with its recentred bootstrap covered 0.93-0.94 "
+    reasons[METRIC] = switched + (f"{'T' if switched else 't'}he debiased ECE (Kumar, Liang & Ma 2019) with its recentred bootstrap covered 0.93-0.94 "
                        f"in the calibration study with 5 or 10 bins when the scores are miscalibrated; the plug-in "
                        f"ECE's bootstrap covered 0.00-0.89. {checked} Spiegelhalter's test of "
                        f"perfect calibration: Z = {float(z[0]):.2f}, p = {float(p[0]):.3g}.")
     info["calibration"] = fig
     return pd.concat([table, pd.DataFrame(rows)], ignore_index=True)
+
+
+def _prefer_guaranteed(rows, delta) -> str:
+    """``recommend``'s rule on the ECE rows (one point audited, no region): when the recommended row was audited
+    below the target, the narrowest row that meets it (a guaranteed one) is recommended instead, with the other
+    beside it (``narrower``: its interval and its coverage at the fitted point). Returns the reason's first
+    sentence ("" when the pick stays)."""
+    from .recommend import MET
+
+    pick = next((r for r in rows if r["recommended"]), None)
+    ok = sorted((r for r in rows if r["meets_target"] in MET), key=lambda r: r["width"])
+    if pick is None or pick["meets_target"] in MET or pick["meets_target"] == "" or not ok:
+        return ""
+    pick["recommended"], ok[0]["recommended"] = False, True
+    ok[0]["narrower"] = (f"{pick['method']} [{pick['lower']:.4f}, {pick['upper']:.4f}] covers "
+                         f"{pick['coverage_at_estimate']:.4f} at the fitted plug-in point")
+    return (f"{ok[0]['method']} is recommended: the narrowest row that meets the target ({ok[0]['meets_target']}; "
+            f"coverage at least {1 - delta:g}{' by construction' if ok[0]['meets_target'] == 'guaranteed' else ''}), "
+            f"as {pick['method']} covers {pick['coverage_at_estimate']:.4f} ± {pick['coverage_mcse']:.3f} at the "
+            f"fitted plug-in point. ")
 
 
 def figure(fig: dict, path):
