@@ -313,14 +313,26 @@ def bh(correct, both, n, delta):
     return from_claims(np.where(bh_reject(p, delta), sign, 0).astype(np.int8), np.shape(correct)[-1])
 
 
-def bootstrap_accuracies(rows, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """(r, draws, k): each test set's accuracies over ``draws`` resamples of its n examples."""
+RESAMPLE_BLOCK = 1 << 21  # resampled examples held at once (whole draws; one draw where n is larger)
+
+
+def bootstrap_accuracies(rows, draws: int, rng: np.random.Generator, block: int = RESAMPLE_BLOCK) -> np.ndarray:
+    """(r, draws, k): each test set's accuracies over ``draws`` resamples of its n examples (the indices
+    ``rng.integers(0, n, (draws, n))`` a test set). A resample's accuracies depend on it only through how often
+    each distinct row of correct answers (at most min(n, 2^k)) is drawn, so a block of whole draws (at most
+    ``block`` indices) is counted by distinct row: memory O(block + n·k), and the same numbers whatever the
+    block (whole-number sums, exact in floating point)."""
     r, n, k = rows.shape
     out = np.empty((r, draws, k))
+    step = max(1, block // max(n, 1))
     for t in range(r):
-        idx = rng.integers(0, n, size=(draws, n))
-        weight = np.bincount((idx + n * np.arange(draws)[:, None]).ravel(), minlength=draws * n).reshape(draws, n)
-        out[t] = weight @ rows[t].astype(np.float64) / n
+        distinct, which = np.unique(rows[t], axis=0, return_inverse=True)
+        D = len(distinct)
+        for d in range(0, draws, step):
+            c = min(step, draws - d)
+            idx = rng.integers(0, n, size=(c, n))
+            times = np.bincount((which.reshape(-1)[idx] + D * np.arange(c)[:, None]).ravel(), minlength=c * D)
+            out[t, d:d + c] = times.reshape(c, D) @ distinct.astype(np.float64) / n
     return out
 
 

@@ -102,10 +102,11 @@ def bounded(frame):
 
 AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest coverage found "
            "over the (1 − δ) region of the operating point, at worst_at; worst_bound: a certified lower bound of the "
-           "worst (exact engines); worst_coverage ≤ x: an upper bound (the audit stopped at a point below the target); "
-           "meets_target: certified, guaranteed (coverage ≥ 1 − δ by construction), estimated, undecided (Monte "
-           "Carlo: within two MCSE of 1 − δ − ε once its budget of test sets was spent) or no (below 1 − δ − ε; "
-           "Monte Carlo by more than two MCSE); narrower: beside a guaranteed pick, the narrowest approximate row and "
+           "worst (exact engines); worst_coverage ≤ x: an upper bound (the audit stopped at a point below the "
+           "target); meets_target: certified, guaranteed (coverage ≥ 1 − δ by construction), estimated, undecided "
+           "(Monte Carlo: within two MCSE of 1 − δ − ε once its budget of test sets was spent) or no (below 1 − δ "
+           "− ε; Monte Carlo by more than two MCSE); narrower: beside a guaranteed pick, the narrowest approximate "
+           "row and "
            "its audited worst; "
            "engine: exact or Monte Carlo (mc, with coverage_mcse). Click a header to sort.")
 
