@@ -168,7 +168,10 @@ def mr_posterior(k, n, delta, prior=0.0):
     """
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
     a = _prior(k, prior)
-    return beta_mean_k.interval(k + a, n - k + a, delta)
+    lower, upper = beta_mean_k.interval(k + a, n - k + a, delta)
+    # An empty class's posterior is its prior, Beta(a, a) with a < 1 singular at both ends, where the
+    # lattice's quantiles may err by ~1e-6 (beta_mean_k): past 0 or 1 they are clipped back.
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
 def _prior(k, prior: float) -> float:
