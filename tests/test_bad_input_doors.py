@@ -196,8 +196,9 @@ def evaluate_cases(folder):
                 yield [*args, option, value]
     yield from ([*single, "--guarantee"], [*single, "--audit-all"], [*board, "--guarantee"], [*board, "--audit-all"])
     for option in ("--group", "--predicted", "--score", "--second-predicted", "--second-score", "--positive",
-                   "--question", "--judge"):
-        yield [*board, option, "group" if option != "--positive" else "1"]
+                   "--question", "--judge", "--budget"):
+        yield [*board, option, {"--positive": "1", "--budget": "5"}.get(option, "group")]
+    yield [*board, "--no-cache"]
     yield from ([*base, "--model", "a", "--model", "score"], [*base, "--model", "a", "--model", "text"],
                 [*base, "--model", "a", "--model", "truth"], [*base, "--model", "a", "--model", "a"],
                 [str(folder / "dup.csv"), "--truth", "truth", "--model", "a", "--model", "b"],
