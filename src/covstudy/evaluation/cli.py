@@ -51,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="refuse more rows than this before any work (default 10,000,000)")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument("--guarantee", action="store_true",
-                   help="recommend only methods whose worst coverage over the region is certified >= 1 - delta")
+                   help="recommend only methods whose worst coverage over the region is certified >= 1 - delta, "
+                        "or guaranteed by proof (the registry's guaranteed methods)")
     p.add_argument("--budget", metavar="SECONDS", default=None,
                    help="CPU seconds the run may take (default 10; inf: no budget): the cost is forecast before any "
                         "work, and audits that would pass the budget are cut, each cut row's note saying what was cut")
