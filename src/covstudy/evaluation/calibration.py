@@ -25,6 +25,7 @@ from .recommend import EPSILON, meets
 METRIC = "calibration_ece"
 BINS = 10
 DRAWS = 1000
+GUARANTEED = "clopper_pearson_sidak"  # the guaranteed ECE row (methods/ece_guaranteed.py)
 UNAUDITED = ("coverage_at_estimate", "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "mean_width")
 
 
@@ -46,9 +47,17 @@ def diagram(scores, labels, delta) -> dict:
             "band": cal.band("clopper_pearson", k, m, delta, "sidak"), "delta": delta}
 
 
-def add(d, delta, seed, table, reasons, info, audit=False):
+ROWS = (("debiased", "binned L1 ECE, 10 equal-width bins; recommended by the calibration study"),
+        ("plugin", "biased upward; its bootstrap interval under-covers (calibration study)"),
+        (GUARANTEED, "guaranteed: Clopper–Pearson per bin at Šidák's level, the ECE's range over that box "
+                     "(bin shares and mean scores as observed)"))
+
+
+def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False):
     """``table`` with the calibration rows appended (``reasons`` and ``info["calibration"]`` filled in); with
-    ``audit``, each row's Monte Carlo coverage at the fitted plug-in point (``ece_audit``)."""
+    ``audit``, each row's Monte Carlo coverage at the fitted plug-in point (``ece_audit``). The debiased row is
+    recommended, unless ``guarantee`` or its audit finds it below the target: then the guaranteed row
+    (``methods/ece_guaranteed.py``, coverage >= 1 - delta by proof)."""
     import pandas as pd
 
     from ..methods import calibration as cal
@@ -58,19 +67,17 @@ def add(d, delta, seed, table, reasons, info, audit=False):
     scores = np.asarray(d.scores, dtype=float)
     labels = (np.asarray(d.truth) == 1).astype(float)
     fig = diagram(scores, labels, delta)
-    audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed) if audit else ({}, "")
+    shorts = tuple(short for short, _ in ROWS)
+    audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed, shorts) if audit else ({}, "")
     rows = []
-    for short, recommended, note in (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by the "
-                                                          "calibration study"),
-                                     ("plugin", False, "biased upward; its bootstrap interval under-covers "
-                                                       "(calibration study)")):
+    for short, note in ROWS:
         method = get(short, "calibration")
         lo, hi = method.bounds((scores, labels), delta, rng=stream(seed, evaluate="calibration", method=method.name),
                                edges=fig["edges"], draws=DRAWS)
         estimate = float(cal.ESTIMATES[short](scores, labels, fig["edges"])[0])
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
-                         audit="", meets_target="", recommended=recommended, note=note,
+                         audit="", meets_target="", recommended=False, note=note,
                          **dict.fromkeys(UNAUDITED, np.nan), engine=None, reps=None))
         extra = audited.get(short, {})
         rows[-1].update({k: v for k, v in extra.items() if k != "note"})
@@ -79,6 +86,9 @@ def add(d, delta, seed, table, reasons, info, audit=False):
         if extra.get("coverage_at_estimate") is not None:  # judged as any row, at its one point: flagged when short
             rows[-1]["meets_target"] = meets({"worst_coverage": extra["coverage_at_estimate"],
                                               "worst_mcse": extra.get("coverage_mcse", 0.0)}, 1 - delta - EPSILON)
+    short_of = rows[0]["meets_target"] in ("no", "undecided")
+    pick = 2 if guarantee or short_of else 0
+    rows[pick]["recommended"] = True
     z, p = cal.spiegelhalter_z(scores, labels)
     if where:
         cover = "; ".join(f"{r['method']} {r['coverage_at_estimate']:.3f} (MCSE {r['coverage_mcse']:.3f})" for r in rows)
@@ -86,10 +96,16 @@ def add(d, delta, seed, table, reasons, info, audit=False):
                    f"({ece_audit.AUDIT_DRAWS} resamples each) was {cover}.")
     else:
         checked = "Not audited at these data" + (f" ({rows[0]['note'].split('; ', 1)[1]})." if audit else ".")
+    why = ("" if not pick else
+           f" {GUARANTEED} is recommended: " + ("--guarantee asks for a guaranteed row" if guarantee else
+                                                f"the debiased row's coverage {rows[0]['coverage_at_estimate']:.3f} "
+                                                f"is below the target")
+           + f"; it covers by proof (Šidák's box of per-bin Clopper–Pearson intervals), width {rows[2]['width']:.4f} "
+             f"against the debiased row's {rows[0]['width']:.4f}.")
     reasons[METRIC] = (f"the debiased ECE (Kumar, Liang & Ma 2019) with its recentred bootstrap covered 0.93-0.94 "
                        f"in the calibration study with 5 or 10 bins when the scores are miscalibrated; the plug-in "
                        f"ECE's bootstrap covered 0.00-0.89. {checked} Spiegelhalter's test of "
-                       f"perfect calibration: Z = {float(z[0]):.2f}, p = {float(p[0]):.3g}.")
+                       f"perfect calibration: Z = {float(z[0]):.2f}, p = {float(p[0]):.3g}.{why}")
     info["calibration"] = fig
     return pd.concat([table, pd.DataFrame(rows)], ignore_index=True)
 

@@ -370,7 +370,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                                                   "prior on the four paired cells; a probability, not an interval.")
         calibration_fig = {}
         if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
-            table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit)
+            table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit, guarantee)
         table["note"] = table["note"].fillna("") if "note" in table else ""
         cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
         table = table[cols]
