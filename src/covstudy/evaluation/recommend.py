@@ -33,7 +33,8 @@ from .audit import BOOTSTRAP, EPSILON, Z_MCSE
 TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
 GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp",
               "paired": "exact_mcnemar", "difference": "melded",
-              "scores": "chernoff_hoeffding", "paired_scores": "chernoff_hoeffding"}  # never below 1 - delta
+              "scores": "chernoff_hoeffding", "paired_scores": "chernoff_hoeffding", "paired_confusion": "cp_box",
+              "unpaired_confusion": "cp_box", "judged": "cp_box"}  # never below 1 - delta
 
 
 def meets(row, floor) -> str:

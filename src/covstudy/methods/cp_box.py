@@ -23,11 +23,13 @@ M(t₂, n₂, π) rises with each class's r (t₁ up, t₂ down), so r sits at i
 has Jacobian (1 - d)(2r - 1), non-zero inside the rectangle unless r = ½ (then t₁ = t₂ and D's extremes over
 the rectangle are on its boundary too, a bilinear function having no interior extremum), and D has no critical
 point in (t₁, t₂) unless it is locally constant in the class, so D's extremes over each class's (d, s) rectangle
-lie on its 4 edges, on which t₁ and t₂ are affine in one parameter. Each edge is cut into EDGE_CELLS pieces and π
-into PI_CELLS; on a piece the ranges of t₁, t₂, n₁, n₂ are exact (affine: at its ends) and M's range follows by
-monotonicity, so min over pieces of [M(t₁ low, n₁ low, π end) - M(t₂ high, n₂ high, π end)] is a proven lower
-bound of D's minimum (the maximum likewise): an outer bound, within about 0.01 of the exact range
-(tests/test_cp_box.py measures it against a brute-force grid). Recall, specificity, balanced accuracy and
+lie on its 4 edges, on which t₁ and t₂ are affine in one parameter. Those edges (a piece of each class's edges)
+times π's interval are cut into cells; on a cell the ranges of t₁, t₂, n₁, n₂ are exact (affine: at its ends) and
+M's range follows by monotonicity, so M(t₁ low, n₁ low, π end) - M(t₂ high, n₂ high, π end) bounds D below on
+the cell. A fixed-budget branch and bound halves the lowest cells (ROUNDS rounds of SPLIT cells a test set);
+the lowest cell bound left is a proven lower bound of D's minimum (the maximum likewise): an outer bound,
+typically within 0.01 of the exact range, up to about 0.06 when a class is small and its box wide (tests/test_cp_box.py
+measures it against a brute-force grid). Recall, specificity, balanced accuracy and
 accuracy are linear in (t, n) at a fixed π, so their D is multilinear in the box's coordinates: exact, at the
 corners.
 """
@@ -43,9 +45,10 @@ from . import paired_metrics, unpaired_metrics  # noqa: F401  (their kinds, regi
 from .judged import CELLS as JUDGED_CELLS
 from .registry import register
 
-EDGE_CELLS = 24  # pieces of each edge of a class's (d, s) rectangle
-_CELLS = 1 << 22  # pieces × test sets held at once (memory)
-PI_CELLS = 8  # pieces of the prevalence's interval
+EDGE_CELLS = 4  # first pieces of each edge of a class's (d, s) rectangle (branch and bound refines them)
+PI_CELLS = 6  # first pieces of the prevalence's interval
+ROUNDS, SPLIT = 10, 32  # branch and bound: rounds, and cells halved per test set each round
+_ROWS = 256  # test sets at once (memory: about ROWS × 2,000 cells)
 REFERENCE = ("Clopper & Pearson (1934), Biometrika 26, 404-413; the projection of a simultaneous confidence "
              "region, e.g. Casella & Berger (2002), Statistical Inference, sec. 9.2.3")
 
@@ -88,42 +91,80 @@ def _shares(both, first, second, neither, level):
     return cp(disc, disc + conc, level), cp(first, disc, level), cp(both, conc, level)
 
 
-def _edges(d, r, s):
-    """t₁, t₂ ranges on the EDGE_CELLS pieces of the 4 edges of the (d, s) rectangle at r: 4 arrays (..., 4·cells)."""
-    u = np.linspace(0.0, 1.0, EDGE_CELLS + 1)
-    d0, d1, s0, s1, r = (np.asarray(x, dtype=float)[..., None] for x in (d[0], d[1], s[0], s[1], r))
-    path = [(d0 + 0 * u, s0 + u * (s1 - s0)), (d1 + 0 * u, s0 + u * (s1 - s0)),
-            (d0 + u * (d1 - d0), s0 + 0 * u), (d0 + u * (d1 - d0), s1 + 0 * u)]
-    t1 = np.concatenate([s + dd * (r - s) for dd, s in path], axis=-1)
-    t2 = np.concatenate([s + dd * (1 - r - s) for dd, s in path], axis=-1)
-    cut = np.ones(4 * (EDGE_CELLS + 1), dtype=bool)
-    cut[EDGE_CELLS::EDGE_CELLS + 1] = False  # the last point of each edge starts no piece
-    a, b = (lambda x: x[..., :-1][..., cut[:-1]], lambda x: x[..., 1:][..., cut[:-1]])
-    return (np.minimum(a(t1), b(t1)), np.maximum(a(t1), b(t1)), np.minimum(a(t2), b(t2)), np.maximum(a(t2), b(t2)))
+def _pieces(d, r, s, cells):
+    """The 4 edges of a class's (d, s) rectangle at r, each cut into ``cells`` pieces: (rows, 4·cells, 4) arrays of
+    (t₁, t₂) at each piece's two ends (t₁ = s + d(r - s), t₂ = s + d(1 - r - s): affine along an edge)."""
+    u = np.linspace(0.0, 1.0, cells + 1)
+    d0, d1, s0, s1, r = (np.asarray(x, dtype=float)[:, None] for x in (d[0], d[1], s[0], s[1], r))
+    out = []
+    for dd, ss in ((d0 + 0 * u, s0 + u * (s1 - s0)), (d1 + 0 * u, s0 + u * (s1 - s0)),
+                   (d0 + u * (d1 - d0), s0 + 0 * u), (d0 + u * (d1 - d0), s1 + 0 * u)):
+        t1, t2 = ss + dd * (r - ss), ss + dd * (1 - r - ss)
+        out.append(np.stack([t1[:, :-1], t2[:, :-1], t1[:, 1:], t2[:, 1:]], axis=-1))
+    return np.concatenate(out, axis=1)
+
+
+def _lower(metric, P, Q, pi):
+    """A lower bound of M(t₁, n₁, π) - M(t₂, n₂, π) on each cell: t's from the pieces P, n's from Q (ends
+    (first a, second a, first b, second b)), π in [pi₀, pi₁]; M rises in t and n and is monotone in π."""
+    t1, t2 = np.minimum(P[..., 0], P[..., 2]), np.maximum(P[..., 1], P[..., 3])
+    n1, n2 = np.minimum(Q[..., 0], Q[..., 2]), np.maximum(Q[..., 1], Q[..., 3])
+    ends = (pi[..., 0], pi[..., 1])
+    return (np.minimum(*(rate(metric, t1, n1, p) for p in ends))
+            - np.maximum(*(rate(metric, t2, n2, p) for p in ends)))
+
+
+def _halves(X):
+    """Each cell's two halves (ends a–mid, mid–b; a piece is affine, so its midpoint is the ends' mean)."""
+    mid = (X[..., :2] + X[..., 2:]) / 2
+    return np.concatenate([X[..., :2], mid], -1), np.concatenate([mid, X[..., 2:]], -1)
+
+
+def _pm_min(metric, pos, neg, pi):
+    """A proven lower bound of min D over the box (module docstring) by branch and bound with a fixed budget:
+    the cells (an edge piece of each class × a piece of π) partition the boundary set where D's minimum lies;
+    each round the SPLIT lowest cells of every test set are halved in all three, and the answer is the lowest
+    cell bound left (every cell is bounded, so the minimum over the partition stays a lower bound)."""
+    rows = pos.shape[0]
+    u = np.linspace(0.0, 1.0, PI_CELLS + 1)
+    pis = pi[0][:, None] + u * (pi[1] - pi[0])[:, None]
+    pis = np.stack([pis[:, :-1], pis[:, 1:]], -1)
+    i, j, k = np.meshgrid(np.arange(pos.shape[1]), np.arange(neg.shape[1]), np.arange(PI_CELLS), indexing="ij")
+    take = lambda X, idx: X[:, idx.ravel()]  # noqa: E731
+    P, Q, R = take(pos, i), take(neg, j), take(pis, k)
+    bound = _lower(metric, P, Q, R)
+    at = np.arange(rows)[:, None]
+    for _ in range(ROUNDS):
+        worst = np.argpartition(bound, SPLIT - 1, axis=1)[:, :SPLIT]
+        p, q, r = P[at, worst], Q[at, worst], R[at, worst]
+        kids = [(a, b, c) for a in _halves(p) for b in _halves(q) for c in _halves_pi(r)]
+        P2, Q2, R2 = (np.concatenate([kid[z] for kid in kids], axis=1) for z in range(3))
+        keep = np.ones(bound.shape, dtype=bool)
+        keep[at, worst] = False
+        P = np.concatenate([P[keep].reshape(rows, -1, 4), P2], axis=1)
+        Q = np.concatenate([Q[keep].reshape(rows, -1, 4), Q2], axis=1)
+        R = np.concatenate([R[keep].reshape(rows, -1, 2), R2], axis=1)
+        bound = np.concatenate([bound[keep].reshape(rows, -1), _lower(metric, P2, Q2, R2)], axis=1)
+    return bound.min(axis=1)
+
+
+def _halves_pi(R):
+    mid = R.mean(axis=-1, keepdims=True)
+    return np.concatenate([R[..., :1], mid], -1), np.concatenate([mid, R[..., 1:]], -1)
 
 
 def _pm_extreme(metric, pos, neg, pi, high):
-    """A proven lower bound of D's minimum (``high``: an upper bound of its maximum) over the box."""
-    sign = 1 if high else -1
-    axes = []
+    """A proven lower bound of D's minimum over the box (``high``: an upper bound of its maximum, as minus the
+    minimum of the second minus the first). pos, neg: each class's (d, r, s) intervals; pi: π's."""
+    pieces = []
     for cls, (d, r, s) in (("pos", pos), ("neg", neg)):
         if cls in READS.get(metric, ("pos", "neg")):
-            axes.append(_edges(d, r[1] if high else r[0], s))
-        else:  # the class does not enter: a single fixed point (its rates cancel in M or are not read)
-            one = np.full(np.shape(d[0]) + (1,), 0.5)
-            axes.append((one, one, one, one))
-    (t1l, t1h, t2l, t2h), (n1l, n1h, n2l, n2h) = axes
-    ends = np.linspace(0.0, 1.0, PI_CELLS + 1)
-    p = pi[0][..., None] + ends * (pi[1] - pi[0])[..., None]
-    p0, p1 = p[..., :-1], p[..., 1:]
-    shape = lambda x, where: np.expand_dims(x, [a for a in (-3, -2, -1) if a != where])  # noqa: E731
-    T = lambda lo, hi: (shape(lo, -3), shape(hi, -3))  # noqa: E731
-    N = lambda lo, hi: (shape(lo, -2), shape(hi, -2))  # noqa: E731
-    P = (shape(p0, -1), shape(p1, -1))
-    first_lo, first_hi = _range(metric, T(t1l, t1h), N(n1l, n1h), P)
-    second_lo, second_hi = _range(metric, T(t2l, t2h), N(n2l, n2h), P)
-    value = first_hi - second_lo if high else first_lo - second_hi
-    return sign * np.max(sign * value, axis=(-3, -2, -1))
+            X = _pieces(d, r[1] if high else r[0], s, EDGE_CELLS)
+            pieces.append(X[..., [1, 0, 3, 2]] if high else X)  # the models swapped: D's maximum
+        else:  # the class is not read: one fixed point
+            pieces.append(np.full((np.size(d[0]), 1, 4), 0.5))
+    value = _pm_min(metric, *pieces, pi)
+    return -value if high else value
 
 
 @register("pm_cp_box", display="Clopper–Pearson box (paired)", family="exact", guaranteed=True,
@@ -148,12 +189,11 @@ def pm_cp_box(*cells_and_delta, metric="f1", rng=None):
     pi = pi[0]
     flat = [np.ravel(a) for a in (*(e for iv in pos + neg for e in iv), *pi)]
     lo, hi = np.empty(flat[0].size), np.empty(flat[0].size)
-    step = max(1, _CELLS // ((4 * EDGE_CELLS) ** 2 * PI_CELLS))
-    for i in range(0, flat[0].size, step):  # blocks of test sets: the pieces' grid is (4·EDGE_CELLS)²·PI_CELLS each
-        b = [a[i:i + step] for a in flat]
+    for i in range(0, flat[0].size, _ROWS):
+        b = [a[i:i + _ROWS] for a in flat]
         box = [(b[j], b[j + 1]) for j in range(0, 14, 2)]
-        lo[i:i + step] = _pm_extreme(metric, box[:3], box[3:6], box[6], high=False)
-        hi[i:i + step] = _pm_extreme(metric, box[:3], box[3:6], box[6], high=True)
+        lo[i:i + _ROWS] = _pm_extreme(metric, box[:3], box[3:6], box[6], high=False)
+        hi[i:i + _ROWS] = _pm_extreme(metric, box[:3], box[3:6], box[6], high=True)
     shape = np.shape(n_pos)
     return np.clip(lo, -1.0, 1.0).reshape(shape), np.clip(hi, -1.0, 1.0).reshape(shape)
 
@@ -185,7 +225,7 @@ def um_cp_box(*cells_and_delta, metric="f1", rng=None):
 
 
 @register("judged_cp_box", display="Clopper–Pearson box (judged)", family="exact", guaranteed=True,
-          takes="judged", reference=REFERENCE + "; the double-sampling decomposition of Tenenbein (1970), JASA 65")
+          takes="judged", random=False, reference=REFERENCE + "; the double-sampling decomposition of Tenenbein (1970), JASA 65")
 def judged_cp_box(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     """[min, max] of q·PPV + (1 - q)·FOR over Clopper–Pearson intervals of the judge's rate q (all N examples),
     PPV (human labels where the judge said 1) and FOR (where it said 0), each at (1 - δ)^{1/3}: at the corners
