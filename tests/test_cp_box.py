@@ -66,7 +66,7 @@ def test_the_paired_box_holds_every_coordinate_at_least_nominally(point):
 
 def _grid_range(metric, x, delta, G=7):
     """min and max of the difference over a G^7 grid of the box (points inside it: never beyond the range)."""
-    k = {"recall": 3, "specificity": 3, "balanced_accuracy": 6}.get(metric, 7)
+    k = {"recall": 2, "specificity": 2, "balanced_accuracy": 4, "accuracy": 5}.get(metric, 7)
     (plo, phi), pos, neg = _box(x.astype(float), k, delta)
     g = lambda iv: np.linspace(float(iv[0]), float(iv[1]), G)  # noqa: E731
     P, D1, R1, S1, D2, R2, S2 = np.meshgrid(g((plo, phi)), *(g(v) for v in pos), *(g(v) for v in neg),

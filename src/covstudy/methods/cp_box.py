@@ -9,8 +9,8 @@ every parameter value. The coordinates, as the audit's (evaluation/metrics.py, e
 
 * ``paired_confusion`` (``pm_cp_box``): the prevalence π, and in each class the discordant share d, the
   first-only share r of the discordant and the both-correct share s of the concordant; the class's two rates are
-  t₁ = s + d(r - s), t₂ = s + d(1 - r - s). Recall and specificity read their class's 3 coordinates, balanced
-  accuracy 6, the others 7.
+  t₁ = s + d(r - s), t₂ = s + d(1 - r - s), so t₁ - t₂ = d(2r - 1). Recall and specificity read their class's
+  (d, r) (2 coordinates), balanced accuracy both classes' (4), accuracy those and π (5), the others all 7.
 * ``unpaired_confusion`` (``um_cp_box``): each test set's prevalence, tpr and tnr (6; recall and specificity 2).
 * ``judged`` (``judged_cp_box``): the judge's positive rate q over all N examples, and from the human labels
   PPV = P(y = 1 | judge 1) and FOR = P(y = 1 | judge 0): p = q·PPV + (1 - q)·FOR (3). The human-labelled
@@ -29,9 +29,9 @@ M's range follows by monotonicity, so M(t₁ low, n₁ low, π end) - M(t₂ hig
 the cell. A fixed-budget branch and bound halves the lowest cells (ROUNDS rounds of SPLIT cells a test set);
 the lowest cell bound left is a proven lower bound of D's minimum (the maximum likewise): an outer bound,
 typically within 0.01 of the exact range, up to about 0.06 when a class is small and its box wide (tests/test_cp_box.py
-measures it against a brute-force grid). Recall, specificity, balanced accuracy and
-accuracy are linear in (t, n) at a fixed π, so their D is multilinear in the box's coordinates: exact, at the
-corners.
+measures it against a brute-force grid). Recall, specificity, balanced accuracy and accuracy are linear in (t, n)
+at a fixed π, so their D is a weighted sum of the classes' d(2r - 1), multilinear in the coordinates it reads:
+exact, at the corners.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def rate(metric, t, n, pi):
 
 
 READS = {"recall": ("pos",), "specificity": ("neg",), "balanced_accuracy": ("pos", "neg")}  # else pos, neg and π
-LINEAR = ("recall", "specificity", "balanced_accuracy", "accuracy")  # linear in (t, n) at a fixed π
+LINEAR = ("recall", "specificity", "balanced_accuracy", "accuracy")  # linear in (t, n) at a fixed π: D reads no s
 
 
 def _range(metric, t, n, pi):
@@ -175,16 +175,19 @@ def pm_cp_box(*cells_and_delta, metric="f1", rng=None):
     *cells, delta = cells_and_delta
     x = np.broadcast_arrays(*(np.asarray(c, dtype=float) for c in cells))
     n_pos, n_neg = x[0] + x[1] + x[2] + x[3], x[4] + x[5] + x[6] + x[7]
-    k = {"recall": 3, "specificity": 3, "balanced_accuracy": 6}.get(metric, 7)
-    level = (1 - np.asarray(delta, dtype=float)) ** (1 / k)
-    pos, neg = _shares(*x[:4], level), _shares(*x[4:], level)
-    pi = cp(n_pos, n_pos + n_neg, level) if k == 7 else (np.full(n_pos.shape, 0.5),) * 2
-    if metric in LINEAR:  # multilinear in the box's coordinates: its range is at the 2^7 corners, exact
-        def D(p, d1, r1, s1, d2, r2, s2):
-            t1, t2, n1, n2 = s1 + d1 * (r1 - s1), s1 + d1 * (1 - r1 - s1), s2 + d2 * (r2 - s2), s2 + d2 * (1 - r2 - s2)
-            return rate(metric, t1, n1, p) - rate(metric, t2, n2, p)
-        lo, hi = _corners(D, [pi, *pos, *neg])
+    if metric in LINEAR:  # D = w₊·d₊(2r₊ - 1) + w₋·d₋(2r₋ - 1): s is not read; multilinear, exact at the corners
+        k = {"recall": 2, "specificity": 2, "balanced_accuracy": 4, "accuracy": 5}[metric]
+        level = (1 - np.asarray(delta, dtype=float)) ** (1 / k)
+        (d1, r1, _), (d2, r2, _) = _shares(*x[:4], level), _shares(*x[4:], level)
+        pi = cp(n_pos, n_pos + n_neg, level) if metric == "accuracy" else (np.full(n_pos.shape, 0.5),) * 2
+        w = {"recall": (1.0, 0.0), "specificity": (0.0, 1.0), "balanced_accuracy": (0.5, 0.5)}.get(metric)
+        D = lambda p, a, b, c, e: ((p, 1 - p) if w is None else w)[0] * a * (2 * b - 1) + (  # noqa: E731
+            (p, 1 - p) if w is None else w)[1] * c * (2 * e - 1)
+        lo, hi = _corners(D, [pi, d1, r1, d2, r2])
         return np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0)
+    level = (1 - np.asarray(delta, dtype=float)) ** (1 / 7)
+    pos, neg = _shares(*x[:4], level), _shares(*x[4:], level)
+    pi = cp(n_pos, n_pos + n_neg, level)
     pos, neg, pi = ([tuple(np.broadcast_to(e, n_pos.shape) for e in iv) for iv in box] for box in (pos, neg, [pi]))
     pi = pi[0]
     flat = [np.ravel(a) for a in (*(e for iv in pos + neg for e in iv), *pi)]
