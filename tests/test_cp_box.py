@@ -54,7 +54,7 @@ def test_the_paired_box_holds_every_coordinate_at_least_nominally(point):
     for c in (cells[:4] / pi, cells[4:] / (1 - pi)):
         d = c[1] + c[2]
         shares.append((d, c[1] / d if d else 0.5, c[0] / (c[0] + c[3]) if c[0] + c[3] else 0.5))
-    x = np.random.default_rng(len(point)).multinomial(n, cells, size=4000).T.astype(float)
+    x = np.random.default_rng(len(point)).multinomial(n, cells, size=2500).T.astype(float)
     for delta, k in ((0.05, 7), (0.3, 7), (0.3, 3)):
         (plo, phi), pos, neg = _box(x, k, delta)
         held = (plo <= pi) & (pi <= phi) if k == 7 else np.ones(x.shape[1], bool)
@@ -76,7 +76,7 @@ def _grid_range(metric, x, delta, G=7):
     return float(v.min()), float(v.max())
 
 
-@pytest.mark.parametrize("metric", ("recall", "specificity", "balanced_accuracy", "accuracy") + NONLINEAR)
+@pytest.mark.parametrize("metric", NONLINEAR)
 def test_the_paired_projection_holds_a_brute_force_grid_of_the_box(metric):
     rng = np.random.default_rng(5)
     for _ in range(6):
@@ -84,19 +84,22 @@ def test_the_paired_projection_holds_a_brute_force_grid_of_the_box(metric):
         lo, hi = (float(v) for v in cb.pm_cp_box(*x, 0.1, metric=metric))
         g_lo, g_hi = _grid_range(metric, x, 0.1)
         assert lo <= g_lo + 1e-12 and g_hi - 1e-12 <= hi  # a proven outer bound: every point of the box inside
-        exact = metric not in NONLINEAR  # multilinear: at the corners, which the grid holds
-        assert g_lo - lo <= (1e-12 if exact else 0.06) and hi - g_hi <= (1e-12 if exact else 0.06), (x, lo, g_lo, hi, g_hi)
+        assert g_lo - lo <= 0.06 and hi - g_hi <= 0.06, (x, lo, g_lo, hi, g_hi)
 
 
-def test_the_paired_kernel_covers_by_monte_carlo():
-    """Coverage follows from the box's (above) and the projection's (the grid); this checks the kernel end to end."""
-    for point, metric in (("typical", "npv"), ("tiny n", "f1")):
-        cells, n = PAIRED[point]
-        x = np.random.default_rng(1).multinomial(n, cells, size=60).T
-        lo, hi = cb.pm_cp_box(*x, 0.3, metric=metric)
-        truth = _truth(metric, cells)
-        c = float(np.mean((lo <= truth + 1e-12) & (truth <= hi + 1e-12)))
-        assert c >= 0.7 - Z * math.sqrt(max(c * (1 - c), 1e-4) / 60), (point, metric, c)
+def test_the_linear_differences_are_the_exact_mcnemar_intervals():
+    from covstudy.methods.melded import paired_exact_mcnemar
+
+    rng = np.random.default_rng(8)
+    same = lambda a, b: np.allclose(np.ravel(a), np.ravel(b), atol=1e-12, rtol=0)  # noqa: E731
+    for _ in range(5):
+        x = rng.multinomial(int(rng.integers(5, 150)), rng.dirichlet(np.ones(8)))
+        assert same(cb.pm_cp_box(*x, 0.1, metric="recall"), paired_exact_mcnemar(*x[:4], 0.1))
+        assert same(cb.pm_cp_box(*x, 0.1, metric="specificity"), paired_exact_mcnemar(*x[4:], 0.1))
+        assert same(cb.pm_cp_box(*x, 0.1, metric="accuracy"), paired_exact_mcnemar(*(x[:4] + x[4:]), 0.1))
+        half = 1 - math.sqrt(0.9)
+        (a, b), (c, d) = paired_exact_mcnemar(*x[:4], half), paired_exact_mcnemar(*x[4:], half)
+        assert same(cb.pm_cp_box(*x, 0.1, metric="balanced_accuracy"), ((a + c) / 2, (b + d) / 2))
 
 
 def _unpaired_truth(metric, a, b):
@@ -125,7 +128,7 @@ def test_judged_box_covers_at_edge_points():
     for p, se, sp, N, n in ((0.3, 0.9, 0.9, 2000, 100), (0.05, 0.99, 0.99, 5000, 200), (0.5, 0.5, 0.5, 50, 10),
                             (0.0, 0.9, 0.95, 500, 50), (1.0, 0.9, 0.95, 500, 50), (0.2, 1.0, 1.0, 300, 20)):
         rng = np.random.default_rng(12)
-        y = rng.uniform(size=(2000, N)) < p
+        y = rng.uniform(size=(1000, N)) < p
         j = np.where(y, rng.uniform(size=y.shape) < se, rng.uniform(size=y.shape) > sp)
         lab = np.zeros(N, bool)
         lab[:n] = True  # a random sample: the examples are exchangeable
@@ -136,7 +139,7 @@ def test_judged_box_covers_at_edge_points():
         for delta in (0.05, 0.3):
             lo, hi = cb.judged_cp_box(tp, fn, fp, tn, u_pos, u_neg, delta)
             c = float(np.mean((lo <= p + 1e-12) & (p <= hi + 1e-12)))
-            assert c >= 1 - delta - Z * math.sqrt(max(c * (1 - c), 1e-4) / 2000), (p, se, sp, delta, c)
+            assert c >= 1 - delta - Z * math.sqrt(max(c * (1 - c), 1e-4) / 1000), (p, se, sp, delta, c)
 
 
 def test_judged_and_unpaired_corners_against_a_brute_force_grid():

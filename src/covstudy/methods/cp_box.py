@@ -9,8 +9,10 @@ every parameter value. The coordinates, as the audit's (evaluation/metrics.py, e
 
 * ``paired_confusion`` (``pm_cp_box``): the prevalence π, and in each class the discordant share d, the
   first-only share r of the discordant and the both-correct share s of the concordant; the class's two rates are
-  t₁ = s + d(r - s), t₂ = s + d(1 - r - s), so t₁ - t₂ = d(2r - 1). Recall and specificity read their class's
-  (d, r) (2 coordinates), balanced accuracy both classes' (4), accuracy those and π (5), the others all 7.
+  t₁ = s + d(r - s), t₂ = s + d(1 - r - s), so t₁ - t₂ = d(2r - 1). Precision, npv and F1 read all 7. For
+  recall, specificity and accuracy the difference is one coordinate, its class's (or the table's) accuracy
+  difference, whose exact region is the exact McNemar-compatible interval (methods/melded.py, Fay & Lumbard
+  2021); balanced accuracy's is half the sum of the two classes', each at √(1 - δ).
 * ``unpaired_confusion`` (``um_cp_box``): each test set's prevalence, tpr and tnr (6; recall and specificity 2).
 * ``judged`` (``judged_cp_box``): the judge's positive rate q over all N examples, and from the human labels
   PPV = P(y = 1 | judge 1) and FOR = P(y = 1 | judge 0): p = q·PPV + (1 - q)·FOR (3). The human-labelled
@@ -29,9 +31,7 @@ M's range follows by monotonicity, so M(t₁ low, n₁ low, π end) - M(t₂ hig
 the cell. A fixed-budget branch and bound halves the lowest cells (ROUNDS rounds of SPLIT cells a test set);
 the lowest cell bound left is a proven lower bound of D's minimum (the maximum likewise): an outer bound,
 typically within 0.01 of the exact range, up to about 0.06 when a class is small and its box wide (tests/test_cp_box.py
-measures it against a brute-force grid). Recall, specificity, balanced accuracy and accuracy are linear in (t, n)
-at a fixed π, so their D is a weighted sum of the classes' d(2r - 1), multilinear in the coordinates it reads:
-exact, at the corners.
+measures it against a brute-force grid).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def rate(metric, t, n, pi):
 
 
 READS = {"recall": ("pos",), "specificity": ("neg",), "balanced_accuracy": ("pos", "neg")}  # else pos, neg and π
-LINEAR = ("recall", "specificity", "balanced_accuracy", "accuracy")  # linear in (t, n) at a fixed π: D reads no s
+LINEAR = ("recall", "specificity", "balanced_accuracy", "accuracy")  # D a weighted sum of the classes' t₁ - t₂
 
 
 def _range(metric, t, n, pi):
@@ -175,16 +175,8 @@ def pm_cp_box(*cells_and_delta, metric="f1", rng=None):
     *cells, delta = cells_and_delta
     x = np.broadcast_arrays(*(np.asarray(c, dtype=float) for c in cells))
     n_pos, n_neg = x[0] + x[1] + x[2] + x[3], x[4] + x[5] + x[6] + x[7]
-    if metric in LINEAR:  # D = w₊·d₊(2r₊ - 1) + w₋·d₋(2r₋ - 1): s is not read; multilinear, exact at the corners
-        k = {"recall": 2, "specificity": 2, "balanced_accuracy": 4, "accuracy": 5}[metric]
-        level = (1 - np.asarray(delta, dtype=float)) ** (1 / k)
-        (d1, r1, _), (d2, r2, _) = _shares(*x[:4], level), _shares(*x[4:], level)
-        pi = cp(n_pos, n_pos + n_neg, level) if metric == "accuracy" else (np.full(n_pos.shape, 0.5),) * 2
-        w = {"recall": (1.0, 0.0), "specificity": (0.0, 1.0), "balanced_accuracy": (0.5, 0.5)}.get(metric)
-        D = lambda p, a, b, c, e: ((p, 1 - p) if w is None else w)[0] * a * (2 * b - 1) + (  # noqa: E731
-            (p, 1 - p) if w is None else w)[1] * c * (2 * e - 1)
-        lo, hi = _corners(D, [pi, d1, r1, d2, r2])
-        return np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0)
+    if metric in LINEAR:  # D is a weighted sum of the classes' rate differences: exact McNemar per class, Šidák
+        return _linear(metric, x, np.asarray(delta, dtype=float))
     level = (1 - np.asarray(delta, dtype=float)) ** (1 / 7)
     pos, neg = _shares(*x[:4], level), _shares(*x[4:], level)
     pi = cp(n_pos, n_pos + n_neg, level)
@@ -199,6 +191,20 @@ def pm_cp_box(*cells_and_delta, metric="f1", rng=None):
         hi[i:i + _ROWS] = _pm_extreme(metric, box[:3], box[3:6], box[6], high=True)
     shape = np.shape(n_pos)
     return np.clip(lo, -1.0, 1.0).reshape(shape), np.clip(hi, -1.0, 1.0).reshape(shape)
+
+
+def _linear(metric, x, delta):
+    """Recall, specificity, accuracy: the exact McNemar-compatible interval (methods/melded.py) of the class's
+    (or the whole table's) accuracy difference at 1 - δ; balanced accuracy: half the sum of each class's at
+    √(1 - δ) (the classes independent given their sizes: both hold with probability >= 1 - δ)."""
+    from .melded import paired_exact_mcnemar
+
+    if metric == "balanced_accuracy":
+        root = 1 - np.sqrt(1 - delta)
+        (l1, u1), (l2, u2) = (paired_exact_mcnemar(*x[i:i + 4], np.broadcast_to(root, x[0].shape)) for i in (0, 4))
+        return np.clip((l1 + l2) / 2, -1.0, 1.0), np.clip((u1 + u2) / 2, -1.0, 1.0)
+    cells = {"recall": x[:4], "specificity": x[4:], "accuracy": [a + b for a, b in zip(x[:4], x[4:])]}[metric]
+    return paired_exact_mcnemar(*cells, np.broadcast_to(delta, x[0].shape))
 
 
 def _corners(f, boxes):
