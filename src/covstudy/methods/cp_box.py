@@ -45,10 +45,10 @@ from . import paired_metrics, unpaired_metrics  # noqa: F401  (their kinds, regi
 from .judged import CELLS as JUDGED_CELLS
 from .registry import register
 
-EDGE_CELLS = 4  # first pieces of each edge of a class's (d, s) rectangle (branch and bound refines them)
-PI_CELLS = 6  # first pieces of the prevalence's interval
-ROUNDS, SPLIT = 10, 32  # branch and bound: rounds, and cells halved per test set each round
-_ROWS = 256  # test sets at once (memory: about ROWS × 2,000 cells)
+EDGE_CELLS = 2  # first pieces of each edge of a class's (d, s) rectangle (branch and bound refines them)
+PI_CELLS = 4  # first pieces of the prevalence's interval
+ROUNDS, SPLIT = 14, 24  # branch and bound: rounds, and cells halved per test set each round
+_ROWS = 256  # test sets at once (memory: about ROWS × 2,600 cells × 10 floats)
 REFERENCE = ("Clopper & Pearson (1934), Biometrika 26, 404-413; the projection of a simultaneous confidence "
              "region, e.g. Casella & Berger (2002), Statistical Inference, sec. 9.2.3")
 
@@ -129,22 +129,25 @@ def _pm_min(metric, pos, neg, pi):
     u = np.linspace(0.0, 1.0, PI_CELLS + 1)
     pis = pi[0][:, None] + u * (pi[1] - pi[0])[:, None]
     pis = np.stack([pis[:, :-1], pis[:, 1:]], -1)
-    i, j, k = np.meshgrid(np.arange(pos.shape[1]), np.arange(neg.shape[1]), np.arange(PI_CELLS), indexing="ij")
-    take = lambda X, idx: X[:, idx.ravel()]  # noqa: E731
-    P, Q, R = take(pos, i), take(neg, j), take(pis, k)
-    bound = _lower(metric, P, Q, R)
-    at = np.arange(rows)[:, None]
-    for _ in range(ROUNDS):
-        worst = np.argpartition(bound, SPLIT - 1, axis=1)[:, :SPLIT]
+    i, j, k = (a.ravel() for a in np.meshgrid(np.arange(pos.shape[1]), np.arange(neg.shape[1]),
+                                              np.arange(PI_CELLS), indexing="ij"))
+    first, total = i.size, i.size + ROUNDS * 7 * SPLIT  # the cells: the first partition, then 7 more per split
+    P, Q, R = np.empty((rows, total, 4)), np.empty((rows, total, 4)), np.empty((rows, total, 2))
+    P[:, :first], Q[:, :first], R[:, :first] = pos[:, i], neg[:, j], pis[:, k]
+    bound = np.empty((rows, total))
+    bound[:, :first] = _lower(metric, P[:, :first], Q[:, :first], R[:, :first])
+    at, used = np.arange(rows)[:, None], first
+    for _ in range(ROUNDS):  # a split cell's first child takes its slot, the other 7 go to the end
+        worst = np.argpartition(bound[:, :used], SPLIT - 1, axis=1)[:, :SPLIT]
         p, q, r = P[at, worst], Q[at, worst], R[at, worst]
         kids = [(a, b, c) for a in _halves(p) for b in _halves(q) for c in _halves_pi(r)]
-        P2, Q2, R2 = (np.concatenate([kid[z] for kid in kids], axis=1) for z in range(3))
-        keep = np.ones(bound.shape, dtype=bool)
-        keep[at, worst] = False
-        P = np.concatenate([P[keep].reshape(rows, -1, 4), P2], axis=1)
-        Q = np.concatenate([Q[keep].reshape(rows, -1, 4), Q2], axis=1)
-        R = np.concatenate([R[keep].reshape(rows, -1, 2), R2], axis=1)
-        bound = np.concatenate([bound[keep].reshape(rows, -1), _lower(metric, P2, Q2, R2)], axis=1)
+        for z, X in enumerate((P, Q, R)):
+            X[at, worst] = kids[0][z]
+            X[:, used:used + 7 * SPLIT] = np.concatenate([kid[z] for kid in kids[1:]], axis=1)
+        bound[at, worst] = _lower(metric, *kids[0])
+        bound[:, used:used + 7 * SPLIT] = _lower(metric, P[:, used:used + 7 * SPLIT], Q[:, used:used + 7 * SPLIT],
+                                                 R[:, used:used + 7 * SPLIT])
+        used += 7 * SPLIT
     return bound.min(axis=1)
 
 
