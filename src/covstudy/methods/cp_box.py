@@ -79,12 +79,6 @@ READS = {"recall": ("pos",), "specificity": ("neg",), "balanced_accuracy": ("pos
 LINEAR = ("recall", "specificity", "balanced_accuracy", "accuracy")  # D a weighted sum of the classes' t₁ - t₂
 
 
-def _range(metric, t, n, pi):
-    """(low, high) of M over cells: t, n as (low, high) pairs, π as its two ends (M monotone in each)."""
-    ends = [rate(metric, t[0], n[0], p) for p in pi], [rate(metric, t[1], n[1], p) for p in pi]
-    return np.minimum(*ends[0]), np.maximum(*ends[1])
-
-
 def _shares(both, first, second, neither, level):
     """The class's (d, r, s) intervals: discordant of all, first-only of discordant, both of concordant."""
     disc, conc = first + second, both + neither
