@@ -208,8 +208,8 @@ def test_searched_rows_of_the_audit():
     binormal = search(lambda c: _binormal(c, spec), spec.box, spec.at, audit.search_budget(300))
     if one["reps"] == 300:
         assert one["worst_coverage"] <= one["coverage_at_estimate"] and one["worst_coverage"] <= binormal.worst
-    else:  # undecided at 300 test sets: its worst estimated again on CONFIRM × as many, fresh ones
-        assert one["reps"] == 300 * audit.CONFIRM and one["worst_mcse"] < binormal.mcse
+    else:  # undecided at 300 test sets: decided at its worst point on at least CONFIRM × as many, fresh ones
+        assert one["reps"] >= 300 * audit.CONFIRM and one["worst_mcse"] < binormal.mcse
     assert one["coverage_at_estimate"] == binormal.coverage
     ev = covstudy.evaluate(y, (s > 0.6).astype(int), s, metrics=["auc"], reps=300)
     row = ev.table[ev.table.method == "newcombe"].iloc[0]

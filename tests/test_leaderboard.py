@@ -66,14 +66,19 @@ def test_stream_keyed_by_the_point_and_blocks():
     assert not np.array_equal(a, np.concatenate(list(ManyModels(d.accuracies, 30, 0.6).simulate(50, seed=1))))
 
 
-@pytest.mark.parametrize("design, exact, field", [
-    (ManyModels((0.7,), 10), False, "accuracies"), (ManyModels((0.7, 1.0), 10), False, "accuracies"),
-    (ManyModels((0.7, 0.6), 0), False, "n"), (ManyModels((0.7, 0.6, 0.5), 10, 1.0), False, "rho"),
-    (ManyModels((0.7, 0.6, 0.5, 0.4), 50, 0.3), True, "n"),
-    (ManyModels((0.7, 0.6), 10, correlation=((1, 2), (2, 1))), False, "correlation")])
-def test_bad_designs_named_in_one_line(design, exact, field):
-    problem = design.check(exact=exact)
-    assert problem.startswith(field + ":") and "\n" not in problem
+@pytest.mark.parametrize("args, kwargs, field", [
+    (((0.7,), 10), {}, "accuracies"), (((0.8,), 100, 0.5), {}, "accuracies"), (((0.7, 1.0), 10), {}, "accuracies"),
+    ((("a", 0.6), 10), {}, "accuracies"), (((0.7, 0.6), 0), {}, "n"), (((0.7, 0.6, 0.5), 10, 1.0), {}, "rho"),
+    (((0.7, 0.6), 10, "0.5"), {}, "rho"), (((0.7, 0.6), 10), {"correlation": ((1, 2), (2, 1))}, "correlation")])
+def test_bad_designs_refused_when_made_in_one_line(args, kwargs, field):
+    with pytest.raises(ValueError) as err:
+        ManyModels(*args, **kwargs)
+    assert str(err.value).startswith(field + ":") and "\n" not in str(err.value)
+
+
+def test_too_large_for_the_exact_engine_named_in_one_line():
+    problem = ManyModels((0.7, 0.6, 0.5, 0.4), 50, 0.3).check(exact=True)
+    assert problem.startswith("n:") and "\n" not in problem
 
 
 def test_true_ranks_with_ties():

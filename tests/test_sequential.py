@@ -190,7 +190,7 @@ def test_confidence_sequence_reads_the_tables():
     (lambda: sequential_coverage("wilson", 0.5, looks=[5], delta=0.9), "delta must be"),
     (lambda: sequential_coverage("wilson", 0.5, looks=[5], reps=0, seed=1), "reps must be"),
     (lambda: sequential_coverage("wilson", 0.5, looks=[5], seed=1), "seed: only with reps"),
-    (lambda: sequential_coverage("wilson", 0.5, batch=1, n_max=10 ** 6), "looks: the last size must be"),
+    (lambda: sequential_coverage("wilson", 0.5, batch=1, n_max=10 ** 6), "n_max must be <= 20,000 (the last look)"),
     (lambda: confidence_sequence("wilson", [5, 4], [10, 20]), "k: the successes"),
     (lambda: covstudy.interval("sequential.mixture", k=3, n=10), "method:"),
 ])

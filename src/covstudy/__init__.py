@@ -62,6 +62,10 @@ def run_study(study: str = "quick", overrides=(), out=None, progress: bool | Non
       wald 0.2    0.8863
       wald 0.4    0.8989
     """
+    if isinstance(overrides, str) or not all(isinstance(o, str) for o in overrides):
+        raise ConfigError(f"overrides: a list of strings such as 'grid.n=[20,50]', got {overrides!r}")
+    if not isinstance(study, str):
+        raise ConfigError(f"study: the name of a study config such as 'quick', got {study!r}")
     from .cli import load_study
     from .study.runner import run_study as run
 

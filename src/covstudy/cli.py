@@ -15,6 +15,7 @@ per-design axes and the sequential plan), so their options and error lines read 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import functools
 import os
@@ -484,6 +485,12 @@ def _plan_axes(parser, design: str, rest: list[str]) -> dict:
             known = ", ".join(f"--{k}" for k in [*names, *d.plan_axes] if k != d.size_axis)
             parser.error(f"unrecognized argument {flag!r} (design {d.name}'s axes: {known})")
         value = next(it, None)
+        choices = names[name].choices if name in names else None
+        if choices:  # a categorical axis (judged sampling): one of its names
+            if value not in choices:
+                parser.error(f"argument {flag}: must be one of {', '.join(choices)}, got {value!r}")
+            out[name] = value
+            continue
         try:
             out[name] = int(value) if name in names and names[name].integer else float(value)
         except (TypeError, ValueError):
@@ -495,6 +502,7 @@ def _plan_sequential(parser, args, rest, argv) -> int:
     """``covstudy-plan --design sequential --method M --p P --width W --batch B [--adjust A]``: the expected
     labels until the interval is at most W wide, looking every B labels (planning/sequential.py)."""
     from .planning.sequential import expected_labels
+    from .writable import problem
 
     extra = _PlanParser(prog="covstudy-plan --design sequential", allow_abbrev=False)
     extra.add_argument("--batch", type=int, required=True, help="labels between looks")
@@ -503,15 +511,45 @@ def _plan_sequential(parser, args, rest, argv) -> int:
     for name in ("p", "width"):
         if getattr(args, name) is None:
             parser.error(f"--{name}: the sequential plan needs it (the assumed accuracy and the target width)")
-    given_n_max = any(a == "--n-max" or a.startswith("--n-max=") for a in (sys.argv[1:] if argv is None else argv))
+    typed = sys.argv[1:] if argv is None else argv
+    given = {a.partition("=")[0] for a in typed if a.startswith("--")}
+    for option, why in _NOT_SEQUENTIAL.items():  # every other option is honoured or refused by name
+        if option in given:
+            parser.error(f"{option}: the sequential plan {why}")
+    if args.table is not None and (why := problem(args.table, folder=False)):
+        parser.error(f"--table {args.table}: {why}")
     try:
         result = expected_labels(args.method, args.p, args.width, batch=more.batch, adjust=more.adjust,
-                                 n_max=args.n_max if given_n_max else None, delta=args.delta, **dict(args.param))
+                                 n_max=args.n_max if "--n-max" in given else None, delta=args.delta,
+                                 **dict(args.param))
     except ValueError as err:
         print(f"covstudy-plan: error: {err}", file=sys.stderr)
         return 2
     print(result)
+    if args.table:  # its one row: the plan's fields
+        import pandas as pd
+
+        Path(args.table).parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame([dataclasses.asdict(result)]).to_csv(args.table, index=False)
+        print(args.table)
     return 0
+
+
+_NOT_SEQUENTIAL = {  # covstudy-plan's options the sequential plan cannot honour, and why
+    **dict.fromkeys(("--power", "--null"), "targets a width only (stop at width <= --width); it has no power target"),
+    **dict.fromkeys(("--coverage", "--coverage-tol"),
+                    "targets a width only; it reports the coverage at stopping and at every look, it does not "
+                    "search for one (use --adjust or a confidence sequence for validity at every look)"),
+    **dict.fromkeys(("--assurance", "--width-prob"), "stops at the first look whose width is <= --width; "
+                                                     "the chance it gets there by --n-max is reported"),
+    "--plugin": "is exact (dynamic programming over looks); it has no plug-in answer",
+    **dict.fromkeys(("--reps", "--seed"), "is exact (dynamic programming over looks); it takes no Monte Carlo options"),
+    **dict.fromkeys(("--p-range", "--p-points"), "takes one assumed accuracy, --p"),
+    "--side": "is two-sided (a width)",
+    "--metric": "is for an accuracy (a proportion)",
+    "--horizon": "stops at the first look that meets the width; it has no horizon",
+    "--figure": "has no figure; --table writes its numbers",
+}
 
 
 def plan_main(argv=None) -> int:

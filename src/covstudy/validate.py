@@ -53,7 +53,7 @@ def _regular(value) -> bool:
 
 
 def _short(value) -> str:
-    text = repr(value)
+    text = " ".join(repr(value).split())  # one line, whatever numpy's repr wraps
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -217,3 +217,66 @@ def bounds_out(lower, upper):
     if lower.ndim == 0 and upper.ndim == 0:
         return float(lower), float(upper)
     return lower, upper
+
+
+def whole(name: str, value, low: int, high: int | None = None) -> int:
+    """``value`` as an int if it is one whole number in [low, high] (not a bool, a string or 2.5)."""
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer, float, np.floating))
+    if ok and isinstance(value, (float, np.floating)):
+        ok = bool(np.isfinite(value) and value == round(value))
+    valid = f"a whole number >= {low:,}" if high is None else f"a whole number in [{low:,}, {high:,}]"
+    if not ok or value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be {valid}, got {value!r}")
+    return int(value)
+
+
+def flag(name: str, value) -> bool:
+    """``value`` if it is True or False ("yes" and 1 are not: a typo would silently change the question)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def one_dimensional(name: str, arr: np.ndarray) -> np.ndarray:
+    """``arr`` if it has at most one axis: a 2-d array is not silently flattened into a list."""
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a number or a 1-d list, got an array of shape {arr.shape}")
+    return arr
+
+
+def test_sets(scores, labels) -> tuple[np.ndarray, np.ndarray]:
+    """Calibration test sets, one per row (a 1-d pair is one test set): real scores in [0, 1] and labels in
+    {0, 1} of the same shape, as 2-d float arrays."""
+    arrays = []
+    for name, value, valid, kinds in (("scores", scores, "real numbers in [0, 1]", "iuf"),
+                                      ("labels", labels, "0 or 1", "biuf")):
+        arr = array(name, value, valid)
+        if arr.dtype.kind not in kinds:  # complex, datetime, text: not a probability
+            raise ValueError(f"{name} must be {valid}, got {arr.dtype} values: {_short(value)}")
+        if arr.size == 0:
+            raise ValueError(f"{name} must not be empty")
+        if arr.ndim > 2:
+            raise ValueError(f"{name} must be one test set (1-d) or one per row (2-d), got shape {arr.shape}")
+        arrays.append(np.atleast_2d(arr.astype(float)))
+    s, y = arrays
+    if s.shape != y.shape:
+        raise ValueError(f"scores and labels must have the same shape, got {s.shape} and {y.shape}")
+    bad = ~((s >= 0) & (s <= 1))  # NaN is bad too
+    if bad.any():
+        raise ValueError(f"scores must be probabilities in [0, 1], got {float(s[bad][0])!r}")
+    bad = (y != 0) & (y != 1)
+    if bad.any():
+        raise ValueError(f"labels must be 0 or 1, got {float(y[bad][0])!r}")
+    return s, y
+
+
+def bin_edges(edges) -> np.ndarray:
+    """Reliability-diagram bin edges: at least two non-decreasing finite numbers (one bin or more; the
+    scores are binned by the inner edges, so the outer ones may be anything below and above them)."""
+    arr = array("edges", edges, "non-decreasing numbers", dtype=None)
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size < 2:
+        raise ValueError(f"edges must be at least two non-decreasing numbers (one bin or more), got {_short(edges)}")
+    arr = arr.astype(float)
+    if not np.all(np.isfinite(arr)) or np.any(np.diff(arr) < 0):
+        raise ValueError(f"edges must be non-decreasing finite numbers, got {_short(edges)}")
+    return arr

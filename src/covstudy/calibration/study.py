@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 AXES = ("n", "bins", "binning", "slope", "intercept", "score_a", "score_b", "scores", "auc", "prevalence")
 BINORMAL, BETA = ("scores", "auc", "prevalence"), ("score_a", "score_b")  # a point keeps its score law's axes
+TEST_SET_BYTES = 40  # per example of a point's test sets: scores, labels, bin keys and the bincount weights (float64)
 UNBINNED = ("smooth",)  # ECE methods that do not bin: run at the grid's first bins and binning only
 
 
@@ -98,6 +99,9 @@ class CalibrationStudy:
         for k in ("n", "bins"):
             if k not in grid:
                 raise ConfigError(f"grid.{k}: missing (the calibration study's axes: {', '.join(AXES)})")
+        for k, v in grid.items():  # a list of single values, or one value (grid.bins=[] has no points)
+            if isinstance(v, list) and (not v or any(isinstance(x, (list, dict)) for x in v)) or isinstance(v, dict):
+                raise ConfigError(f"grid.{k}: a value or a non-empty list of values, got {v!r}")
         d = DESIGNS["calibration"]
         points = []
         for combo in itertools.product(*(v if isinstance(v, list) else [v] for v in grid.values())):
@@ -107,6 +111,9 @@ class CalibrationStudy:
                     a.values(point[a.name])
                 except ValueError as err:
                     raise ConfigError(f"grid.{err}") from None
+            problem = d.check(point, exact=False)  # n <= 10^7, bins <= BINS_MAX: before any test set is drawn
+            if problem:
+                raise ConfigError(f"grid.{problem}")
             binormal = point["scores"] == "binormal"
             point = {k: point[k] for k in AXES if k not in (BETA if binormal else BINORMAL)}
             if point not in points:  # the other law's axes do not make new points
@@ -118,6 +125,11 @@ class CalibrationStudy:
         reps = cfg.get("reps", 400)
         if isinstance(reps, bool) or not isinstance(reps, int) or not 1 <= reps <= 1_000_000:
             raise ConfigError(f"reps: must be a whole number in [1, 1000000], got {reps!r}")
+        largest = max(p["n"] for p in points)
+        if reps * largest * TEST_SET_BYTES > validate.MC_BYTES_MAX:  # a point's test sets are drawn whole
+            raise ConfigError(f"reps: {reps:,} test sets of n = {largest:,} hold {reps * largest * TEST_SET_BYTES / 1e9:.3g} GB "
+                              f"at once, more than {validate.MC_BYTES_MAX / 1e9:g} GB; lower reps to "
+                              f"{max(1, validate.MC_BYTES_MAX // (largest * TEST_SET_BYTES)):,} or n")
         seed = cfg.get("seed", 2026)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63:
             raise ConfigError(f"seed: must be a whole number >= 0, got {seed!r}")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .. import validate
 from ..seeds import stream
 from .many_models import exchangeable, pairs, true_ranks
 
@@ -33,18 +34,30 @@ class ManyBinormal:
     n_neg: int
     rho: float = 0.0
 
+    def __post_init__(self):  # a design that cannot work is refused when it is made
+        problem = self.check()
+        if problem:
+            raise ValueError(problem)
+
     @property
     def k(self) -> int:
         return len(self.aucs)
 
     def check(self, exact: bool = False) -> str | None:
-        a = np.asarray(self.aucs, dtype=float)
+        try:
+            if validate.not_numbers(self.aucs):
+                raise TypeError
+            a = np.asarray(self.aucs, dtype=float)
+        except (TypeError, ValueError):
+            return f"aucs: give at least 2 classifiers' AUCs, numbers in (0, 1), got {self.aucs!r}"
+        if validate.not_numbers(self.rho) or not isinstance(self.rho, (int, float, np.integer, np.floating)):
+            return f"rho: the latent correlation must be a number, got {self.rho!r}"
         if a.ndim != 1 or a.size < 2:
             return f"aucs: give at least 2 classifiers' AUCs, got {self.aucs!r}"
         if not np.all((a > 0) & (a < 1)):
             return f"aucs: each must be in (0, 1), got {self.aucs!r}"
         for name, v in (("n_pos", self.n_pos), ("n_neg", self.n_neg)):
-            if not (isinstance(v, (int, np.integer)) and 2 <= v <= 10**5):
+            if isinstance(v, bool) or not (isinstance(v, (int, np.integer)) and 2 <= v <= 10**5):
                 return f"{name}: must be a whole number in [2, 100,000], got {v!r}"
         if not -1 / (self.k - 1) < self.rho < 1:
             return f"rho: the latent correlation must be in ({-1 / (self.k - 1):.3g}, 1), got {self.rho!r}"

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .. import validate
 from .._lazy import stats
 from ..seeds import stream
 
@@ -74,18 +75,30 @@ class ManyModels:
     rho: float = 0.0
     correlation: tuple[tuple[float, ...], ...] | None = None
 
+    def __post_init__(self):  # a design that cannot work is refused when it is made, not deep in a study
+        problem = self.check()
+        if problem:
+            raise ValueError(problem)
+
     @property
     def k(self) -> int:
         return len(self.accuracies)
 
     def check(self, exact: bool = False) -> str | None:
         """One line naming the bad field and its valid range, or None."""
-        a = np.asarray(self.accuracies, dtype=float)
+        try:
+            if validate.not_numbers(self.accuracies):
+                raise TypeError
+            a = np.asarray(self.accuracies, dtype=float)
+        except (TypeError, ValueError):
+            return f"accuracies: give at least 2 models' accuracies, numbers in (0, 1), got {self.accuracies!r}"
         if a.ndim != 1 or a.size < 2:
             return f"accuracies: give at least 2 models' accuracies, got {self.accuracies!r}"
+        if validate.not_numbers(self.rho) or not isinstance(self.rho, (int, float, np.integer, np.floating)):
+            return f"rho: the latent correlation must be a number, got {self.rho!r}"
         if not np.all((a > 0) & (a < 1)):
             return f"accuracies: each must be in (0, 1), got {self.accuracies!r}"
-        if not (isinstance(self.n, (int, np.integer)) and 1 <= self.n <= 10**6):
+        if isinstance(self.n, bool) or not (isinstance(self.n, (int, np.integer)) and 1 <= self.n <= 10**6):
             return f"n: the test-set size must be a whole number in [1, 1,000,000], got {self.n!r}"
         if self.correlation is None:
             if not -1 / (self.k - 1) < self.rho < 1:

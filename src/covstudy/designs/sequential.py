@@ -58,16 +58,21 @@ class Looks:
         if looks is not None:
             if batch is not None or n_max is not None:
                 raise ValueError("looks: give either the sizes looks=[...] or batch and n_max, not both")
-            sizes = validate.counts("looks", looks, minimum=1).ravel()
+            sizes = validate.one_dimensional("looks", validate.counts("looks", looks, minimum=1)).ravel()
             if sizes.size == 0 or np.any(np.diff(sizes) <= 0):
                 raise ValueError(f"looks must be increasing sizes >= 1, got {list(map(int, sizes))}")
         else:
             if batch is None or n_max is None:
                 raise ValueError("looks: give the sizes looks=[...], or batch and n_max")
-            batch = int(validate.counts("batch", batch, minimum=1))
-            n_max = int(validate.counts("n_max", n_max, minimum=1))
+            batch = int(validate.counts("batch", validate.scalar("batch", batch), minimum=1))
+            n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=1))
+            if n_max > N_MAX_LIMIT:  # before the schedule is built: n_max = 10^15 would be 10^14 looks
+                raise ValueError(f"n_max must be <= {N_MAX_LIMIT:,} (the last look), got {n_max:,}")
             if batch > n_max:
                 raise ValueError(f"batch must be <= n_max ({n_max}), got {batch}")
+            if -(-n_max // batch) > LOOKS_LIMIT:
+                raise ValueError(f"batch: at most {LOOKS_LIMIT:,} looks, got n_max / batch = {n_max:,} / {batch:,}; "
+                                 f"raise batch to {-(-n_max // LOOKS_LIMIT):,}")
             sizes = np.unique(np.append(np.arange(batch, n_max + 1, batch), n_max))
         if sizes[-1] > N_MAX_LIMIT:
             raise ValueError(f"looks: the last size must be <= {N_MAX_LIMIT:,}, got {int(sizes[-1]):,}")
@@ -78,8 +83,8 @@ class Looks:
     @classmethod
     def even(cls, count: int, n_max: int) -> "Looks":
         """``count`` looks spread evenly up to n_max: n_l = round(l·n_max/count)."""
-        count = int(validate.counts("looks", count, minimum=1))
-        n_max = int(validate.counts("n_max", n_max, minimum=1))
+        count = int(validate.counts("looks", validate.scalar("looks", count), minimum=1, maximum=LOOKS_LIMIT))
+        n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=1, maximum=N_MAX_LIMIT))
         if count > n_max:
             raise ValueError(f"looks must be <= n_max ({n_max}) when counted, got {count}")
         return cls.of(looks=np.rint(np.arange(1, count + 1) * n_max / count).astype(int))
@@ -283,7 +288,7 @@ def sequential_coverage(method, p, *, looks=None, batch=None, n_max=None, rule="
     >>> round(float(r["simultaneous"][0]), 3) < 0.95  # ten peeks spend more than delta
     True
     """
-    p = validate.interval("p", p, 0.0, 1.0, False, False)
+    p = validate.one_dimensional("p", validate.interval("p", p, 0.0, 1.0, False, False))
     schedule = Looks.of(looks, batch, n_max)
     stop = Rule.of(rule, width, threshold)
     d = float(validate.delta(delta))
@@ -324,7 +329,7 @@ def confidence_sequence(method, k, n, *, delta=0.05, adjust="none", **params):
     True
     """
     k, n = validate.k_and_n(k, n)
-    k, n = np.broadcast_arrays(np.ravel(k), np.ravel(n))
+    k, n = np.broadcast_arrays(validate.one_dimensional("k", k).ravel(), validate.one_dimensional("n", n).ravel())
     schedule = Looks.of(looks=n)
     if np.any(np.diff(k) < 0) or np.any(np.diff(k) > np.diff(n)):
         raise ValueError("k: the successes at successive looks must grow by at most the examples added")

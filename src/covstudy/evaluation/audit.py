@@ -12,8 +12,10 @@ for the stratified metrics and the paired accuracy difference with deterministic
 (``search``) over the spec's box, within SEARCH_TEST_SETS test sets (points × reps; a bootstrap
 BOOT_SEARCH_POINTS points), the same seed at every point; the AUC also over test sets from the user's
 smoothed scores (``empirical``), the lower of the two. A Monte Carlo search runs a pilot first (two points on
-a fifth of the test sets, then on all): a method that clearly fails stops there, and so does a budgeted one that can no
-longer meet the target (no confirmation follows it). Flow: metrics -> audit -> recommend (reads the
+a fifth of the test sets, then on all): a method that clearly fails stops there. A Monte Carlo worst that is not
+decided (within Z_MCSE MCSE of the floor) is decided at its point on fresh test sets (``decide``), within
+DECIDE_TEST_SETS (a drawing method: what its budget leaves). The 3-coordinate paired rows are searched on exact
+tensor grids (``certify.grid_search``). Flow: metrics -> audit -> recommend (reads the
 columns) and growth (reuses ``coverage_over`` and the reps rules); the audit knows nothing of the
 recommendation or the report.
 """
@@ -21,6 +23,7 @@ recommendation or the report.
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,6 +47,10 @@ BOOT_MIN_REPS = 100  # fewer affordable than this: the method is not audited (MC
 BOOT_BUDGET = 200_000_000  # random numbers one drawing method's whole audit may make: test sets × draws × the
 # numbers a draw makes (~4 CPU-s of Gamma variates; a 10-class macro-F1 posterior: 1,000 test sets)
 CERTIFIED = {"stratified", "paired"}  # designs whose worst ``certify`` bounds (deterministic methods)
+THREE_EXACT_OUTCOMES = 400_000  # a paired method reading the concordant split: searched on exact coverage up to
+# this many outcomes (247,717 at n = 150), beyond by Monte Carlo
+THREE_POINTS, THREE_STARTS = 17, 4  # a searched 3-coordinate box: a 17³ grid, then local grids from its 4 lowest
+# points (~3 CPU-s at n = 150; at or below the 17³ grid's minimum by construction, tests/test_certify.py)
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 WINDOW_FROM = 2_000  # one proportion at n beyond this: the exact audit on the region's count window only
 SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
@@ -59,9 +66,13 @@ PILOT_SHARE = 5  # a Monte Carlo search first runs with reps / PILOT_SHARE test 
 PILOT_MIN_REPS = 100  # ... (at least this many), and stops there when the method clearly fails:
 PILOT_Z = 3.0  # its worst + PILOT_Z·MCSE below the floor
 PILOT_POINTS = 2  # the pilot's points: the plug-in point, then the search's first start point
-CONFIRM = 8  # a Monte Carlo worst within CONFIRM_Z MCSE of the decision is re-estimated on CONFIRM × reps
-CONFIRM_Z = 3.0
-Z_MCSE = 1  # the recommendation's margin: a Monte Carlo row qualifies when worst - Z_MCSE·MCSE reaches the floor
+CONFIRM = 8  # ``decide``'s first batch at the worst point: CONFIRM × reps fresh test sets, then doubling
+CONFIRM_Z = 3.0  # a searched Monte Carlo worst more than this many MCSE below the floor is decided without more
+Z_MCSE = 2  # the decision: a Monte Carlo worst meets the target when worst - Z_MCSE·MCSE reaches the floor, fails
+# when worst + Z_MCSE·MCSE is below it; else more test sets are drawn at its point (``decide``), within
+PLUG_IN_DECIDE = 16  # a plug-in audit (one point, grouped metrics): at most this many times its test sets
+DECIDE_TEST_SETS = 128_000  # fresh test sets at the worst point, at most (MCSE ≈ 0.0006 at 0.95); fewer where a
+# test set costs more: an AUC's test sets of n scores (AUC_SCORES/n), a drawing method's budget (``draw_budget``)
 SEARCH_MIN_POINTS = 12  # ... but at least this many points
 BOOT_SEARCH_POINTS = 6  # a drawing method's search: at most this many points (each costs reps × draws draws)
 
@@ -144,6 +155,8 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
     pt = s.points[0]
     size = _outcomes(qualified, s)
     limit = PAIRED_EXACT_OUTCOMES if s.design == "paired" else EXACT_OUTCOMES
+    if s.design == "paired" and _reads_concordant(qualified):  # searched on tensor grids (``coverage_grid``)
+        limit = THREE_EXACT_OUTCOMES
     if size > (QUADRATURE_EXACT_OUTCOMES if qualified.split(".")[-1] in QUADRATURE else limit):
         return None
     searched = size > CERTIFY_OUTCOMES  # not certified: windows of SEARCH_BOUND, the plug-in read off the problem
@@ -163,7 +176,7 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
         elif problem.rows is not None:  # exact coverage costs O(rows·log columns) a point: a dense search
             found = grid_search(problem, x, points=33, rounds=8)
         else:  # three coordinates (the paired methods reading the concordant split), or a large space
-            found = grid_search(problem, x)
+            found = grid_search(problem, x, points=THREE_POINTS, rounds=8, starts=THREE_STARTS)
         if len(_SEARCHED) >= 256:
             _SEARCHED.clear()
         _SEARCHED[key] = found
@@ -184,15 +197,19 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
 
 def _outcomes(qualified, s: Spec) -> int:
     """The outcomes ``certified_audit`` would enumerate over the spec's box."""
-    from ..designs import get_design
-    from ..estimands import get_estimand
     from .certify import outcome_count
 
-    concordant = False
-    if s.design == "paired":
-        est = get_estimand(get_design("paired").data, "difference")
-        concordant = est.merge(est.method(qualified)) is None
-    return outcome_count(s.design, s.points[0], s.box, concordant)
+    return outcome_count(s.design, s.points[0], s.box, s.design == "paired" and _reads_concordant(qualified))
+
+
+def _reads_concordant(qualified) -> bool:
+    """Whether a paired method reads the concordant split (both, neither), not only the discordant pairs: its
+    coverage then depends on the third coordinate s (``certify.paired_problem``)."""
+    from ..designs import get_design
+    from ..estimands import get_estimand
+
+    est = get_estimand(get_design("paired").data, "difference")
+    return est.merge(est.method(qualified)) is None
 
 
 def draws_per_test_set(qualified) -> int:
@@ -234,7 +251,7 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
     if s.plug_in_only:  # the grouped metrics beyond accuracy: Monte Carlo at the plug-in point (``plug_in``)
         from .plug_in import audit_plug_in
 
-        return audit_plug_in(s, method, qualified, delta, reps, seed)
+        return decide_plug_in(s, method, qualified, delta, seed, audit_plug_in(s, method, qualified, delta, reps, seed))
     if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
         out = certified_audit(qualified, s, delta)
         if out is not None:
@@ -296,13 +313,6 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
                                    known=known)
             if first["worst_coverage"] + PILOT_Z * first["worst_mcse"] < floor:
                 return first
-        if bounded and first["worst_coverage"] - Z_MCSE * first["worst_mcse"] < floor:
-            # no confirmation follows a budgeted search, and more points only lower its worst: the row can no
-            # longer meet the target (``recommend.meets``), so its decision is made here
-            first["note"] = (f"audit stopped after {PILOT_POINTS} points: the worst coverage found, less "
-                             f"{Z_MCSE:g} MCSE ({first['worst_coverage'] - Z_MCSE * first['worst_mcse']:.4f}), is "
-                             f"already below {floor:.3f}, and more points can only lower it")
-            return first
     budget = min(budget, PILOT_POINTS) if pilot else budget
     engine = known.setdefault("engine", {})  # the engine and reps of the last points measured
     project = s.project or (lambda c: c)
@@ -347,22 +357,85 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
            "reps": engine["reps"], "audit": "searched"}
     if pilot:
         return out
-    if mc and not bounded and abs(found.worst - Z_MCSE * found.mcse - floor) < CONFIRM_Z * found.mcse:
-        # undecided at this MCSE: the worst point again on CONFIRM times the test sets, fresh ones (the
-        # search's minimum over noisy points is biased low; an independent estimate there is not)
-        c, m, _ = evaluate([found.at], reps=int(reps) * CONFIRM, seed=seed + 1)
-        out.update(worst_coverage=float(np.atleast_1d(c)[0]), worst_mcse=float(np.atleast_1d(m)[0]),
-                   reps=int(reps) * CONFIRM)
+    at, used = found.at, found.points * int(reps or 0)
     if s.scores is not None:
         from .empirical import coverage_at, smoothed
 
         sm = smoothed(*s.scores)
-        other = search(lambda c: coverage_at(qualified, sm, [x["auc"] for x in c], delta, reps, seed),
-                       {"auc": s.box["auc"]}, {"auc": s.at["auc"]}, budget)
+
+        def tilted(c, reps=reps, seed=seed):
+            return coverage_at(qualified, sm, [x["auc"] for x in c], delta, reps, seed)
+
+        other = search(tilted, {"auc": s.box["auc"]}, {"auc": s.at["auc"]}, budget)
+        used += other.points * int(reps or 0)
         if other.worst < out["worst_coverage"]:
             out.update(worst_coverage=other.worst, worst_mcse=other.mcse,
                        worst_at=f"{where(other.at)} (your smoothed score distributions)")
+            evaluate, at = tilted, other.at
+    worst, mcse = out["worst_coverage"], out["worst_mcse"]
+    if out["engine"] == "mc" and reps and worst - Z_MCSE * mcse < floor <= worst + CONFIRM_Z * mcse:
+        # not decided at the search's MCSE: fresh test sets at the worst point until it is (``decide``)
+        out.update(decide(evaluate, at, worst, mcse, floor, int(reps), seed, decide_budget(qualified, s, used)))
     return out
+
+
+def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict) -> dict:
+    """A plug-in audit (``plug_in``: Monte Carlo at one point) decided like a searched one (``decide``), within
+    PLUG_IN_DECIDE times its test sets; a resampling method (its test sets cost draws each) is left as it is."""
+    from ..engine.coverage import coverage
+    from .plug_in import BOOTSTRAP as RESAMPLING, plug_in_reps
+
+    worst, mcse, floor = out.get("worst_coverage"), out.get("worst_mcse"), 1 - delta - EPSILON
+    if (worst is None or out.get("engine") != "mc" or method in RESAMPLING
+            or not worst - Z_MCSE * mcse < floor <= worst + CONFIRM_Z * mcse):
+        return out
+    reps, params = plug_in_reps(method, s.design, s.points[0], out["reps"])
+
+    def evaluate(coords, reps, seed):
+        r = coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=reps, seed=seed,
+                     **s.points[0], **params)
+        return r.coverage, r.mcse, r.mean_width
+
+    out.update(decide(evaluate, {}, worst, mcse, floor, reps, seed, PLUG_IN_DECIDE * reps))
+    return out
+
+
+def decide_budget(qualified, s: Spec, used: int = 0) -> int:
+    """The test sets ``decide`` may draw at one row's worst point: DECIDE_TEST_SETS; an AUC's at most AUC_SCORES
+    scores; a drawing method's what its ``draw_budget`` leaves after the ``used`` test sets of its search."""
+    if draws_per_test_set(qualified):
+        return int(min(DECIDE_TEST_SETS, max(draw_budget(qualified, s) - used, 0)))
+    if s.design in ("binormal", "paired_binormal"):
+        return int(min(DECIDE_TEST_SETS, AUC_SCORES // max(examples(s.points[0]), 1)))
+    return DECIDE_TEST_SETS
+
+
+def decide(evaluate, at: dict, worst: float, mcse: float, floor: float, reps: int, seed: int,
+           budget: int = DECIDE_TEST_SETS) -> dict:
+    """The Monte Carlo decision at the worst point ``at``: batches of fresh test sets (seeds seed + 1, seed + 2,
+    ...; the first CONFIRM × reps, then each as many as all before, so the total doubles), pooled, until the
+    pooled coverage ± Z_MCSE·MCSE lies on one side of ``floor`` or the next batch would pass ``budget`` test sets.
+    The search's own estimate there is left out: the lowest of many noisy points is biased low, a fresh one is not.
+    ``evaluate(coords, reps, seed)`` -> (coverage, MCSE, mean width) arrays; pooled: c = Σ r_i·c_i / Σ r_i,
+    MCSE = sqrt(Σ r_i²·MCSE_i²) / Σ r_i. Returns the audit columns it updates (``worst_coverage``, ``worst_mcse``,
+    ``reps``: the test sets pooled) and, when still undecided, a ``note`` with the margin; {} when the budget
+    does not allow one batch. Deterministic: the seeds are fixed, so the same seed gives the same verdict."""
+    total, weighted, variance, batch, k = 0, 0.0, 0.0, int(reps) * CONFIRM, 1
+    batch = min(batch, budget)
+    if batch < int(reps):
+        return {}
+    c = m = float("nan")
+    while batch > 0 and total + batch <= budget:
+        cov, se, _ = evaluate([at], reps=batch, seed=seed + k)
+        cov, se = float(np.atleast_1d(cov)[0]), float(np.atleast_1d(se)[0])
+        total, weighted, variance = total + batch, weighted + batch * cov, variance + (batch * se) ** 2
+        c, m = weighted / total, math.sqrt(variance) / total
+        if c - Z_MCSE * m >= floor or c + Z_MCSE * m < floor:
+            return {"worst_coverage": c, "worst_mcse": m, "reps": total}
+        batch, k = min(total, budget - total), k + 1
+    return {"worst_coverage": c, "worst_mcse": m, "reps": total,
+            "note": f"undecided after {total:,} test sets at its worst point: {c:.4f} ± {m:.4f}, {c - floor:+.4f} from "
+                    f"the floor {floor:.3f}, within {Z_MCSE:g} MCSE ({Z_MCSE * m:.4f}; audit.DECIDE_TEST_SETS)"}
 
 
 def _draws(qualified) -> bool:

@@ -4,7 +4,9 @@ The scores are read as the probability of the positive class, binned into BINS e
 metric ``calibration_ece`` is the binned L1 ECE, with the interval the calibration study recommends
 (experiments/calibration/README.md): the debiased ECE of Kumar, Liang & Ma (2019) with its recentred
 bootstrap (``ece.debiased``, recommended), and beside it the plug-in with its percentile bootstrap
-(``ece.plugin``), biased upward, whose interval under-covers. The reason names Spiegelhalter's Z test of
+(``ece.plugin``), biased upward, whose interval under-covers, and the guaranteed row (``ece.clopper_pearson_sidak``:
+Clopper–Pearson per bin at Šidák's level, projected onto the ECE; methods/ece_guaranteed.py), recommended with
+``guarantee`` or when the debiased row's audit falls short. The reason names Spiegelhalter's Z test of
 perfect calibration. The diagram shows each bin's frequency of positives with its Clopper–Pearson
 interval and the Šidák band over the bins (whole-curve coverage at least 1 - delta given the counts).
 With an audit, each row's Monte Carlo coverage at the plug-in point fitted to these data (``ece_audit``:
@@ -47,17 +49,17 @@ def diagram(scores, labels, delta) -> dict:
             "band": cal.band("clopper_pearson", k, m, delta, "sidak"), "delta": delta}
 
 
-ROWS = (("debiased", "binned L1 ECE, 10 equal-width bins; recommended by the calibration study"),
-        ("plugin", "biased upward; its bootstrap interval under-covers (calibration study)"),
-        (GUARANTEED, "guaranteed: Clopper–Pearson per bin at Šidák's level, the ECE's range over that box "
-                     "(bin shares and mean scores as observed)"))
+ROWS = (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by the calibration study"),
+        ("plugin", False, "biased upward; its bootstrap interval under-covers (calibration study)"),
+        (GUARANTEED, False, "guaranteed: Clopper–Pearson per bin at Šidák's level, the ECE's range over that box "
+                            "(bin shares and mean scores as observed)"))
 
 
 def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False):
     """``table`` with the calibration rows appended (``reasons`` and ``info["calibration"]`` filled in); with
     ``audit``, each row's Monte Carlo coverage at the fitted plug-in point (``ece_audit``). The debiased row is
-    recommended, unless ``guarantee`` or its audit finds it below the target: then the guaranteed row
-    (``methods/ece_guaranteed.py``, coverage >= 1 - delta by proof)."""
+    recommended unless its audit finds it below the target (``_prefer_guaranteed``) or ``guarantee`` asks for a
+    guaranteed row (``methods/ece_guaranteed.py``, coverage >= 1 - delta by proof)."""
     import pandas as pd
 
     from ..methods import calibration as cal
@@ -67,17 +69,17 @@ def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False):
     scores = np.asarray(d.scores, dtype=float)
     labels = (np.asarray(d.truth) == 1).astype(float)
     fig = diagram(scores, labels, delta)
-    shorts = tuple(short for short, _ in ROWS)
+    shorts = tuple(short for short, _, _ in ROWS)
     audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed, shorts) if audit else ({}, "")
     rows = []
-    for short, note in ROWS:
+    for short, recommended, note in ROWS:
         method = get(short, "calibration")
         lo, hi = method.bounds((scores, labels), delta, rng=stream(seed, evaluate="calibration", method=method.name),
                                edges=fig["edges"], draws=DRAWS)
         estimate = float(cal.ESTIMATES[short](scores, labels, fig["edges"])[0])
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
-                         audit="", meets_target="", recommended=False, note=note,
+                         audit="", meets_target="", recommended=recommended, note=note, guaranteed=bool(method.guaranteed),
                          **dict.fromkeys(UNAUDITED, np.nan), engine=None, reps=None))
         extra = audited.get(short, {})
         rows[-1].update({k: v for k, v in extra.items() if k != "note"})
@@ -85,29 +87,51 @@ def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False):
             rows[-1]["note"] = f"{note}; {extra['note']}"
         if extra.get("coverage_at_estimate") is not None:  # judged as any row, at its one point: flagged when short
             rows[-1]["meets_target"] = meets({"worst_coverage": extra["coverage_at_estimate"],
-                                              "worst_mcse": extra.get("coverage_mcse", 0.0)}, 1 - delta - EPSILON)
-    short_of = rows[0]["meets_target"] in ("no", "undecided")
-    pick = 2 if guarantee or short_of else 0
-    rows[pick]["recommended"] = True
+                                              "worst_mcse": extra.get("coverage_mcse", 0.0),
+                                              "guaranteed": bool(method.guaranteed)}, 1 - delta - EPSILON)
+        elif audit and method.guaranteed:  # not audited here: it meets the target by proof
+            rows[-1]["meets_target"] = "guaranteed"
+    if guarantee:  # only a guaranteed row qualifies
+        for r in rows:
+            r["recommended"] = r["method"] == GUARANTEED
+    switched = _prefer_guaranteed(rows, delta)
     z, p = cal.spiegelhalter_z(scores, labels)
     if where:
-        cover = "; ".join(f"{r['method']} {r['coverage_at_estimate']:.3f} (MCSE {r['coverage_mcse']:.3f})" for r in rows)
+        cover = "; ".join(f"{r['method']} {r['coverage_at_estimate']:.3f} (MCSE {r['coverage_mcse']:.3f})" for r in rows
+                          if r["coverage_at_estimate"] == r["coverage_at_estimate"])
         checked = (f"At the fitted plug-in point ({where}) their coverage in {rows[0]['reps']} simulated test sets "
                    f"({ece_audit.AUDIT_DRAWS} resamples each) was {cover}.")
     else:
         checked = "Not audited at these data" + (f" ({rows[0]['note'].split('; ', 1)[1]})." if audit else ".")
-    why = ("" if not pick else
-           f" {GUARANTEED} is recommended: " + ("--guarantee asks for a guaranteed row" if guarantee else
-                                                f"the debiased row's coverage {rows[0]['coverage_at_estimate']:.3f} "
-                                                f"is below the target")
-           + f"; it covers by proof (Šidák's box of per-bin Clopper–Pearson intervals), width {rows[2]['width']:.4f} "
-             f"against the debiased row's {rows[0]['width']:.4f}.")
-    reasons[METRIC] = (f"the debiased ECE (Kumar, Liang & Ma 2019) with its recentred bootstrap covered 0.93-0.94 "
+    if guarantee:
+        switched = (f"{GUARANTEED} is recommended: --guarantee asks for a row whose coverage is at least "
+                    f"{1 - delta:g} by proof. ")
+    reasons[METRIC] = switched + (f"{'T' if switched else 't'}he debiased ECE (Kumar, Liang & Ma 2019) with its recentred bootstrap covered 0.93-0.94 "
                        f"in the calibration study with 5 or 10 bins when the scores are miscalibrated; the plug-in "
                        f"ECE's bootstrap covered 0.00-0.89. {checked} Spiegelhalter's test of "
-                       f"perfect calibration: Z = {float(z[0]):.2f}, p = {float(p[0]):.3g}.{why}")
+                       f"perfect calibration: Z = {float(z[0]):.2f}, p = {float(p[0]):.3g}.")
     info["calibration"] = fig
     return pd.concat([table, pd.DataFrame(rows)], ignore_index=True)
+
+
+def _prefer_guaranteed(rows, delta) -> str:
+    """``recommend``'s rule on the ECE rows (one point audited, no region): when the recommended row was audited
+    below the target, the narrowest row that meets it (a guaranteed one) is recommended instead, with the other
+    beside it (``narrower``: its interval and its coverage at the fitted point). Returns the reason's first
+    sentence ("" when the pick stays)."""
+    from .recommend import MET
+
+    pick = next((r for r in rows if r["recommended"]), None)
+    ok = sorted((r for r in rows if r["meets_target"] in MET), key=lambda r: r["width"])
+    if pick is None or pick["meets_target"] in MET or pick["meets_target"] == "" or not ok:
+        return ""
+    pick["recommended"], ok[0]["recommended"] = False, True
+    ok[0]["narrower"] = (f"{pick['method']} [{pick['lower']:.4f}, {pick['upper']:.4f}] covers "
+                         f"{pick['coverage_at_estimate']:.4f} at the fitted plug-in point")
+    return (f"{ok[0]['method']} is recommended: the narrowest row that meets the target ({ok[0]['meets_target']}; "
+            f"coverage at least {1 - delta:g}{' by construction' if ok[0]['meets_target'] == 'guaranteed' else ''}), "
+            f"as {pick['method']} covers {pick['coverage_at_estimate']:.4f} ± {pick['coverage_mcse']:.3f} at the "
+            f"fitted plug-in point. ")
 
 
 def figure(fig: dict, path):

@@ -12,10 +12,15 @@ import warnings
 from pathlib import Path
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit status 2, no usage dump (as covstudy-plan)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="covstudy-evaluate",
-                                description="Intervals for every metric with every applicable method, each "
-                                            "audited at your test set's operating point, and a recommendation.")
+    p = _Parser(prog="covstudy-evaluate",
+                description="Intervals for every metric with every applicable method, each audited at your test "
+                            "set's operating point, and a recommendation.")
     p.add_argument("file", help="a CSV or Parquet file, one row per test example")
     p.add_argument("--truth", required=True, metavar="COL", help="the true label column")
     p.add_argument("--predicted", metavar="COL", help="the predicted label column")
@@ -97,7 +102,13 @@ def _main(argv) -> int:
     args = parser.parse_args(argv)
     if args.out is not None and (why := problem(args.out, folder=True)):
         parser.exit(2, f"covstudy-evaluate: error: --out {args.out}: {why}\n")
+    for option, given in (("--guarantee", args.guarantee), ("--audit-all", args.audit_all)):
+        if given and args.no_audit:  # each needs the audit that --no-audit turns off
+            parser.exit(2, f"covstudy-evaluate: error: {option}: needs the coverage audit; drop {option} or --no-audit\n")
     if args.model:
+        for option, why in _NOT_LEADERBOARD.items():  # every other option is honoured or refused by name
+            if getattr(args, option[2:].replace("-", "_")) not in (None, False):
+                parser.exit(2, f"covstudy-evaluate: error: {option}: {why}\n")
         return _leaderboard(args)
     from .result import evaluate
 
@@ -106,17 +117,7 @@ def _main(argv) -> int:
         wanted = {"truth": args.truth, "predicted": args.predicted, "scores": args.score, "groups": args.group,
                   "second_predicted": args.second_predicted, "second_scores": args.second_score, "questions": args.question,
                   "judge": args.judge}
-        columns = {}
-        for key, col in wanted.items():
-            if col is None:
-                continue
-            where = [i + 1 for i, h in enumerate(header) if h == col]
-            if len(where) > 1:
-                raise ValueError(f"{col}: {len(where)} columns of {args.file} have this name (columns "
-                                 f"{', '.join(map(str, where))}); rename them apart")
-            if col not in frame.columns or not where:
-                raise ValueError(f"{col}: no such column in {args.file} (columns: {', '.join(map(str, header))})")
-            columns[key] = frame[col]
+        columns = {key: _column(frame, header, col, args.file) for key, col in wanted.items() if col is not None}
         positive = args.positive
         if positive is not None:  # a number on the command line names a numeric label
             try:
@@ -150,22 +151,59 @@ def _main(argv) -> int:
     return 0
 
 
+def _column(frame, header: list, col: str, file: str):
+    """The column named ``col``; a name the file does not hold, or holds twice, is an error naming it."""
+    where = [i + 1 for i, h in enumerate(header) if h == col]
+    if len(where) > 1:
+        raise ValueError(f"{col}: {len(where)} columns of {file} have this name (columns "
+                         f"{', '.join(map(str, where))}); rename them apart")
+    if col not in frame.columns or not where:
+        raise ValueError(f"{col}: no such column in {file} (columns: {', '.join(map(str, header))})")
+    return frame[col]
+
+
+_NOT_LEADERBOARD = {  # options a leaderboard (--model) cannot honour, and why; the others it honours
+    "--predicted": "with --model, give every model as --model (--model COL for this one too)",
+    "--second-predicted": "with --model, give every model as --model (--model COL for this one too)",
+    "--score": "a leaderboard ranks the models' accuracies from their predicted labels; scores (the AUC) are not "
+               "ranked here: evaluate a model's --score with --predicted",
+    "--second-score": "a leaderboard ranks accuracies from predicted labels, not scores",
+    "--group": "a leaderboard's intervals take the rows as independent; clustered rows are not supported "
+               "with --model (evaluate each model with --predicted and --group)",
+    "--question": "a leaderboard takes one answer per row; answers to questions are not supported with --model "
+                  "(evaluate each model with --predicted and --question)",
+    "--judge": "a leaderboard needs every row's true label; a judge is not supported with --model",
+    "--positive": "a leaderboard ranks accuracy, which has no positive class; drop it",
+    "--guarantee": "a leaderboard's audit is a plug-in Monte Carlo check, not a certified worst coverage; drop it",
+}
+
+
 def _leaderboard(args) -> int:
-    """``--model COL`` repeated: the leaderboard of evaluation/leaderboard.py (its own table, figure and audit)."""
+    """``--model COL`` repeated: the leaderboard of evaluation/leaderboard.py (its own table, figure and audit).
+    Each model column is checked as --predicted is; --classes, --max-classes, --max-rows, --delta, --reps (at most
+    the audit's 2,000), --seed, --no-audit, --audit-all (its one method is audited), --quiet and --out are honoured,
+    the rest refused (``_NOT_LEADERBOARD``)."""
     from .leaderboard import leaderboard
 
     try:
-        frame, header = _read(args.file)
-        for col in (args.truth, *args.model):
-            if col not in frame.columns:
-                raise ValueError(f"{col}: no such column in {args.file} (columns: {', '.join(map(str, header))})")
         if len(set(args.model)) < len(args.model):
             raise ValueError("--model: a column is given twice")
-        board = leaderboard(frame[args.truth], {m: frame[m] for m in args.model}, delta=args.delta,
-                            reps=min(args.reps, 2000), seed=args.seed, audit=not args.no_audit)
+        if args.truth in args.model:
+            raise ValueError(f"--model {args.truth}: is the --truth column")
+        frame, header = _read(args.file)
+        truth = _column(frame, header, args.truth, args.file)
+        models = {m: _column(frame, header, m, args.file) for m in args.model}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            board = leaderboard(truth, models, delta=args.delta, reps=args.reps, seed=args.seed,
+                                audit=not args.no_audit, classes=args.classes, max_classes=args.max_classes,
+                                max_rows=args.max_rows)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2
+    print(f"covstudy-evaluate: note: {board.read}", file=sys.stderr)
+    for note in (*board.notes, *(str(w.message) for w in caught)):
+        print(f"covstudy-evaluate: warning: {note}", file=sys.stderr)
     print(board.text())
     if args.out:
         out = board.save(args.out)

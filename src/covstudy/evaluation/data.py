@@ -82,6 +82,10 @@ def _labels(label, arr, notes):
 
 
 def _scores(label, arr):
+    if arr.dtype.kind in "cmMSU" or (arr.dtype.kind == "O" and any(isinstance(v, (str, bytes, complex)) or
+                                                                    hasattr(v, "year") for v in arr.tolist())):
+        # complex numbers, dates, text: astype(float) would drop an imaginary part or count nanoseconds
+        raise InputError(f"{label}: must be real numbers (scores: higher = more positive), got {arr.dtype} values")
     try:
         s = arr.astype(float)
     except (TypeError, ValueError):

@@ -22,14 +22,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import validate
 from ..designs.many_models import pairs, sufficient
 from ..leaderboard.coverage import per_test_set
 from ..methods.binomial import wilson
 from ..methods.leaderboard import holm, max_t
 from ..methods.leaderboard_exact import exact_bonferroni
 from ..seeds import stream
+from .data import MAX_CLASSES, MAX_ROWS, prepare
 
 MAX_MODELS = 50
+MAX_REPS = 2000  # the audit's resampled test sets: each runs max-t over every pair (seconds at k = 50)
 AUDIT_POINTS = 2048  # the audit's max-t points per resampled test set (the answer's own use 8,192)
 
 
@@ -39,6 +42,8 @@ class Leaderboard:
     pairs: pd.DataFrame  # first, second, difference, lower, upper, holm (the claim)
     audit: dict | None
     delta: float
+    read: str = ""  # what was read (the truth's classes and counts), as covstudy.evaluate's info["read"]
+    notes: tuple = ()  # warnings about what was read (a stray label, labels that are not whole numbers)
 
     def text(self) -> str:
         m = self.models
@@ -84,29 +89,41 @@ def _ranks(low, high) -> str:
     return str(low) if low == high else f"{low}-{high}"
 
 
-def correctness(truth, predictions: dict) -> np.ndarray:
-    """X (n, k): model m right on row i; the labels compared as text."""
-    t = pd.Series(truth).reset_index(drop=True)
-    if t.isna().any():
-        raise ValueError(f"truth: {int(t.isna().sum())} empty labels; every row needs one for a leaderboard")
-    cols = []
+def correctness(truth, predictions: dict, classes=None, max_classes=MAX_CLASSES, max_rows=MAX_ROWS):
+    """(X, read, notes): X (n, k) whether model m is right on row i, each model's column checked as
+    ``covstudy.evaluate`` checks ``predicted`` (``data.prepare``: missing values, a label that never occurs in
+    truth, 1 against "1", the stated ``classes``, ``max_classes`` and ``max_rows``), the read line, the notes."""
+    t = pd.Series(truth)
+    if classes is not None:
+        binary = len(classes.split(",") if isinstance(classes, str) else list(classes)) == 2
+    else:
+        binary = t.dropna().nunique() == 2
+    # a binary problem's positive class only codes the labels here (accuracy has none): any label will do
+    anchor = t.dropna().iloc[0] if binary and t.notna().any() else None
+    cols, notes, read = [], [], ""
     for name, col in predictions.items():
-        p = pd.Series(col).reset_index(drop=True)
-        if p.isna().any():
-            raise ValueError(f"{name}: {int(p.isna().sum())} empty predictions; every model needs one on every row")
-        cols.append((p.astype(str).to_numpy() == t.astype(str).to_numpy()))
-    return np.column_stack(cols)
+        d = prepare(truth, predicted=pd.Series(col).rename(str(name)), classes=classes, positive=anchor,
+                    max_classes=max_classes, max_rows=max_rows)
+        cols.append(d.predicted == d.truth)
+        notes += [note for note in d.notes if note not in notes]
+        read = d.read()
+    return np.column_stack(cols), read, tuple(notes)
 
 
 def leaderboard(truth, predictions: dict, delta: float = 0.05, reps: int = 400, seed: int = 0,
-                audit: bool = True) -> Leaderboard:
-    """The leaderboard of ``predictions`` (model name -> predicted labels) against ``truth``."""
+                audit: bool = True, classes=None, max_classes: int = MAX_CLASSES,
+                max_rows: int = MAX_ROWS) -> Leaderboard:
+    """The leaderboard of ``predictions`` (model name -> predicted labels) against ``truth``; ``classes``,
+    ``max_classes`` and ``max_rows`` as for ``covstudy.evaluate``."""
     k = len(predictions)
     if not 2 <= k <= MAX_MODELS:
         raise ValueError(f"--model: give 2 to {MAX_MODELS} models, got {k}")
-    if not 0 < delta < 1:
-        raise ValueError(f"--delta: must be in (0, 1), got {delta!r}")
-    X = correctness(truth, predictions)
+    delta = float(validate.interval("--delta", validate.scalar("--delta", delta), 0.0, 1.0, True, True))
+    audit = validate.flag("audit", audit)
+    reps = validate.whole("--reps", reps, 1, MAX_REPS)
+    seed = validate.seed(seed)
+    X, read, notes = correctness(truth, predictions, classes, validate.whole("max_classes", max_classes, 2),
+                                 validate.whole("max_rows", max_rows, 1))
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"truth: a leaderboard needs at least 2 rows, got {n}")
@@ -125,7 +142,7 @@ def leaderboard(truth, predictions: dict, delta: float = 0.05, reps: int = 400, 
                           "lower": fam.lower[0], "upper": fam.upper[0], "holm": claims,
                           "guaranteed_lower": sure.lower[0], "guaranteed_upper": sure.upper[0]})
     result = Leaderboard(models.sort_values("accuracy", ascending=False, kind="stable").reset_index(drop=True),
-                         table, None, delta)
+                         table, None, delta, read, notes)
     if audit:
         result.audit = plug_in_audit(X, delta, reps, seed)
     return result

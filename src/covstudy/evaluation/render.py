@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..report.evaluation_page import BELOW, flagged, recommended_columns, summaries
+from ..report.evaluation_page import BELOW, bounded, flagged, recommended_columns, summaries
 from .audit import BOOT_REPS
 from .growth import SCALES
 
@@ -54,11 +54,13 @@ def markdown(ev) -> str:
     lines += ["## Every method, audited", "",
               "coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest "
               "coverage over a (1 − δ) region of the operating point — the exact infimum for accuracy, recall "
-              "and specificity, the minimum over a grid of the region otherwise (docs/evaluate.md); "
+              "and specificity, the lowest found by the audit otherwise (docs/evaluate.md; ≤: an upper bound, the "
+              "audit stopped at a point below the target); meets_target: certified, guaranteed (by construction), "
+              "estimated, undecided or no; "
               "mean_width: the expected width at the plug-in point; engine: exact or Monte Carlo (mc, with "
               "coverage_mcse and worst_mcse; bootstrap methods with at most "
               f"{BOOT_REPS} test sets a point, none when that would cost too much).", "",
-              _md(ev.table, ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
+              _md(bounded(ev.table), ["metric", "method", "estimate", "lower", "upper", "coverage_at_estimate",
                              "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "meets_target",
                              "mean_width", "engine", "recommended"] + (["note"] if "note" in recommended_columns(
                              ev.table) else [])), ""]
@@ -86,7 +88,7 @@ def forest(ev, path=None):
             ax.plot([r.lower, r.upper], [yi, yi], color=colour, lw=2.2 if r.recommended else 1.2)
             label = "" if np.isnan(r.coverage_at_estimate) else f"{r.coverage_at_estimate:.3f}"
             if not np.isnan(r.worst_coverage):
-                label += f" (worst {r.worst_coverage:.3f})"
+                label += f" (worst {'≤ ' if _true(r.get('worst_is_upper_bound')) else ''}{r.worst_coverage:.3f})"
             ax.annotate(label, (1.01, yi), xycoords=("axes fraction", "data"), va="center", fontsize=6.5,
                         color=colour)
         ax.axvline(g.estimate.iloc[0], color="0.6", lw=0.8, ls="--")
@@ -162,6 +164,11 @@ def _write(ev, out: Path) -> None:
     write_evaluation_html(ev, out)
 
 
+def _true(v) -> bool:
+    """Whether a table cell holds True (a boolean column may hold NaN in rows added after ``recommend``)."""
+    return isinstance(v, (bool, np.bool_)) and bool(v)
+
+
 def _fmt(v):
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else ""
@@ -183,7 +190,7 @@ def text(frame) -> str:
     cols = recommended_columns(frame)
     cells = [[c for c in cols]] + [[_fmt(r[c]) for c in cols] for _, r in frame.iterrows()]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
-    return "\n".join("  ".join(v.rjust(w) if j and cols[j] != "note" else v.ljust(w)
+    return "\n".join("  ".join(v.rjust(w) if j and cols[j] not in ("narrower", "note") else v.ljust(w)
                                 for j, (v, w) in enumerate(zip(row, widths))).rstrip()
                      for row in cells)
 
@@ -193,6 +200,8 @@ def latex(frame) -> str:
             r"Metric & Method & Estimate & Interval & Coverage & Worst \\", r"\hline"]
     for _, r in frame.iterrows():
         ci = "" if np.isnan(r.lower) else f"[{r.lower:.4f}, {r.upper:.4f}]"
+        worst = ("$\\le$ " if _true(r.get("worst_is_upper_bound")) and r.worst_coverage == r.worst_coverage
+                 else "") + _fmt(r.worst_coverage)
         rows.append(f"{r.metric.replace('_', ' ')} & {r.method.replace('_', ' ')} & {_fmt(r.estimate)} & {ci} & "
-                    f"{_fmt(r.coverage_at_estimate)} & {_fmt(r.worst_coverage)} \\\\")
+                    f"{_fmt(r.coverage_at_estimate)} & {worst} \\\\")
     return "\n".join(rows + [r"\hline", r"\end{tabular}"])

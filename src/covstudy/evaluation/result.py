@@ -25,17 +25,17 @@ import numpy as np
 
 from . import calibration, render
 from .audit import REPS, audit_metric
-from .data import MAX_CLASSES, MAX_ROWS, prepare
+from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare
 from .growth import growth_table
 from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
-from .recommend import EPSILON, mark
+from .recommend import EPSILON, MET, mark
 
 PROGRESS_AFTER = 2.0  # seconds before the progress line appears (quick runs print none)
 PROGRESS_EVERY = 0.1  # seconds between redraws of the line (tqdm's mininterval; 0: at every step, as the tests ask)
 RESAMPLES_MAX = 2 * 10**8  # draws × numbers resampled per draw of one resampling interval (~2 CPU-s)
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
-           "worst_coverage", "worst_mcse", "worst_bound", "worst_at", "audit", "meets_target", "mean_width", "engine",
-           "reps", "recommended", "design", "n", "note"]
+           "worst_coverage", "worst_mcse", "worst_bound", "worst_is_upper_bound", "worst_at", "audit", "meets_target",
+           "mean_width", "engine", "reps", "recommended", "narrower", "guaranteed", "design", "n", "note"]
 
 
 @dataclass
@@ -109,7 +109,7 @@ def _clustered_first(table, reasons, audited):
         sel = table.metric == metric
         method, what = UNAUDITED_CLUSTERED[metric]
         hit = table.index[sel & (table.method == method)]
-        met = table.loc[sel, "meets_target"].isin(["certified", "estimated"]).any()
+        met = table.loc[sel, "meets_target"].isin(MET).any()
         if len(hit) and not met and (metric != "clustered_accuracy" or not table.loc[sel, "recommended"].any()):
             # none shown to meet the target (or no audit): the cluster-aware method whose interval does not
             # depend on a seed, rather than the row a noisy audit ranks highest
@@ -135,6 +135,13 @@ def _clustered_first(table, reasons, audited):
     table = table.sort_values("metric", key=lambda m: m.map({k: i for i, k in enumerate(order)}),
                               kind="stable").reset_index(drop=True)
     return table, {m: reasons[m] for m in order if m in reasons}
+
+
+def _guaranteed(qualified) -> bool:
+    """The method registry's flag: coverage >= 1 - delta for every parameter value, by proof (``recommend``)."""
+    from ..methods import methods
+
+    return bool(methods()[qualified].guaranteed)
 
 
 def resampling_cost(qualified, door) -> str:
@@ -181,10 +188,33 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
         else:
             row.update(audit_metric(s, row["method"], qualified, delta, reps, seed))
             verdict = meets(row, level - EPSILON)
-            if (not every and stop is None and row["method"] not in BOOTSTRAP and verdict in ("certified", "estimated")
-                    and (not guarantee or verdict == "certified" and row["worst_bound"] >= level)):
+            if (not every and stop is None and row["method"] not in BOOTSTRAP and verdict in MET
+                    and (not guarantee or verdict == "guaranteed" or row["guaranteed"]
+                         or verdict == "certified" and row["worst_bound"] >= level)):
                 stop = (row["width"], row["method"])
         bar.update()
+
+
+def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows, classes=None):
+    """The options a column check does not see, checked before any work: (metrics, max_classes, max_rows)."""
+    from .. import validate
+
+    if truth is None:
+        raise InputError("truth: give the true label of every example")
+    flags = {name: validate.flag(name, value) for name, value in
+             (("audit", audit), ("guarantee", guarantee), ("audit_all", audit_all))}
+    for name in ("guarantee", "audit_all"):
+        if flags[name] and not flags["audit"]:
+            raise InputError(f"{name}: needs the coverage audit, and audit is False; drop one of them")
+    if metrics is not None:
+        if isinstance(metrics, str):  # "accuracy" is one metric, not the letters a, c, c, ...
+            metrics = [metrics]
+        if not isinstance(metrics, (list, tuple)) or not metrics or not all(isinstance(m, str) for m in metrics):
+            raise InputError(f"metrics: give one metric name or more (or None: every metric), got {metrics!r}")
+        metrics = list(metrics)
+    if classes is not None and not isinstance(classes, (str, list, tuple)):
+        raise InputError(f"classes: a list of labels or an 'A,B,...' string, got {classes!r}")
+    return metrics, validate.whole("max_classes", max_classes, 2), validate.whole("max_rows", max_rows, 1)
 
 
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
@@ -275,6 +305,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
+    metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
+                                                      classes)
     if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
         from . import judged
 
@@ -282,7 +314,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             predicted=predicted, scores=scores, groups=groups, second_predicted=second_predicted,
             second_scores=second_scores, questions=questions))
     d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
-                int(max_classes), int(max_rows))
+                max_classes, max_rows)
     notes = []
     for msg in d.notes:  # what was read that may not be what was meant
         warnings.warn(msg, stacklevel=2)
@@ -307,13 +339,14 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                     rows.append(dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=np.nan,
                                      upper=np.nan, width=np.nan,
                                      design=s.design or ("multiclass" if s.multiclass else None),
-                                     n=d.n, worst_at="", audit="", note=too_many))
+                                     n=d.n, worst_at="", audit="", note=too_many, guaranteed=_guaranteed(qualified)))
                     bar.update()
                     continue
                 lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
                 row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
                            upper=float(hi), width=float(hi - lo),
-                           design=s.design or ("multiclass" if s.multiclass else None), n=d.n)
+                           design=s.design or ("multiclass" if s.multiclass else None), n=d.n,
+                           guaranteed=_guaranteed(qualified))
                 row.update(coverage_at_estimate=np.nan, coverage_mcse=np.nan, worst_coverage=np.nan, worst_mcse=np.nan,
                            worst_bound=np.nan, worst_at="", audit="", mean_width=np.nan, engine=None, reps=None)
                 rows.append(row)

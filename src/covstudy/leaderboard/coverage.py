@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validate
 from ..designs.many_models import ManyModels, sufficient
 from ..methods.leaderboard import RESAMPLING, Family
 from ..methods.registry import get
@@ -76,6 +77,15 @@ def summarise(sums: dict, total: float, reps: int | None) -> dict[str, float]:
     return out
 
 
+def _check_delta(delta) -> None:
+    try:
+        value = validate.number("delta", delta)
+    except ValueError:
+        value = np.nan
+    if not 0 < value < 1:  # NaN fails too
+        raise ValueError(f"delta: the miss rate must be in (0, 1), got {delta!r}")
+
+
 def leaderboard_coverage(design: ManyModels, methods, delta: float = 0.05, reps: int | None = 1000,
                          seed: int = 0) -> list[dict]:
     """The family measures of every method (names or (name, params)) at ``design``: Monte Carlo over
@@ -83,10 +93,14 @@ def leaderboard_coverage(design: ManyModels, methods, delta: float = 0.05, reps:
     problem = design.check(exact=reps is None)
     if problem:
         raise ValueError(problem)
-    if not 0 < delta < 1:
-        raise ValueError(f"delta: the miss rate must be in (0, 1), got {delta!r}")
+    _check_delta(delta)
+    if reps is not None:
+        reps = validate.whole("reps", reps, 1, validate.REPS_MAX)
+    seed = validate.seed(seed)
     specs = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
     chosen = [(get(name, "leaderboard"), params) for name, params in specs]
+    for m, params in chosen:  # checked (draws: 0 refused), the given ones kept: they name the row and its stream
+        m.validate_params(params)
     if reps is None and any(m.name in RESAMPLING for m, _ in chosen):
         raise ValueError("method: the bootstrap methods have no exact engine (use Monte Carlo: give reps)")
     d = design.differences()
@@ -117,10 +131,12 @@ def auc_leaderboard_coverage(design, methods, delta: float = 0.05, reps: int = 1
     problem = design.check(exact=reps is None)
     if problem:
         raise ValueError(problem)
-    if not 0 < delta < 1:
-        raise ValueError(f"delta: the miss rate must be in (0, 1), got {delta!r}")
+    _check_delta(delta)
+    reps, seed = validate.whole("reps", reps, 1, validate.REPS_MAX), validate.seed(seed)
     specs = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
     chosen = [(get(name, "leaderboard_auc"), params) for name, params in specs]
+    for m, params in chosen:
+        m.validate_params(params)
     d = design.differences()
     lo, hi = design.ranks()
     sums = [dict.fromkeys(_SUMS, 0.0) for _ in chosen]

@@ -28,8 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import validate
 from ..designs.many_models import ManyModels, spaced
-from ..methods.leaderboard import RESAMPLING
+from ..methods.leaderboard import RESAMPLE_CELLS, RESAMPLING
 from ..methods.registry import get
 from ..study.config import ConfigError
 from .coverage import MEASURES, leaderboard_coverage
@@ -54,13 +55,15 @@ class LeaderboardStudy:
     def from_config(cls, cfg: dict) -> "LeaderboardStudy":
         block = cfg.get("leaderboard") or {}
         methods = []
+        if not isinstance(block.get("methods") or [], list):
+            raise ConfigError(f"leaderboard.methods: a list of names or {{name: ..., parameter: value}}, "
+                              f"got {block.get('methods')!r}")
         for m in block.get("methods") or []:
+            if not isinstance(m, (str, dict)):
+                raise ConfigError(f"leaderboard.methods: a name or {{name: ..., parameter: value}}, got {m!r}")
             name, params = (m, {}) if isinstance(m, str) else (m.get("name"), {k: v for k, v in m.items() if k != "name"})
             try:
-                method = get(name, "leaderboard")
-                for p in params:
-                    if p not in {q.name for q in method.params}:
-                        raise ValueError(f"method: {name} takes no parameter {p!r}")
+                get(name, "leaderboard").validate_params(params)  # draws: 0 or 10^12 refused here, not in the run
             except ValueError as err:
                 raise ConfigError(f"leaderboard.methods: {err}") from None
             methods.append((name, params))
@@ -75,26 +78,61 @@ class LeaderboardStudy:
         if any(not isinstance(k, int) or k < 2 or k > 50 for k in grid["k"]):
             raise ConfigError(f"leaderboard.k: each must be a whole number in [2, 50], got {grid['k']}")
         delta, reps = block.get("delta", 0.05), block.get("reps", 200)
-        if not 0 < delta < 1:
+        if validate.not_numbers(delta) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
             raise ConfigError(f"leaderboard.delta: must be in (0, 1), got {delta!r}")
-        if not isinstance(reps, int) or reps < 1:
-            raise ConfigError(f"leaderboard.reps: a whole number >= 1, got {reps!r}")
+        if isinstance(reps, bool) or not isinstance(reps, int) or not 1 <= reps <= validate.REPS_MAX:
+            raise ConfigError(f"leaderboard.reps: a whole number in [1, {validate.REPS_MAX:,}], got {reps!r}")
+        check = block.get("check") or {}
+        if not isinstance(check, dict) or set(check) - {*AXES, "reps"}:
+            raise ConfigError(f"leaderboard.check: a mapping of {', '.join(AXES)} and reps, got {check!r}")
+        c_reps = check.get("reps", 20000)
+        if isinstance(c_reps, bool) or not isinstance(c_reps, int) or not 1 <= c_reps <= validate.REPS_MAX:
+            raise ConfigError(f"leaderboard.check.reps: a whole number in [1, {validate.REPS_MAX:,}], got {c_reps!r}")
         study = cls(str(cfg.get("name", "leaderboard")), str(cfg.get("question", "")), tuple(methods), grid,
                     float(delta), reps, dict(block.get("check") or {}), int(cfg.get("seed", 0)),
                     Path(cfg.get("out") or f"results/{cfg.get('name', 'leaderboard')}"), bool(cfg.get("plot", False)))
+        if study.check:  # the exact engine's point: small enough to enumerate
+            point_design(study.check_point(), exact=True)
         for point in study.points():  # every point checked before any work
-            problem = point_design(point).check()
-            if problem:
-                raise ConfigError(f"leaderboard.{problem}")
+            design = point_design(point)
+            for m, params in methods:
+                if get(m, "leaderboard").name in RESAMPLING:  # one test set's resamples at once
+                    draws = get(m, "leaderboard").validate_params(params)["draws"]
+                    if draws * design.n > RESAMPLE_CELLS:
+                        raise ConfigError(f"leaderboard.methods: {m} draws {draws:,} resamples of n = {design.n:,} "
+                                          f"examples, more than {RESAMPLE_CELLS:.0e}; lower draws to "
+                                          f"{max(1, RESAMPLE_CELLS // design.n):,}")
         return study
+
+    def check_point(self) -> dict:
+        """The point where the exact engine is compared with Monte Carlo (the ``check`` block, with defaults)."""
+        c = self.check
+        return {"k": c.get("k", 3), "n": c.get("n", 10), "top": c.get("top", 0.75), "spread": c.get("spread", 0.1),
+                "rho": c.get("rho", 0.5)}
 
     def points(self) -> list[dict]:
         return [dict(zip(AXES, combo)) for combo in itertools.product(*(self.grid[a] for a in AXES))]
 
 
-def point_design(point: dict) -> ManyModels:
-    return ManyModels(tuple(float(a) for a in spaced(point["k"], point["top"], point["spread"])),
-                      int(point["n"]), float(point["rho"]))
+def point_design(point: dict, exact: bool = False) -> ManyModels:
+    """The many_models design at ``point``; a point that cannot work (or, with ``exact``, that the exact engine
+    cannot enumerate) is a ConfigError naming its axis."""
+    try:
+        for axis in AXES:
+            if validate.not_numbers(point[axis]) or not isinstance(point[axis], (int, float)):
+                raise ValueError(f"{axis}: must be a number, got {point[axis]!r}")
+        if not float(point["k"]).is_integer() or not 2 <= point["k"] <= 50:  # inf and NaN are not whole
+            raise ValueError(f"k: each must be a whole number in [2, 50], got {point['k']!r}")
+        if not float(point["n"]).is_integer():
+            raise ValueError(f"n: the test-set size must be a whole number, got {point['n']!r}")
+        design = ManyModels(tuple(float(a) for a in spaced(int(point["k"]), point["top"], point["spread"])),
+                            int(point["n"]), float(point["rho"]))
+        problem = design.check(exact=exact)
+    except ValueError as err:
+        problem = str(err)
+    if problem:
+        raise ConfigError(f"leaderboard.{'check.' if exact else ''}{problem}")
+    return design
 
 
 def run_leaderboard_study(study: LeaderboardStudy, progress=sys.stderr):
@@ -125,8 +163,7 @@ def check_table(study: LeaderboardStudy):
     import pandas as pd
 
     c = study.check
-    point = {"k": c.get("k", 3), "n": c.get("n", 10), "top": c.get("top", 0.75), "spread": c.get("spread", 0.1),
-             "rho": c.get("rho", 0.5)}
+    point = study.check_point()
     design = point_design(point)
     methods = [m for m in study.methods if get(m[0], "leaderboard").name not in RESAMPLING]
     exact = leaderboard_coverage(design, methods, study.delta, None)

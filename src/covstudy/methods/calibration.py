@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import validate
 from .._lazy import stats
 from .registry import draws_param, get, register, register_kind
 
@@ -60,8 +61,8 @@ def bin_index(scores, edges) -> np.ndarray:
 
 def bin_stats(scores, labels, edges) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(m, k, S), each (rows, B): per bin the count, the positives and the sum of the scores."""
-    scores = np.atleast_2d(np.asarray(scores, dtype=float))
-    labels = np.atleast_2d(np.asarray(labels, dtype=float))
+    scores, labels = validate.test_sets(scores, labels)
+    edges = validate.bin_edges(edges)
     rows, B = scores.shape[0], len(edges) - 1
     key = (np.arange(rows)[:, None] * B + bin_index(scores, edges)).ravel()
     shape = (rows, B)
@@ -137,7 +138,9 @@ def debiased_ece(m, k, S):
 def resampled_bin_stats(scores, labels, edges, draws: int, rng: np.random.Generator):
     """(m*, k*, S*), each (draws, B): the bin statistics of ``draws`` bootstrap resamples of one test set
     (1-d scores and labels; n examples drawn with replacement)."""
-    scores, labels = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    scores, labels = (x[0] for x in validate.test_sets(scores, labels))
+    edges = validate.bin_edges(edges)
+    draws = validate.whole("draws", draws, 1, validate.DRAWS_MAX)
     n, B = scores.size, len(edges) - 1
     pick = rng.integers(0, n, size=(draws, n))
     key = (np.arange(draws)[:, None] * B + bin_index(scores, edges)[pick]).ravel()
@@ -154,7 +157,10 @@ def _quantiles(x, delta):
 def _rows(kernel):
     """Run a one-test-set ECE computation over the rows of (scores, labels)."""
     def over_rows(scores, labels, delta, rng=None, *, edges, draws=500):
-        scores, labels = np.atleast_2d(scores), np.atleast_2d(labels)
+        scores, labels = validate.test_sets(scores, labels)
+        edges = validate.bin_edges(edges)
+        delta = float(validate.delta(validate.scalar("delta", delta)))
+        draws = validate.whole("draws", draws, 1, validate.DRAWS_MAX)
         rng = rng if rng is not None else np.random.default_rng(0)
         out = np.array([kernel(s, y, delta, rng, edges, draws) for s, y in zip(scores, labels)]).reshape(-1, 2)
         return out[:, 0], out[:, 1]
@@ -224,8 +230,7 @@ def hosmer_lemeshow(scores, labels, edges) -> tuple[np.ndarray, np.ndarray]:
 
 def spiegelhalter_z(scores, labels) -> tuple[np.ndarray, np.ndarray]:
     """(Z, p): Z = Σ(y - s)(1 - 2s)/sqrt(Σ(1 - 2s)²s(1 - s)) over each row, two-sided p = 2Φ(-|Z|)."""
-    s = np.atleast_2d(np.asarray(scores, dtype=float))
-    y = np.atleast_2d(np.asarray(labels, dtype=float))
+    s, y = validate.test_sets(scores, labels)
     Z = ((y - s) * (1 - 2 * s)).sum(axis=-1) / np.sqrt(((1 - 2 * s) ** 2 * s * (1 - s)).sum(axis=-1))
     return Z, 2 * special.ndtr(-np.abs(Z))
 

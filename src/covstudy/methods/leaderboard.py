@@ -31,10 +31,13 @@ to mobility across neighbourhoods and academic achievement across countries").
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import NamedTuple
 
 import numpy as np
 
+from .. import validate
 from .._lazy import stats
 from ..designs.many_models import pairs
 from .paired import paired_newcombe, paired_wald
@@ -48,6 +51,53 @@ def _no_door(m, est, counts, delta, side, rng, params, icc):
 
 register_kind("leaderboard", ("correct", "both", "n"), "leaderboard", kind="leaderboard", prefix="leaderboard_",
               route=_no_door, interval=False)
+
+
+def check_counts(correct, both, n) -> None:
+    """One line naming the argument unless ``correct`` (..., k), k >= 2, and ``both`` (..., k, k) are the
+    counts of n examples: 0 <= correct_i <= n, both_ii = correct_i, both_ij = both_ji and
+    max(0, correct_i + correct_j - n) <= both_ij <= min(correct_i, correct_j)."""
+    n = validate.whole("n", n, 1, validate.COUNT_MAX)
+    c = validate.counts("correct", correct, maximum=n)
+    b = validate.counts("both", both, maximum=n)
+    if c.ndim < 1 or c.shape[-1] < 2:
+        raise ValueError(f"correct: give at least 2 models' correct counts (last axis), got shape {c.shape}")
+    k = c.shape[-1]
+    if b.shape != c.shape + (k,):
+        raise ValueError(f"both: must have shape {c.shape + (k,)} (correct's shape and k), got {b.shape}")
+    ci, cj = c[..., :, None], c[..., None, :]
+    diagonal = np.diagonal(b, axis1=-2, axis2=-1)
+    if np.any(diagonal != c):
+        raise ValueError("both: both[i, i] must equal correct[i] (a model agrees with itself)")
+    if np.any(b != np.swapaxes(b, -1, -2)):
+        raise ValueError("both: must be symmetric (both[i, j] = both[j, i])")
+    if np.any(b > np.minimum(ci, cj)) or np.any(b < ci + cj - n):
+        raise ValueError("both: both[i, j] must be in [max(0, correct[i] + correct[j] - n), "
+                         "min(correct[i], correct[j])] (examples both models got right)")
+
+
+RESAMPLE_CELLS = validate.MC_BYTES_MAX // 16  # draws × n of one bootstrap: int64 indices and their weights
+
+
+def _checked(kernel):
+    """``kernel`` with its counts (``check_counts``), delta in (0, 1) and, for a bootstrap, its resampling
+    checked first: validated once at the door, the arithmetic below stays a pure kernel."""
+    default = inspect.signature(kernel).parameters.get("draws")
+
+    @functools.wraps(kernel)
+    def checked(correct, both, n, delta, *args, **kwargs):
+        check_counts(correct, both, n)
+        validate.interval("delta", validate.scalar("delta", delta), 0.0, 1.0, True, True)
+        if default is not None:
+            draws = validate.whole("draws", kwargs.get("draws", default.default), 1, validate.DRAWS_MAX)
+            rows = kwargs.get("rows")
+            if rows is None or np.ndim(rows) != 3 or np.shape(rows)[1:] != (int(n), np.shape(correct)[-1]):
+                raise ValueError("rows: a bootstrap method needs the test sets' correctness, shape (r, n, k)")
+            if draws * int(n) > RESAMPLE_CELLS:  # one test set's resample indices and weights at once
+                raise ValueError(f"draws: {draws:,} resamples of {int(n):,} examples is more than {RESAMPLE_CELLS:.0e} "
+                                 f"at once; lower draws to {max(1, RESAMPLE_CELLS // int(n)):,}")
+        return kernel(correct, both, n, delta, *args, **kwargs)
+    return checked
 
 
 class Family(NamedTuple):
@@ -99,6 +149,7 @@ def from_claims(claim, k: int) -> Family:
 
 @register("leaderboard_wald", family="approximate", guaranteed=False, takes="leaderboard",
           reference="Each pair's paired Wald interval (methods/paired.py), no adjustment", display="per-pair Wald")
+@_checked
 def wald(correct, both, n, delta):
     """Each pair's paired Wald interval at level 1 - delta: no adjustment for the P pairs."""
     lower, upper = paired_wald(*paired_cells(correct, both, n), delta)
@@ -108,6 +159,7 @@ def wald(correct, both, n, delta):
 @register("leaderboard_newcombe", family="approximate", guaranteed=False, takes="leaderboard",
           reference="Newcombe (1998), Improved confidence intervals for the difference between binomial proportions "
                     "based on paired data (method 10), per pair, no adjustment", display="per-pair Newcombe")
+@_checked
 def newcombe(correct, both, n, delta):
     """Each pair's paired Newcombe interval at level 1 - delta: no adjustment."""
     lower, upper = paired_newcombe(*paired_cells(correct, both, n), delta)
@@ -116,6 +168,7 @@ def newcombe(correct, both, n, delta):
 
 @register("leaderboard_bonferroni", family="approximate", guaranteed=False, takes="leaderboard",
           reference="Bonferroni: Newcombe's paired interval (method 10) at delta/P for each of the P pairs")
+@_checked
 def bonferroni(correct, both, n, delta):
     """Newcombe's paired interval at delta/P, P = k(k - 1)/2: family-wise by the union bound."""
     k = np.shape(correct)[-1]
@@ -168,6 +221,7 @@ def max_t_critical(cov, delta, draws: int = 8192) -> np.ndarray:
                     "with the multinomial covariance of the k accuracies",
           params=(Param("points", 8192, above=99, integer=True, at_most=100_000,
                         doc="quasi-random normal points for the max-t critical value"),), display="max-t")
+@_checked
 def max_t(correct, both, n, delta, points=8192):
     """d̂ ± c·se with c the 1 - delta quantile of the maximum |t| over the P pairs under N(0, Σ̂)."""
     k = np.shape(correct)[-1]
@@ -216,6 +270,7 @@ def bh_reject(p, delta) -> np.ndarray:
 
 @register("leaderboard_holm", family="approximate", guaranteed=False, takes="leaderboard",
           reference="Holm (1979), A simple sequentially rejective multiple test procedure, on McNemar's p-values")
+@_checked
 def holm(correct, both, n, delta):
     """Claims of the pairs Holm's step-down rejects (McNemar's p-values), in the sign of b - c."""
     p, sign = mcnemar_p(correct, both, n)
@@ -225,6 +280,7 @@ def holm(correct, both, n, delta):
 @register("leaderboard_bh", family="approximate", guaranteed=False, takes="leaderboard",
           reference="Benjamini, Hochberg (1995), Controlling the false discovery rate, on McNemar's p-values",
           display="Benjamini–Hochberg")
+@_checked
 def bh(correct, both, n, delta):
     """Claims of the pairs Benjamini–Hochberg rejects at FDR delta (McNemar's p-values)."""
     p, sign = mcnemar_p(correct, both, n)
@@ -245,6 +301,7 @@ def bootstrap_accuracies(rows, draws: int, rng: np.random.Generator) -> np.ndarr
 @register("leaderboard_bootstrap_max_t", family="approximate", guaranteed=False, takes="leaderboard",
           reference="Romano, Wolf (2005), Exact and approximate stepdown methods for multiple hypothesis testing: "
                     "the single-step bootstrap max-t", params=(draws_param(200, "bootstrap resamples"),), display="bootstrap max-t")
+@_checked
 def bootstrap_max_t(correct, both, n, delta, rows=None, rng=None, draws=200):
     """d̂ ± c·sd* with c the 1 - delta quantile of max_ij |d*_ij - d̂_ij|/sd*_ij over resamples."""
     k = np.shape(correct)[-1]
@@ -261,6 +318,7 @@ def bootstrap_max_t(correct, both, n, delta, rows=None, rng=None, draws=200):
           reference="Hall, Miller (2009), Using the bootstrap to quantify the authority of an empirical ranking: "
                     "the percentile interval of each model's bootstrap rank", params=(draws_param(200, "bootstrap resamples"),),
           display="bootstrap ranks")
+@_checked
 def bootstrap_ranks(correct, both, n, delta, rows=None, rng=None, draws=200):
     """Each model's rank set: [delta/2 quantile of 1 + #better, 1 - delta/2 quantile of k - #worse] over resamples."""
     k = np.shape(correct)[-1]

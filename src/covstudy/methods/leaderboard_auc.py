@@ -12,8 +12,11 @@ areas under two or more correlated receiver operating characteristic curves") an
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from .. import validate
 from .._lazy import stats
 from .leaderboard import contrast_matrix, from_intervals, max_t_critical
 from .registry import Param, register, register_kind
@@ -28,6 +31,25 @@ register_kind("leaderboard_auc", ("auc", "cov"), "AUC leaderboard", kind="leader
               route=_no_door, interval=False)
 
 
+def _checked(kernel):
+    """``kernel`` with its inputs checked first: AUCs (..., k), k >= 2, in [0, 1]; a covariance (..., k, k),
+    finite, symmetric, with variances >= 0; delta in (0, 1)."""
+    @functools.wraps(kernel)
+    def checked(auc, cov, delta, *args, **kwargs):
+        a = validate.unit_interval("auc", auc, open_=False)
+        if a.ndim < 1 or a.shape[-1] < 2:
+            raise ValueError(f"auc: give at least 2 classifiers' AUCs (last axis), got shape {a.shape}")
+        c = validate.array("cov", cov, "a covariance matrix of the AUCs", dtype=float)
+        if c.shape != a.shape + a.shape[-1:]:
+            raise ValueError(f"cov: must have shape {a.shape + a.shape[-1:]} (auc's shape and k), got {c.shape}")
+        if not np.all(np.isfinite(c)) or np.any(np.abs(c - np.swapaxes(c, -1, -2)) > 1e-12) or \
+                np.any(np.diagonal(c, axis1=-2, axis2=-1) < 0):
+            raise ValueError("cov: must be a finite symmetric matrix with variances >= 0 (DeLong's covariance)")
+        validate.interval("delta", validate.scalar("delta", delta), 0.0, 1.0, True, True)
+        return kernel(auc, cov, delta, *args, **kwargs)
+    return checked
+
+
 def _family(auc, cov, c):
     auc, cov = np.asarray(auc, float), np.asarray(cov, float)
     C = contrast_matrix(auc.shape[-1])
@@ -39,6 +61,7 @@ def _family(auc, cov, c):
 
 @register("leaderboard_auc_delong", family="approximate", guaranteed=False, takes="leaderboard_auc",
           reference="DeLong, DeLong, Clarke-Pearson (1988), per pair, no adjustment", display="per-pair DeLong")
+@_checked
 def delong(auc, cov, delta):
     """Each pair's DeLong interval at 1 - delta: no adjustment."""
     return _family(auc, cov, np.full(np.shape(auc)[:-1], stats.norm.isf(delta / 2)))
@@ -46,6 +69,7 @@ def delong(auc, cov, delta):
 
 @register("leaderboard_auc_bonferroni", family="approximate", guaranteed=False, takes="leaderboard_auc",
           reference="Bonferroni: each pair's DeLong interval at delta/P")
+@_checked
 def bonferroni(auc, cov, delta):
     """Each pair's DeLong interval at delta/P, P = k(k - 1)/2."""
     k = np.shape(auc)[-1]
@@ -56,6 +80,7 @@ def bonferroni(auc, cov, delta):
           reference="Max-t with DeLong's covariance of the k AUCs (Hothorn, Bretz, Westfall (2008))",
           params=(Param("points", 8192, above=99, integer=True, at_most=100_000,
                         doc="quasi-random normal points for the max-t critical value"),), display="max-t (DeLong)")
+@_checked
 def max_t(auc, cov, delta, points=8192):
     """d̂ ± c·se with c the 1 - delta quantile of the maximum |t| over the P pairs under N(0, DeLong's Cov)."""
     cov = np.asarray(cov, float)

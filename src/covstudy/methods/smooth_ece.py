@@ -29,8 +29,9 @@ of the examples, floored at 0; the reference package reports its interval the sa
 from __future__ import annotations
 
 import numpy as np
-from .._lazy import fft
 
+from .. import validate
+from .._lazy import fft
 from .calibration import ESTIMATES, TARGETS, _rows
 from .registry import draws_param, register
 
@@ -73,6 +74,7 @@ def smooth_at(coefficients, sigma) -> np.ndarray:
 
 def smooth_ece_sigma(scores, labels, sigma) -> np.ndarray:
     """smECE_σ of each row (test sets as rows) at the bandwidth(s) σ."""
+    scores, labels = validate.test_sets(scores, labels)
     c = _cosine_coefficients(binned_residuals(scores, labels))
     return smooth_at(c, np.broadcast_to(np.asarray(sigma, dtype=float), c.shape[:1]))
 
@@ -99,6 +101,7 @@ def fixed_point(coefficients) -> np.ndarray:
 
 def smooth_ece(scores, labels, return_sigma: bool = False):
     """The smooth ECE of each row: smECE at its fixed-point bandwidth σ* (with σ* if ``return_sigma``)."""
+    scores, labels = validate.test_sets(scores, labels)
     c = _cosine_coefficients(binned_residuals(scores, labels))
     sigma = fixed_point(c)
     value = smooth_at(c, sigma)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from .. import validate
 from ..designs import get_design
 from .binomial import plan_binomial
-from .search import PlanResult, coverage_ceiling
+from .search import SEARCH_MAX, PlanResult, coverage_ceiling
 from .sizing import plan_design
 
 
@@ -112,6 +112,10 @@ def plan(method: str, delta: float = 0.05, p: float | None = None, width: float 
     ...      width=0.1).n
     693
     """
+    plugin = validate.flag("plugin", plugin)  # plugin="yes" is a typo, not True
+    validate.counts("p_points", validate.scalar("p_points", p_points), minimum=1)  # checked even without p_range
+    # a window longer than the sizes a search may evaluate could never be checked: refused, not searched
+    validate.counts("horizon", validate.scalar("horizon", horizon), minimum=0, maximum=SEARCH_MAX)
     if width_prob is not None and assurance is not None:
         raise ValueError("assurance: give assurance or width_prob (the same thing), not both")
     assurance = width_prob if assurance is None else assurance

@@ -55,7 +55,8 @@ def expected_labels(method: str, p: float, width: float, *, batch: int, n_max: i
     batch : int
         Labels between looks.
     n_max : int, optional
-        The most labels (a multiple of ``batch`` is used); default four times the fixed-n size for ``width``.
+        The most labels (a multiple of ``batch`` is used), at most 20,000; default four times the fixed-n
+        size for ``width`` (at most 20,000, at least one batch).
     adjust : {"none", "bonferroni", "obf", "pocock"}
         How a fixed-n method spends delta over the looks.
 
@@ -69,18 +70,20 @@ def expected_labels(method: str, p: float, width: float, *, batch: int, n_max: i
     358
     """
     from .. import validate
-    from ..designs.sequential import sequential_coverage
+    from ..designs.sequential import N_MAX_LIMIT, sequential_coverage
     from .plan import plan
 
     p = float(validate.interval("p", validate.scalar("p", p), 0.0, 1.0, True, True))
     width = float(validate.interval("width", validate.scalar("width", width), 0.0, 1.0, True, True))
-    batch = int(validate.counts("batch", batch, minimum=1))
+    batch = int(validate.counts("batch", validate.scalar("batch", batch), minimum=1, maximum=N_MAX_LIMIT))
     delta = float(validate.delta(validate.scalar("delta", delta)))
-    if n_max is None:
+    if n_max is None:  # four times the fixed-n size, within the sequential design's last look, at least one batch
         fixed = plan("wilson", p=p, width=width, delta=delta).n
-        n_max = 4 * int(fixed)
-    n_max = int(validate.counts("n_max", n_max, minimum=batch))
+        n_max = max(batch, min(4 * int(fixed), N_MAX_LIMIT))
+    n_max = int(validate.counts("n_max", validate.scalar("n_max", n_max), minimum=batch, maximum=N_MAX_LIMIT))
     n_max = batch * math.ceil(n_max / batch)
+    if n_max > N_MAX_LIMIT:  # rounded up past the limit: the last whole batch below it
+        n_max -= batch
     r = sequential_coverage(method, p, batch=batch, n_max=n_max, rule="width", width=width, adjust=adjust,
                             delta=delta, **params)
     return SequentialPlan(method, adjust, p, width, batch, n_max, delta, float(r["expected_n"][0]),

@@ -58,6 +58,9 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     if d.size_axis in given:
         raise ValueError(f"{d.size_axis}: the planner solves for {d.size_axis}; give the other axes only")
     extra = {k: given.pop(k) for k in list(given) if k in d.plan_axes}
+    for k, v in given.items():  # the planner plans at one point: one value an axis (sampling=[] is none)
+        if k in names and isinstance(v, (list, tuple, np.ndarray)):
+            raise ValueError(f"{k}: the planner plans at one point; give one value, got {v!r}")
     for k, v in extra.items():
         x = validate.number(k, v, "> 0")
         if not (math.isfinite(x) and x > 0):
@@ -114,7 +117,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     [probe], _ = design_points(d, d.sized({k: v for k, v in axes.items()}, max(n_min, 10)))  # axes checked
     analysis = Analysis(m, tuple(params.items()), est, delta, side, reps, seed,
                         max_width=None if width is None else width + TOL, null=null if power is not None else None)
-    n_min = _smallest(d, axes, analysis, n_min)
+    n_min = _smallest(d, axes, n_min)
     evaluator = Evaluator(d)
     work: dict[int, int] = {}  # size -> outcomes scored there (bounds the search's work)
     generate = evaluator.exact
@@ -161,7 +164,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
         parts.append(f"coverage >= {coverage:g}")
     if power is not None:
         parts.append(f"P(interval excludes {null:g}) >= {power:g}")
-    where = ", ".join(f"{k} = {v:g}" for k, v in axes.items())
+    where = ", ".join(f"{k} = {v}" if isinstance(v, str) else f"{k} = {v:g}" for k, v in axes.items())  # sampling
     target = " and ".join(parts) + (f" at {where}" if where else "")
     n_interval = n_continuous = None
 
@@ -182,7 +185,8 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                 ok &= r["power"] >= power - TOL
             return bool(ok)
 
-        n = first_lasting_size(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.get(n, 0))
+        # work.pop: a size's outcomes count once, however often the search asks about it
+        n = first_lasting_size(holds, n_max, horizon, start=n_min, target=target, work=lambda n: work.pop(n, 0))
         if n is None:
             raise ValueError(f"n_max: no {d.size_axis} <= {n_max:,} meets the target ({target}); "
                              f"raise n_max or relax the target")
@@ -227,14 +231,16 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
                                                  ("power", power), ("null", null)) if v is not None})
 
 
-def _smallest(d, axes: dict, analysis, n_min: int) -> int:
+def _smallest(d, axes: dict, n_min: int) -> int:
     """The smallest size at which the point exists (multiclass: n >= K; binormal: two of each class)."""
     for n in range(n_min, n_min + 1000):
         try:
             [pt], _ = design_points(d, d.sized(dict(axes), n))
         except ValueError:
             continue
-        problem, _ = infeasible(d, [pt], analysis)
+        # existence only (the design's check without the exact engine): the exact engine's limits grow with the
+        # size, so skipping sizes for them would start past every size the design allows; they are reported later
+        problem = d.check(pt, False)
         if problem is None or not problem.startswith(f"{d.size_axis}:"):  # other problems are reported later
             return n
     return n_min
@@ -254,8 +260,16 @@ def _plugin(d, est, m, axes, params, delta, side, width, n_min, n_max) -> float:
         raise ValueError(f"plugin: design {d.name} has no expected outcome to plug in; plan its expected width "
                          f"or assurance instead")
 
+    def allowed(size) -> bool:  # judged: labelled < examples; beyond, the expected counts mean nothing
+        try:
+            [pt], _ = design_points(d, d.sized(dict(axes), math.ceil(size)))
+        except ValueError:
+            return False
+        return d.check(pt, False) is None
+
     def f(size):
-        return plugin_width(d, est, m, axes, params, delta, side, size) - width
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return plugin_width(d, est, m, axes, params, delta, side, size) - width if allowed(size) else math.nan
 
     lo = float(max(n_min, 1))
     if f(lo) <= 0:
@@ -265,5 +279,15 @@ def _plugin(d, est, m, axes, params, delta, side, width, n_min, n_max) -> float:
         lo, hi = hi, hi * 2
         if hi > n_max:
             raise ValueError(f"n_max: the plug-in width exceeds {width:g} up to n_max = {n_max:,}")
+    if not f(hi) <= 0:  # past the largest size the design allows: the width's least value below it decides
+        top = hi
+        while top - lo > 1e-6 * top:  # bisection for the last allowed size
+            mid = (lo + top) / 2
+            lo, top = (mid, top) if allowed(mid) else (lo, mid)
+        best = optimize.minimize_scalar(f, bounds=(float(max(n_min, 1)), lo), method="bounded")
+        if not best.fun <= 0:
+            raise ValueError(f"width: the plug-in width stays above {width:g} at every {d.size_axis} the design allows "
+                             f"(its least is {best.fun + width:.4g}, at {d.size_axis} ≈ {best.x:,.0f}); widen it")
+        lo, hi = float(max(n_min, 1)), best.x
     return float(optimize.brentq(f, lo, hi, xtol=1e-9, rtol=1e-12))
 

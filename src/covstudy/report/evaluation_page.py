@@ -16,8 +16,8 @@ from pathlib import Path
 
 
 EVALUATION_COLUMNS = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
-                      "worst_coverage", "worst_bound", "worst_at", "meets_target", "mean_width", "engine", "recommended",
-                      "note")
+                      "worst_coverage", "worst_is_upper_bound", "worst_bound", "worst_at", "meets_target", "mean_width",
+                      "engine", "recommended", "narrower", "note")
 RECOMMENDED = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "worst_coverage",
                "worst_bound", "meets_target")  # the recommended table of every evaluation output
 FIT = ("<style>.fit { max-width: 100%; overflow-x: auto; } "  # a wide table scrolls in its box: the page fits a window
@@ -34,10 +34,12 @@ def _header(column: str) -> str:
 
 
 def recommended_columns(frame) -> list:
-    """The recommended table's columns present in ``frame``, and ``note`` when a row has one (an undefined metric)."""
+    """The recommended table's columns present in ``frame``, and ``narrower`` (a guaranteed pick's price) and
+    ``note`` (an undefined metric, ...) when a row has one."""
     cols = [c for c in RECOMMENDED if c in frame]
-    if "note" in frame and frame.note.fillna("").astype(str).str.len().gt(0).any():
-        cols.append("note")
+    for extra in ("narrower", "note"):
+        if extra in frame and frame[extra].fillna("").astype(str).str.len().gt(0).any():
+            cols.append(extra)
     return cols
 
 
@@ -54,15 +56,19 @@ def summaries(ev) -> dict:
             out[r["metric"]] = str(ev.reasons.get(r["metric"], ""))
             continue
         cover = r.get("worst_coverage")
-        cover = "" if cover is None or cover != cover else f", worst coverage {cover:.3f}"
+        at_most = "≤ " if str(r.get("worst_is_upper_bound")) == "True" else ""  # NaN in rows added later
+        cover = "" if cover is None or cover != cover else f", worst coverage {at_most}{cover:.3f}"
         why = {"certified": f"narrowest method certified to cover at least {floor:.3f}",
+               "guaranteed": f"narrowest method that meets the target: guaranteed to cover at least "
+                             f"{1 - ev.info['delta']:g} by construction",
                "estimated": f"narrowest method whose worst coverage was found ≥ {floor:.3f}, not certified",
                "no": "no method was shown to meet the target: treat with care"}.get(
             r.get("meets_target", ""), _ece_why(r) if r.get("kind") == "ece"
             else "not audited: the guaranteed method of its kind")
         if r.get("kind") == "ece" and r.get("meets_target") in ("", "estimated", "undecided"):
             why = _ece_why(r)  # judged at its one point, not over a region
-        out[r["metric"]] = (f"{r['method']} [{r['lower']:.4f}, {r['upper']:.4f}]{cover}: {why}."
+        price = f"; the narrowest approximate one, {r['narrower']}" if r.get("narrower") else ""
+        out[r["metric"]] = (f"{r['method']} [{r['lower']:.4f}, {r['upper']:.4f}]{cover}: {why}{price}."
                             + (f" ({r['note']})" if r.get("note") else ""))
     return out
 
@@ -81,18 +87,33 @@ def _ece_why(r) -> str:
 
 
 def flagged(frame):
-    """The rows with ``meets_target`` "no" shown as BELOW."""
+    """The rows with ``meets_target`` "no" shown as BELOW, and their worst as an upper bound (``bounded``)."""
     if "meets_target" not in frame:
+        return bounded(frame)
+    out = bounded(frame)
+    out["meets_target"] = out.meets_target.replace({"no": BELOW})
+    return out
+
+
+def bounded(frame):
+    """``worst_coverage`` as text, ``≤ 0.3580`` where it is only an upper bound of the worst
+    (``worst_is_upper_bound``: the audit stopped at a point below the target), else to 4 decimals."""
+    if "worst_is_upper_bound" not in frame or "worst_coverage" not in frame:
         return frame
     out = frame.copy()
-    out["meets_target"] = out.meets_target.replace({"no": BELOW})
+    upper = out.worst_is_upper_bound.fillna(False).astype(bool)
+    out["worst_coverage"] = [("" if w != w else f"{'≤ ' if u else ''}{w:.4f}")
+                             for w, u in zip(out.worst_coverage.astype(float), upper)]
     return out
 
 
 AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest coverage found "
            "over the (1 − δ) region of the operating point, at worst_at; worst_bound: a certified lower bound of the "
-           "worst (exact engines); meets_target: certified, estimated, undecided (Monte Carlo: above 1 − δ − ε, but by less than one MCSE) "
-           "or no (1 − δ − ε; Monte Carlo less one MCSE); "
+           "worst (exact engines); worst_coverage ≤ x: an upper bound (the audit stopped at a point below the target); "
+           "meets_target: certified, guaranteed (coverage ≥ 1 − δ by construction), estimated, undecided (Monte "
+           "Carlo: within two MCSE of 1 − δ − ε once its budget of test sets was spent) or no (below 1 − δ − ε; "
+           "Monte Carlo by more than two MCSE); narrower: beside a guaranteed pick, the narrowest approximate row and "
+           "its audited worst; "
            "engine: exact or Monte Carlo (mc, with coverage_mcse). Click a header to sort.")
 
 
@@ -153,7 +174,7 @@ def evaluation_page(ev, folder) -> str:
 {growth}{reliability}
 <section><h2>Every method, audited</h2>
 <p>{AUDITED}</p>
-<div class="fit">{_table_html(table, cols, "audited", _header)}</div></section>"""
+<div class="fit">{_table_html(bounded(table), cols, "audited", _header)}</div></section>"""
     script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
               "<script>covstudyExplorer.forest();</script>\n")
     return page("covstudy-evaluate report", body, script)

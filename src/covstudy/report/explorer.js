@@ -523,7 +523,7 @@ var covstudyExplorer = (function () {
         sv("line", {x1: sx(r.lower), x2: sx(r.upper), y1: y, y2: y, stroke: colour, "stroke-width": r.recommended ? 3 : 1.6,
                     "class": "interval", "data-method": r.method}, svg);
         var text = r.coverage_at_estimate === null ? "" : num(r.coverage_at_estimate, 3);
-        if (r.worst_coverage !== null) text += " (worst " + num(r.worst_coverage, 3) + ")";
+        if (r.worst_coverage !== null) text += " (worst " + (r.worst_is_upper_bound ? "≤ " : "") + num(r.worst_coverage, 3) + ")";
         sv("text", {x: W - R + 8, y: y + 4, fill: colour}, svg).textContent = text;
       });
       svg.onmousemove = function (ev) {
@@ -536,7 +536,7 @@ var covstudyExplorer = (function () {
         if (r.coverage_at_estimate !== null)
           el("div", {}, tip, "coverage at the estimate " + num(r.coverage_at_estimate) +
              (r.coverage_mcse ? " ± " + num(2 * r.coverage_mcse) : "") + " (" + r.engine + ")");
-        if (r.worst_coverage !== null) el("div", {}, tip, "worst coverage in the region " + num(r.worst_coverage));
+        if (r.worst_coverage !== null) el("div", {}, tip, "worst coverage in the region " + (r.worst_is_upper_bound ? "≤ " : "") + num(r.worst_coverage));
         if (r.mean_width !== null) el("div", {}, tip, "expected width " + num(r.mean_width));
         tip.hidden = false;
         tip.style.left = ((L + 20) / W * rc.width) + "px";

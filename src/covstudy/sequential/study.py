@@ -72,9 +72,12 @@ class SequentialStudy:
                 raise ValueError(f"sequential.delta {problem}")
             delta = float(block.get("delta", 0.05))
             check = block.get("check") or {}
+            if not isinstance(check, dict) or set(check) - {"p", "reps"}:
+                raise ValueError(f"sequential.check: a mapping of p and reps, got {check!r}")
             check_p = np.asarray(validate.interval("sequential.check.p", check.get("p", []), 0.0, 1.0, False, False),
                                  dtype=float).ravel() if check else np.zeros(0)
-            reps = int(validate.counts("sequential.check.reps", check.get("reps", 1), minimum=1)) if check else 0
+            reps = validate.scalar("sequential.check.reps", check.get("reps", 1))
+            reps = int(validate.counts("sequential.check.reps", reps, minimum=1, maximum=validate.REPS_MAX)) if check else 0
             seed = validate.seed(cfg.get("seed", 0))
         except ValueError as err:
             raise ConfigError(str(err)) from None

@@ -16,9 +16,10 @@ never edited: rows are keyed by ``cell_id`` and the newest part wins, so recompu
 cells (``force=true``) replace old ones without touching them until compaction.
 
 A part's name carries the first 16 hex digits of its SHA-256, so a part changed after it was
-written (an edit, a disk fault) is found on reading and its cells computed again. Parts written
-before the store named them so have no checksum: their rows are checked for what holds of every
-row instead (``row_inconsistency``), and compaction gives them one.
+written (an edit, a disk fault) is found on reading and its cells computed again. A part without
+one (written before the store named parts so, or renamed) is not trusted: nothing ties a value
+such as a mean width to the rest of its row, so an edit in range could not be found. It is moved
+aside as ``*.csv.unchecked`` and its cells are computed again.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import yaml
 
@@ -88,39 +88,21 @@ def checksum(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def row_inconsistency(frame: pd.DataFrame) -> str | None:
-    """What in ``frame`` (rows that passed tasks.row_problem) cannot be what a task computed, or
-    None. Where every interval is defined (mean_width is a number), covered, missed low and
-    missed high split the outcomes: coverage + miss_low + miss_high = 1 (within 1e-9, far above
-    the rounding of a sum of probabilities). A Monte Carlo row's rates are counts / reps and its
-    mcse is sqrt(coverage·(1 - coverage)/reps); an exact row's mcse is 0. (A mean width has no
-    bound known here: not every method clips its intervals to the estimand's range.)"""
-    rate = lambda c: frame[c].to_numpy(dtype=float)  # noqa: E731
-    cov, low, high, mcse = rate("coverage"), rate("miss_low"), rate("miss_high"), rate("mcse")
-    split = np.abs(cov + low + high - 1)
-    if (bad := np.flatnonzero(~np.isnan(rate("mean_width")) & (split > 1e-9))).size:
-        return f"coverage + miss_low + miss_high = {1 + split[bad[0]]:.9g} in row {bad[0] + 1}, not 1"
-    reps = frame["reps"].to_numpy(dtype=float) if "reps" in frame else np.full(len(frame), np.nan)
-    mc = (frame["engine"].to_numpy() == "mc") & ~np.isnan(reps)
-    counts = np.stack([cov, low, high]) * reps
-    if (bad := np.flatnonzero(mc & np.any(np.abs(counts - np.round(counts)) > 1e-6, axis=0))).size:
-        return f"coverage or a miss rate in row {bad[0] + 1} is not a count / reps ({reps[bad[0]]:g})"
-    with np.errstate(invalid="ignore", divide="ignore"):
-        expected = np.where(mc, np.sqrt(np.maximum(cov * (1 - cov), 0) / reps), 0.0)
-    if (bad := np.flatnonzero(np.abs(mcse - expected) > 1e-12)).size:
-        return f"mcse {mcse[bad[0]]!r} in row {bad[0] + 1} is not that of its coverage ({expected[bad[0]]!r})"
-    return None
+UNCHECKED = "no checksum in its name (written before parts had one, or renamed), so its values cannot be checked"
 
 
 def read_part(path: Path, columns: dict | None = None, ours: str | None = None) -> tuple[pd.DataFrame | None, str | None]:
     """A part's rows, or None and why it is damaged: empty, not a CSV table, cut short (every
     part ends with a newline), not rows as a task writes them (tasks.row_problem: columns,
     types, ranges; exactly ``columns[cell_id]`` for the cells it names), then other bytes than
-    its name's checksum, or (a part without one) rows that contradict each other (``row_inconsistency``).
+    its name's checksum; a part without one is ``UNCHECKED``.
     ``ours``: the checksum of the bytes this process wrote there (``Store.save``); the same bytes are
     rows as ``evaluate`` made them, and only that is checked (the row checks cost ~10 ms a part)."""
     from .tasks import row_problem
 
+    stem = path.name.removesuffix(".csv").split(".")
+    if len(stem) != 2:  # recomputed, not re-derived: an in-range edit of a mean width would pass any row check
+        return None, UNCHECKED
     data = path.read_bytes()
     if ours is not None and checksum(data) == ours:
         return pd.read_csv(io.BytesIO(data)), None
@@ -132,13 +114,10 @@ def read_part(path: Path, columns: dict | None = None, ours: str | None = None) 
         frame = pd.read_csv(io.BytesIO(data))
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as err:
         return None, f"not a CSV table: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
-    stem = path.name.removesuffix(".csv").split(".")
     try:
         problem = "no rows" if frame.empty else row_problem(frame, columns)
-        if not problem and len(stem) == 2 and checksum(data) != stem[1]:
+        if not problem and checksum(data) != stem[1]:
             problem = "not the bytes its name's checksum says: changed after it was written"
-        elif not problem and len(stem) != 2:  # written before parts had a checksum
-            problem = row_inconsistency(frame)
     except Exception as err:  # whatever else is wrong makes a damaged part, never a folder stuck on it
         problem = f"unreadable: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
     return (None, problem) if problem else (frame, None)
@@ -182,15 +161,16 @@ class Store:
     def finished(self) -> pd.DataFrame:
         """Every stored row, newest version of each cell_id, in no particular order.
 
-        A damaged part (see ``damage``) is named on stderr and renamed ``*.csv.damaged``, so
-        its cells count as missing and are computed again.
+        A damaged part (``read_part``) is named on stderr and renamed ``*.csv.damaged``, a part
+        without checksum ``*.csv.unchecked``, so its cells count as missing and are computed again.
         """
         frames = []
         for f in self._part_files():
             frame, problem = read_part(f, self.columns, self._saved.get(f.name))
             if problem:
-                f.rename(f.with_name(f.name + ".damaged"))
-                print(f"covstudy: warning: damaged part {f} ({problem}); moved aside to {f.name}.damaged, "
+                what = "unchecked" if problem == UNCHECKED else "damaged"
+                f.rename(f.with_name(f"{f.name}.{what}"))
+                print(f"covstudy: warning: {what} part {f} ({problem}); moved aside to {f.name}.{what}, "
                       "its cells will be computed again", file=sys.stderr)
             else:
                 frames.append(frame)
