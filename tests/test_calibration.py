@@ -313,8 +313,8 @@ def test_evaluate_audits_the_ece_rows_at_the_plug_in_point(monkeypatch):
     assert "at the fitted plug-in point" in summaries(ev)["calibration_ece"]
     from covstudy.evaluation.recommend import meets  # judged as any row at its one point: a short one is flagged
     for r in rows.itertuples():
-        assert r.meets_target == meets({"worst_coverage": r.coverage_at_estimate, "worst_mcse": r.coverage_mcse},
-                                       0.945)
+        assert r.meets_target == meets({"worst_coverage": r.coverage_at_estimate, "worst_mcse": r.coverage_mcse,
+                                        "guaranteed": bool(r.guaranteed)}, 0.945)
     assert rows.loc["plugin", "meets_target"] in ("no", "undecided")  # the biased plug-in's bootstrap under-covers
 
 

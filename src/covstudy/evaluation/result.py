@@ -406,7 +406,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit, guarantee)
         table["note"] = table["note"].fillna("") if "note" in table else ""
         cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
-        table = table[cols]
+        missing = [c for c in COLUMNS if c not in table.columns]  # no row set it (only the ECE rows: no narrower)
+        table = table.reindex(columns=cols)
+        table[missing] = table[missing].astype(object)  # empty, and filled later with text or flags
         def step(metric):
             bar.set_postfix_str(f"{metric} · width at other sizes", refresh=False)
             bar.update()
