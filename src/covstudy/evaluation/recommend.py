@@ -207,8 +207,11 @@ def _failing(rows, pick, floor) -> str:
     if not len(narrower):
         return ""
     narrower = narrower.sort_values("width", kind="stable").head(3)
-    said = ", ".join(f"{r.method} {_worst(r)} ({r.meets_target}{': ' + r.note if r.meets_target == 'undecided' and r.get('note') else ''})"
-                     for _, r in narrower.iterrows())
+    def said_of(r):  # an undecided row's note gives its margin (a row without one has NaN there)
+        note = r.get("note")
+        return f"{r.meets_target}: {note}" if r.meets_target == "undecided" and isinstance(note, str) and note else \
+            r.meets_target
+    said = ", ".join(f"{r.method} {_worst(r)} ({said_of(r)})" for _, r in narrower.iterrows())
     return f"narrower methods fall short of {floor:.3f}: {said}; "
 
 
