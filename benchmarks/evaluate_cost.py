@@ -1,123 +1,182 @@
-"""CPU time, wall time and peak memory of ``covstudy.evaluate`` on files like a user's
-(issue 41's targets, CPU seconds on the 2-core machine, one process):
+"""CPU seconds, peak memory and the forecast of ``covstudy.evaluate`` over a matrix of file shapes (issue 56).
 
-| case | what | target |
-|---|---|---|
-| ``binary10k`` | 10,000 binary rows; scores with ties; a second model's labels and scores; 1,000 groups | 15 |
-| ``digits10`` | 1,000 rows of a 10-class task (confusions concentrated near the diagonal) | 20 |
-| ``binary1m`` | 10⁶ binary rows with scores (ties) | 60, 2 GB |
-| ``binary1m --no-audit`` | the same, intervals only | 2 |
+The matrix, generated deterministically (``shapes``): rows 10², 10³, 10⁴, 10⁵, 10⁶ (10⁷ intervals only) of
 
-    python benchmarks/evaluate_cost.py [case ...] [--rows N] [--against REV]
+| family | what |
+|---|---|
+| ``logit`` | binary, one model, real-valued (logit) scores |
+| ``proba2`` | binary, two models' ``predict_proba`` probabilities rounded to 3 decimals (exact 0 and 1) |
+| ``ties-groups`` | binary, one model, a five-point rating as the score (heavy ties), a group per ~10 rows |
+| ``k5``, ``k10``, ``k20`` | 5, 10, 20 balanced classes, ~90% accuracy |
+| ``judge`` | binary truth on a fifth of the rows, a judge's label on all (``judged_rate``) |
+| ``leader5`` | five models' labels, the leaderboard (``--model`` × 5) |
 
-Each case runs in its own process (so that its peak resident memory is its own): first the
-intervals alone (``audit=False``), then the full certified audit with the width-vs-n table, side by
-side. ``--against REV`` (a git revision, e.g. main) runs REV's ``src`` and this tree's alternately,
-in one run, so both see the same machine load.
+    python benchmarks/evaluate_cost.py                  # the whole matrix, full audit (~10-20 CPU-min)
+    python benchmarks/evaluate_cost.py --quick          # 10² and 10³ rows only
+    python benchmarks/evaluate_cost.py logit proba2-1e4 # families or cases by name
+    python benchmarks/evaluate_cost.py --no-audit --rows 1e6 1e7   # intervals only
+
+Each case runs in a child process of its own (its CPU time, user + sys, and its peak resident memory are
+its own, read by ``os.wait4``), imports included, with one BLAS thread. It prints the case, its CPU-s, peak
+MB, the forecast the tool printed before the work (``info["forecast"]``) and their ratio, and the issue's
+bounds: the full audit ≤ 15 CPU-s and ≤ 2 GB up to 10⁶ rows; ``--no-audit`` ≤ 3 CPU-s at 10⁶ rows and
+≤ 30 CPU-s, ≤ 4 GB at 10⁷. ``--budget`` passes a budget (default: the tool's).
 """
 
 import argparse
+import json
 import os
-import resource
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-CASES = {"binary10k": 15.0, "digits10": 20.0, "binary1m": 60.0}
-NO_AUDIT_TARGET = 2.0  # CPU-s, intervals only at 10⁶ rows
+ROWS = (100, 1_000, 10_000, 100_000, 1_000_000)
+FAMILIES = ("logit", "proba2", "ties-groups", "k5", "k10", "k20", "judge", "leader5")
+LIMITS = {"audit": (15.0, 2048.0), "no-audit-1e6": (3.0, None), "no-audit-1e7": (30.0, 4096.0)}
 
 
-def binary(rows, second=True, groups=True, seed=0):
-    """A binary file as a user has it: prevalence 0.3, scores rounded to two decimals (ties), a
-    second, weaker model correlated with the first, and groups with a shared random effect."""
+def _binary(rows, seed, scores="logit", second=False, groups=False):
+    """Binary labels at prevalence 0.3 from a latent score: ``logit`` scores (real numbers), ``proba`` (a
+    logistic's probabilities rounded to 3 decimals: some exactly 0 or 1), ``ties`` (five distinct values)."""
     rng = np.random.default_rng(seed)
-    g = rng.integers(0, max(1, rows // 10), rows)
-    effect = rng.normal(0, 0.6, max(1, rows // 10))[g]
     truth = rng.random(rows) < 0.3
-    latent = np.where(truth, 1.5, 0.0) + effect
-    scores = np.round(rng.normal(latent, 1.0), 2)
-    data = dict(truth=truth.astype(int), predicted=(scores > 0.75).astype(int), scores=scores)
-    if second:
-        s2 = np.round(0.6 * scores + rng.normal(0, 0.9, rows), 2)
-        data.update(second_predicted=(s2 > 0.5).astype(int), second_scores=s2)
+    g = rng.integers(0, max(2, rows // 10), rows)
+    effect = rng.normal(0, 0.5, max(2, rows // 10))[g] if groups else 0.0
+    out = {"truth": truth.astype(np.int8)}
+    for i, key in enumerate(("", "second_") if second else ("",)):
+        latent = np.where(truth, 2.0 - 0.5 * i, 0.0) + effect + rng.normal(0, 1.0, rows) - 1.0
+        if scores == "logit":
+            s = latent
+        elif scores == "proba":
+            s = np.round(1 / (1 + np.exp(-3 * latent)), 3)
+        else:
+            s = np.clip(np.round(latent + 1), -1, 3)
+        out[f"{key}predicted"] = (latent > 0).astype(np.int8)
+        out[f"{key}scores"] = s
     if groups:
-        data.update(groups=g)
-    return data
+        out["groups"] = g
+    return out
 
 
-def digits(rows, classes=10, seed=0):
-    """A K-class file like scikit-learn's digits under logistic regression: balanced classes, about
-    95% accuracy, errors on a few neighbouring classes."""
+def _classes(rows, k, seed):
+    """K balanced classes, ~90% accuracy, the errors on neighbouring classes."""
     rng = np.random.default_rng(seed)
-    truth = rng.integers(0, classes, rows)
-    wrong = rng.random(rows) < 0.05
-    slip = rng.choice([-1, 1, 3], rows)
-    return dict(truth=truth, predicted=np.where(wrong, (truth + slip) % classes, truth))
+    truth = rng.integers(0, k, rows)
+    wrong = rng.random(rows) < 0.1
+    return {"truth": truth, "predicted": np.where(wrong, (truth + rng.choice([-1, 1, 2], rows)) % k, truth)}
 
 
-def data_for(case, rows):
-    if case == "binary10k":
-        return binary(rows or 10_000)
-    if case == "digits10":
-        return digits(rows or 1_000)
-    return binary(rows or 1_000_000, second=False, groups=False)
+def _judge(rows, seed):
+    """Binary truth on a fifth of the rows (the rest empty), a judge's label on every row, agreeing 85%."""
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(rows) < 0.4).astype(float)
+    judge = np.where(rng.random(rows) < 0.85, truth, 1 - truth)
+    truth[rng.random(rows) > 0.2] = np.nan
+    return {"truth": truth, "judge": judge}
 
 
-def timed(covstudy, **kwargs):
-    cpu, wall = time.process_time(), time.perf_counter()
-    ev = covstudy.evaluate(**kwargs, progress=False)
-    return ev, time.process_time() - cpu, time.perf_counter() - wall
+def _leaderboard(rows, seed, models=5):
+    """Five models' labels on binary truth, accuracies 0.70 to 0.86, their errors nested (correlated)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, rows)
+    hard = rng.random(rows)
+    return {"truth": truth, "models": {f"m{j}": np.where(hard < 0.7 + 0.04 * j, truth, 1 - truth)
+                                       for j in range(models)}}
 
 
-def measure(case, rows, label):
+def tag(rows) -> str:
+    """10⁴ -> "1e4"."""
+    return f"{rows:.0e}".replace("+0", "").replace("+", "")
+
+
+def shapes(rows=ROWS) -> dict:
+    """{case name: a function of no argument returning its data (keyword arguments of ``evaluate``; a
+    leaderboard's: truth and {model: labels})}, every family at every size."""
+    out = {}
+    for n in rows:
+        t = tag(n)
+        out[f"logit-{t}"] = lambda n=n: _binary(n, 1, "logit")
+        out[f"proba2-{t}"] = lambda n=n: _binary(n, 2, "proba", second=True)
+        out[f"ties-groups-{t}"] = lambda n=n: _binary(n, 3, "ties", groups=True)
+        for k in (5, 10, 20):
+            out[f"k{k}-{t}"] = lambda n=n, k=k: _classes(n, k, 4)
+        out[f"judge-{t}"] = lambda n=n: _judge(n, 5)
+        out[f"leader5-{t}"] = lambda n=n: _leaderboard(n, 6)
+    return out
+
+
+def inner(case, rows, audit, budget):
+    """In the child: run the case, print one JSON line (the forecast, what was cut)."""
     import covstudy
 
-    data = data_for(case, rows)
-    n = len(data["truth"])
-    covstudy.evaluate(truth=[0, 1, 1, 0], predicted=[0, 1, 0, 0], audit=False, progress=False)  # imports out of the timings
-    ev, cpu0, wall0 = timed(covstudy, **data, audit=False)
-    peak0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    ev, cpu1, wall1 = timed(covstudy, **data)
-    peak1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    audited = int(ev.table.coverage_at_estimate.notna().sum())
-    ok0 = "ok" if case != "binary1m" or cpu0 <= NO_AUDIT_TARGET else "OVER"
-    ok1 = "ok" if cpu1 <= CASES[case] and (case != "binary1m" or peak1 <= 2) else "OVER"
-    print(f"{label:>10} {case:>9} {n:>9,} rows {len(ev.table):>3} rows ({audited} audited) | "
-          f"intervals only {cpu0:6.2f} CPU-s {wall0:6.2f} wall {peak0:4.2f} GB {ok0:>4} | "
-          f"full audit {cpu1:6.2f} CPU-s {wall1:6.2f} wall {peak1:4.2f} GB {ok1:>4} (target {CASES[case]:g} CPU-s)",
-          flush=True)
+    data = shapes((rows,))[case]()
+    if "models" in data:
+        from covstudy.evaluation.leaderboard import leaderboard
+
+        leaderboard(data["truth"], data["models"], audit=audit)
+        print(json.dumps({"forecast": None, "cuts": []}))
+        return
+    kw = {} if budget is None else {"budget": budget}
+    ev = covstudy.evaluate(**data, audit=audit, progress=False, cache=False, **kw)
+    print(json.dumps({"forecast": ev.info.get("forecast"), "cuts": ev.info.get("cuts", []),
+                      "table": len(ev.table)}))
+
+
+def measure(case, rows, audit, budget, src):
+    """(CPU-s, peak MB, its stdout, its stderr, its exit code) of one case in a child process of its own."""
+    env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    args = [sys.executable, __file__, "--inner", case, "--rows", str(rows)]
+    args += [] if audit else ["--no-audit"]
+    args += [] if budget is None else ["--budget", str(budget)]
+    child = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.stdout.read(), child.stderr.read()  # a child's output fits the pipes' buffers
+    _, status, usage = os.wait4(child.pid, 0)
+    cpu = usage.ru_utime + usage.ru_stime
+    return cpu, usage.ru_maxrss / 1024, out, err, os.waitstatus_to_exitcode(status)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("cases", nargs="*", help=f"of {', '.join(CASES)} (default: every case)")
-    ap.add_argument("--rows", type=int, help="rows instead of the case's own")
-    ap.add_argument("--against", help="a git revision whose src to time alongside this tree's")
-    ap.add_argument("--label", default="this tree", help=argparse.SUPPRESS)
-    ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    ap = argparse.ArgumentParser(description="covstudy.evaluate's cost over the matrix of file shapes")
+    ap.add_argument("cases", nargs="*", help=f"families ({', '.join(FAMILIES)}) or cases (logit-1e4); default all")
+    ap.add_argument("--rows", nargs="*", help="sizes (1e2 ... 1e7; default 1e2 ... 1e6)")
+    ap.add_argument("--quick", action="store_true", help="10² and 10³ rows only")
+    ap.add_argument("--no-audit", action="store_true", help="intervals only")
+    ap.add_argument("--budget", help="the tool's --budget (default its own)")
+    ap.add_argument("--inner", help=argparse.SUPPRESS)
+    ap.add_argument("--json", help="also write the measurements to this file (JSON lines)")
     a = ap.parse_args()
-    a.cases = a.cases or list(CASES)
-    if set(a.cases) - set(CASES):
-        ap.error(f"cases: choose from {', '.join(CASES)}, got {', '.join(sorted(set(a.cases) - set(CASES)))}")
     if a.inner:
-        return measure(a.cases[0], a.rows, a.label)
-    root = Path(__file__).resolve().parents[1]
-    sources = [("this tree", root / "src")]
-    with tempfile.TemporaryDirectory() as tmp:
-        if a.against:
-            archive = subprocess.run(["git", "-C", str(root), "archive", a.against, "src"], check=True,
-                                     capture_output=True).stdout
-            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-            sources.insert(0, (a.against, Path(tmp) / "src"))
-        for case in a.cases:
-            for label, src in sources:
-                env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-                extra = ["--rows", str(a.rows)] if a.rows else []
-                subprocess.run([sys.executable, __file__, case, "--inner", "--label", label, *extra], env=env, check=True)
+        return inner(a.inner, int(float(a.rows[0])), not a.no_audit, a.budget)
+    sizes = [int(float(r)) for r in a.rows] if a.rows else ([100, 1_000] if a.quick else list(ROWS))
+    wanted = a.cases or list(FAMILIES)
+    src = Path(__file__).resolve().parents[1] / "src"
+    print(f"{'case':<18} {'CPU-s':>7} {'peak MB':>8} {'forecast':>8} {'ratio':>6}  bound  cut", flush=True)
+    for rows in sizes:
+        for case in shapes((rows,)):
+            family = case.rsplit("-", 1)[0]
+            if family not in wanted and case not in wanted:
+                continue
+            cpu, peak, out, err, code = measure(case, rows, not a.no_audit, a.budget, src)
+            if code != 0:
+                print(f"{case:<18} FAILED (exit {code}): {err.strip().splitlines()[-1] if err.strip() else ''}",
+                      flush=True)
+                continue
+            info = json.loads(out.strip().splitlines()[-1])
+            forecast = info["forecast"]
+            ratio = f"{cpu / forecast:6.2f}" if forecast else "     —"
+            key = "audit" if not a.no_audit else f"no-audit-{tag(rows)}"
+            limit = LIMITS.get(key)
+            ok = "" if limit is None or a.no_audit and rows < 10**6 else (
+                "ok" if cpu <= limit[0] and (limit[1] is None or peak <= limit[1]) else "OVER")
+            print(f"{case:<18} {cpu:7.2f} {peak:8.0f} {forecast if forecast is None else round(forecast, 2)!s:>8} "
+                  f"{ratio}  {ok:>5}  {'; '.join(info['cuts'])}", flush=True)
+            if a.json:
+                with open(a.json, "a") as fh:
+                    fh.write(json.dumps({"case": case, "rows": rows, "audit": not a.no_audit, "cpu": cpu,
+                                         "peak_mb": peak, **info, "time": time.time()}) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,21 @@
+import atexit
 import os
+import shutil
+import tempfile
+
+import pytest
 
 # Tests must not depend on the developer's terminal or on Hydra's full tracebacks.
 os.environ.pop("HYDRA_FULL_ERROR", None)
+
+# The audit cache (evaluation/cache.py) is never the user's: a folder of this process's own for module
+# fixtures, and a fresh one per test (``_audit_cache``), so no test reads another's audits.
+_CACHE = tempfile.mkdtemp(prefix="covstudy-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+os.environ["COVSTUDY_CACHE"] = _CACHE
+
+
+@pytest.fixture(autouse=True)
+def _audit_cache(tmp_path_factory, monkeypatch):
+    """Every test's audit cache is a fresh, empty folder."""
+    monkeypatch.setenv("COVSTUDY_CACHE", str(tmp_path_factory.mktemp("cache")))

@@ -147,9 +147,10 @@ def _binomial_audit(method, n, p, delta, region, scale=None) -> dict:
 _SEARCHED: dict = {}  # (spec, the intervals' digest) -> certify's answer, for methods with identical intervals
 
 
-def certified_audit(qualified, s: Spec, delta) -> dict:
+def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
     """Exact coverage at the plug-in point and the certified worst over the spec's box (``certify``):
-    ``worst_coverage`` the lowest coverage found, ``worst_bound`` a certified lower bound of the infimum."""
+    ``worst_coverage`` the lowest coverage found, ``worst_bound`` a certified lower bound of the infimum
+    (after at most ``work`` outcome operations, certify.WORK if None: less work, a lower bound, still valid)."""
     from .certify import CERTIFIED_DIMENSIONS, certify, grid_search, paired_problem, stratified_problem
 
     pt = s.points[0]
@@ -167,12 +168,12 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
         problem = paired_problem(qualified, pt["n"], s.box, delta, bound)
     x = np.array([[s.at[k] for k in problem.names]])
     # methods with the same intervals on every outcome (jeffreys, bayes, ...) have the same answer
-    key = (s.design, s.coverage_metric, tuple(pt.items()), tuple(s.box.items()), delta, problem.names,
+    key = (s.design, s.coverage_metric, tuple(pt.items()), tuple(s.box.items()), delta, problem.names, work,
            hashlib.blake2b(problem.lower.tobytes() + problem.upper.tobytes(), digest_size=16).digest())
     found = _SEARCHED.get(key)
     if found is None:
         if len(problem.names) <= CERTIFIED_DIMENSIONS and size <= CERTIFY_OUTCOMES:
-            found = certify(problem, x, decide=(1 - delta - EPSILON, 1 - delta))
+            found = certify(problem, x, work=work, decide=(1 - delta - EPSILON, 1 - delta))
         elif problem.rows is not None:  # exact coverage costs O(rows·log columns) a point: a dense search
             found = grid_search(problem, x, points=33, rounds=8)
         else:  # three coordinates (the paired methods reading the concordant split), or a large space
@@ -195,11 +196,20 @@ def certified_audit(qualified, s: Spec, delta) -> dict:
             "audit": "certified" if found.bound == found.bound else "searched"}  # grid_search: NaN
 
 
+_OUTCOMES: dict = {}  # (design, point, box, concordant) -> outcome_count's answer (tens of ms each: many methods ask)
+
+
 def _outcomes(qualified, s: Spec) -> int:
     """The outcomes ``certified_audit`` would enumerate over the spec's box."""
     from .certify import outcome_count
 
-    return outcome_count(s.design, s.points[0], s.box, s.design == "paired" and _reads_concordant(qualified))
+    concordant = s.design == "paired" and _reads_concordant(qualified)
+    key = (s.design, tuple(s.points[0].items()), tuple(s.box.items()), concordant)
+    if key not in _OUTCOMES:
+        if len(_OUTCOMES) >= 1024:
+            _OUTCOMES.clear()
+        _OUTCOMES[key] = outcome_count(s.design, s.points[0], s.box, concordant)
+    return _OUTCOMES[key]
 
 
 def _reads_concordant(qualified) -> bool:
@@ -243,9 +253,10 @@ def draw_points(qualified, s: Spec, reps) -> int:
     return int(min(BOOT_SEARCH_POINTS, draw_budget(qualified, s) // reps))
 
 
-def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
+def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None) -> dict:
     """The audit columns of one metric × method (empty for a bootstrap too costly to audit): certified
-    where ``certify`` covers the design and the method is deterministic, else searched over the box."""
+    where ``certify`` covers the design and the method is deterministic (within ``work`` outcome operations,
+    ``certified_audit``), else searched over the box."""
     if method in NOT_AUDITED:
         return {}
     if s.plug_in_only:  # the grouped metrics beyond accuracy: Monte Carlo at the plug-in point (``plug_in``)
@@ -253,7 +264,7 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed) -> dict:
 
         return decide_plug_in(s, method, qualified, delta, seed, audit_plug_in(s, method, qualified, delta, reps, seed))
     if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
-        out = certified_audit(qualified, s, delta)
+        out = certified_audit(qualified, s, delta, work)
         if out is not None:
             return out
         return searched_audit(qualified, s, delta, reps, seed, monte_carlo=True)  # too many outcomes
@@ -434,8 +445,9 @@ def decide(evaluate, at: dict, worst: float, mcse: float, floor: float, reps: in
             return {"worst_coverage": c, "worst_mcse": m, "reps": total}
         batch, k = min(total, budget - total), k + 1
     return {"worst_coverage": c, "worst_mcse": m, "reps": total,
-            "note": f"undecided after {total:,} test sets at its worst point: {c:.4f} ± {m:.4f}, {c - floor:+.4f} from "
-                    f"the floor {floor:.3f}, within {Z_MCSE:g} MCSE ({Z_MCSE * m:.4f}; audit.DECIDE_TEST_SETS)"}
+            "note": f"undecided after {total:,} test sets at its worst point: {c:.4f} ± {m:.4f}, {c - floor:+.4f} "
+                    f"from "
+                    f"the floor {floor:.3f}, within {Z_MCSE:g} MCSE ({Z_MCSE * m:.4f}) when its budget was spent"}
 
 
 def _draws(qualified) -> bool:

@@ -52,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     p.add_argument("--guarantee", action="store_true",
                    help="recommend only methods whose worst coverage over the region is certified >= 1 - delta")
+    p.add_argument("--budget", metavar="SECONDS", default=None,
+                   help="CPU seconds the run may take (default 10; inf: no budget): the cost is forecast before any "
+                        "work, and audits that would pass the budget are cut, each cut row's note saying what was cut")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the audit cache ($COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy, else "
+                        "~/.cache/covstudy), which makes a second run on the same data read its audits back")
     p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.html and forest.png/.pdf here")
     return p
 
@@ -105,6 +111,13 @@ def _main(argv) -> int:
     for option, given in (("--guarantee", args.guarantee), ("--audit-all", args.audit_all)):
         if given and args.no_audit:  # each needs the audit that --no-audit turns off
             parser.exit(2, f"covstudy-evaluate: error: {option}: needs the coverage audit; drop {option} or --no-audit\n")
+    if args.budget is not None:  # before any work: a bad budget is one line, exit 2
+        from .cost import budget_value
+
+        try:
+            budget_value(args.budget)
+        except ValueError as e:
+            parser.exit(2, f"covstudy-evaluate: error: --{e}\n")
     if args.model:
         for option, why in _NOT_LEADERBOARD.items():  # every other option is honoured or refused by name
             if getattr(args, option[2:].replace("-", "_")) not in (None, False):
@@ -128,7 +141,8 @@ def _main(argv) -> int:
             warnings.simplefilter("always")
             ev = evaluate(**columns, delta=args.delta, positive=positive, audit=not args.no_audit, seed=args.seed,
                           reps=args.reps, guarantee=args.guarantee, classes=args.classes, progress=not args.quiet,
-                          max_classes=args.max_classes, max_rows=args.max_rows, audit_all=args.audit_all)
+                          max_classes=args.max_classes, max_rows=args.max_rows, audit_all=args.audit_all,
+                          budget=args.budget, cache=not args.no_cache)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2
@@ -175,6 +189,8 @@ _NOT_LEADERBOARD = {  # options a leaderboard (--model) cannot honour, and why; 
     "--judge": "a leaderboard needs every row's true label; a judge is not supported with --model",
     "--positive": "a leaderboard ranks accuracy, which has no positive class; drop it",
     "--guarantee": "a leaderboard's audit is a plug-in Monte Carlo check, not a certified worst coverage; drop it",
+    "--budget": "a leaderboard's audit costs its --reps resampled test sets; it has no budget or forecast: drop it",
+    "--no-cache": "a leaderboard's audit is not cached; drop it",
 }
 
 

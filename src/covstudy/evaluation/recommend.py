@@ -37,7 +37,7 @@ import numpy as np
 from .audit import BOOTSTRAP, EPSILON, Z_MCSE
 
 TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
-PRICE = 1.25  # a guaranteed pick this many times as wide as the narrowest approximate row shows that row beside it
+PRICE = 1.5  # a guaranteed pick this many times as wide as the narrowest approximate row shows that row beside it
 GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp",
               "paired": "exact_mcnemar", "difference": "melded",
               "scores": "chernoff_hoeffding", "paired_scores": "chernoff_hoeffding", "paired_confusion": "cp_box",
@@ -206,11 +206,11 @@ def _failing(rows, pick, floor) -> str:
     narrower = rows[(rows.width < pick.width) & rows.worst_coverage.notna() & ~rows.meets_target.isin(MET)]
     if not len(narrower):
         return ""
-    narrower = narrower.sort_values("width", kind="stable").head(3)
+    narrower = narrower.sort_values("width", kind="stable")
+
     def said_of(r):  # an undecided row's note gives its margin (a row without one has NaN there)
         note = r.get("note")
-        return f"{r.meets_target}: {note}" if r.meets_target == "undecided" and isinstance(note, str) and note else \
-            r.meets_target
+        return note if r.meets_target == "undecided" and isinstance(note, str) and note else r.meets_target
     said = ", ".join(f"{r.method} {_worst(r)} ({said_of(r)})" for _, r in narrower.iterrows())
     return f"narrower methods fall short of {floor:.3f}: {said}; "
 

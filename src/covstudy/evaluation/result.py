@@ -120,6 +120,8 @@ def _clustered_first(table, reasons, audited):
                 why = "without an audit"
             elif metric == "clustered_accuracy":
                 why = f"because {reasons.get(metric, '')}"
+            elif r.coverage_at_estimate != r.coverage_at_estimate:  # its audit was cut to fit the budget
+                why = f"though it was not audited ({r.note or 'no audit'})"
             else:
                 why = (f"though no method was shown to meet the target (its coverage at the operating point is "
                        f"{r.coverage_at_estimate:.4f} ± {r.coverage_mcse:.3f}, Monte Carlo, {int(r.reps)} test sets: "
@@ -159,14 +161,18 @@ def resampling_cost(qualified, door) -> str:
             f"{RESAMPLES_MAX:.0e} (~2 CPU-s, evaluation.result.RESAMPLES_MAX); the other methods' rows are computed")
 
 
-def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
+def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None, hits=None, store=False):
     """Audit one metric's rows ((row, qualified name) pairs, updated in place). One-proportion metrics
     (exact, microseconds) and ``audit_all``: every row, in order. Otherwise the methods that do not
     resample, narrowest on the user's data first: once one meets the target (certified at 1 - delta
     with ``guarantee``), every row at least as wide is left unaudited with a note, since the
     recommendation could not be it (a narrower interval that meets the target exists). Resampling
     methods come last, each audited only if it could still be recommended: no method met the target,
-    or it is more than recommend.TIE narrower than the one that did (``recommend``'s rule)."""
+    or it is more than recommend.TIE narrower than the one that did (``recommend``'s rule).
+
+    ``plan`` (``cost.plan``): each audit as the budget cut it, charged its forecast; ``hits`` the cache
+    entries found while planning ({key: audit columns}); ``store``: write each fresh audit to the cache."""
+    from . import cache, cost
     from .audit import BOOTSTRAP
     from .recommend import TIE, meets
 
@@ -180,19 +186,51 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar):
     for i in order:
         row, qualified = rows[i]
         bar.set_postfix_str(f"{s.metric} · {row['method']} (audit)", refresh=False)
+        job = plan.job(s.metric, qualified) if plan is not None else None
+        refused = plan.admit(job) if job is not None else ""
         if stop is not None and row["width"] >= stop[0]:
             row["note"] = f"not audited: wider on your data than {stop[1]}, which meets the target (--audit-all)"
         elif stop is not None and row["method"] in BOOTSTRAP and row["width"] * (1 + TIE) >= stop[0]:
             row["note"] = (f"not audited: less than {TIE:.0%} narrower on your data than {stop[1]}, which meets "
                            f"the target; a resampling method is recommended only for a larger gain (--audit-all)")
+        elif refused:
+            row["note"] = refused
         else:
-            row.update(audit_metric(s, row["method"], qualified, delta, reps, seed))
+            r = reps if job is None or job.reps is None else job.reps
+            work = None if job is None else job.work
+            digest = cache.key(s, qualified, delta, r, seed, {"work": work}) if hits is not None or store else None
+            found = (hits or {}).get(digest)
+            audited = cache.restore(found) if found is not None else audit_metric(s, row["method"], qualified, delta,
+                                                                                  r, seed, work)
+            if store and found is None:
+                cache.write(digest, audited)
+            row.update(audited)
+            if job is not None:
+                plan.charge(job)
+                if cut := cost.cut_note(job, audited, reps):
+                    row["note"] = cut
             verdict = meets(row, level - EPSILON)
             if (not every and stop is None and row["method"] not in BOOTSTRAP and verdict in MET
                     and (not guarantee or verdict == "guaranteed" or row["guaranteed"]
                          or verdict == "certified" and row["worst_bound"] >= level)):
                 stop = (row["width"], row["method"])
         bar.update()
+
+
+def _lookup(hits, delta, seed):
+    """``cost.plan``'s question, does a cache entry answer this audit: read it into ``hits`` if so."""
+    from . import cache
+
+    def lookup(s, qualified, reps, work):
+        digest = cache.key(s, qualified, delta, reps, seed, {"work": work})
+        if digest not in hits:
+            found = cache.read(digest)
+            if found is None:
+                return False
+            hits[digest] = found
+        return True
+
+    return lookup
 
 
 def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows, classes=None):
@@ -220,7 +258,7 @@ def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, m
 def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
              guarantee=False, classes=None, progress=True, judge=None, max_classes=MAX_CLASSES,
-             max_rows=MAX_ROWS, audit_all=False) -> "Evaluation":
+             max_rows=MAX_ROWS, audit_all=False, budget=None, cache=True) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -278,6 +316,15 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         Audit every method. By default a metric audited over a region (all but one proportion's) is
         audited narrowest interval first and stops at the first method that meets the target: a wider
         interval could not be the recommendation, and its row says so (``_audit_rows``).
+    budget : float, optional
+        CPU seconds the whole run may take (default ``cost.BUDGET``, 10; ``inf``: no budget). The cost is
+        forecast before any work (``info["forecast"]``; with ``progress``, a line on stderr); where the
+        forecast passes the budget the audits are cut to fit, and each cut row's note says what was cut
+        (``cost``; docs/evaluate.md "Cost").
+    cache : bool
+        Read and write the audit cache (``evaluation.cache``: a second run on the same counts, method,
+        delta, reps and seed reads each audit back; in $COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy,
+        else ~/.cache/covstudy).
 
     Returns
     -------
@@ -301,10 +348,15 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     from tqdm.auto import tqdm
 
     from .. import validate
-    from ..intervals import interval
+    from ..intervals import interval, point_estimate
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
+    from . import cost
+
+    budget = cost.BUDGET if budget is None else cost.budget_value(budget)
+
+
     metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
                                                       classes)
     if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
@@ -324,6 +376,12 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     specs = metric_specs(d, delta, others) if others != [] else []
     if judge is not None and (metrics is None or judged.METRIC in metrics):
         specs.append(judged.spec(d, unlabelled, delta))
+    hits = {} if cache and audit else None
+    plan = cost.plan(specs, d.n, reps, audit, audit_all, budget, calibration.applies(d, metrics),
+                     _lookup(hits, delta, seed) if hits is not None else None)
+    if progress:  # before any work: what it will cost
+        cut = f"; cut to fit: {', '.join(plan.cuts)}" if plan.cuts else ""
+        print(f"covstudy-evaluate: forecast: ~{plan.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
     rows = []
     bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
                unit="step",
@@ -343,7 +401,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                     bar.update()
                     continue
                 lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
-                row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
+                own = point_estimate(qualified, seed=seed, **s.door)  # each row its method's own estimate
+                row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate if own is None else own,
+                           lower=float(lo),
                            upper=float(hi), width=float(hi - lo),
                            design=s.design or ("multiclass" if s.multiclass else None), n=d.n,
                            guaranteed=_guaranteed(qualified))
@@ -354,7 +414,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                 if not audit:
                     bar.update()
             if audit:
-                _audit_rows(s, spec_rows, delta, reps, seed, guarantee, audit_all, bar)
+                _audit_rows(s, spec_rows, delta, reps, seed, guarantee, audit_all, bar, plan, hits, store=cache)
         table = pd.DataFrame(rows)
         level = 1 - delta
         undefined = [s for s in specs if s.undefined]
@@ -405,6 +465,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
             table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit, guarantee)
         table["note"] = table["note"].fillna("") if "note" in table else ""
+        # rows added after ``recommend`` (superiority_probability, the ECE) or no rule run (the ECE alone)
+        table["narrower"] = table["narrower"].fillna("") if "narrower" in table else ""
+        for flag in ("worst_is_upper_bound", "guaranteed"):
+            table[flag] = table[flag].astype(object).where(table[flag].notna(), False).astype(bool) \
+                if flag in table else False
         cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
         missing = [c for c in COLUMNS if c not in table.columns]  # no row set it (only the ECE rows: no narrower)
         table = table.reindex(columns=cols)
@@ -413,11 +478,12 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             bar.set_postfix_str(f"{metric} · width at other sizes", refresh=False)
             bar.update()
 
-        growth = growth_table(specs, table, delta, reps, seed, step) if audit else None
+        growth = growth_table(specs, table, delta, plan.growth_reps or reps, seed, step) if audit else None
     finally:
         bar.close()
     info = {"n": d.n, "classes": d.classes, "counts": d.counts, "read": d.read(), "positive": d.positive,
             "delta": delta, "epsilon": EPSILON,            "guarantee": bool(guarantee),
-            "reps": reps, "seed": seed, "columns": d.names,
+            "reps": reps, "seed": seed, "columns": d.names, "budget": budget, "forecast": plan.forecast,
+            "work": plan.work, "cuts": plan.cuts,
             "plug_in": {s.metric: s.plug_in for s in specs}, **calibration_fig}
     return Evaluation(table, reasons, notes, info, growth)

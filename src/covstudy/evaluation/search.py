@@ -57,10 +57,13 @@ class Found:
 
 def halton(count: int, dims: int) -> np.ndarray:
     """The first ``count`` points (from the second) of the Halton sequence in [0, 1]^dims, bases the
-    first primes (Halton 1960, Numerische Mathematik 2, 84-90)."""
-    primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53][:dims]
-    if len(primes) < dims:
-        raise ValueError(f"dims: at most 16 coordinates, got {dims}")
+    first ``dims`` primes (Halton 1960, Numerische Mathematik 2, 84-90)."""
+    primes = []
+    candidate = 2
+    while len(primes) < dims:  # trial division: dims is the box's coordinates (a class's recall each)
+        if all(candidate % q for q in primes):
+            primes.append(candidate)
+        candidate += 1
     out = np.zeros((count, dims))
     for j, b in enumerate(primes):
         for i in range(count):

@@ -1,0 +1,367 @@
+"""The cost of ``evaluate``, forecast before any work, and the cuts that keep it within a budget.
+
+The forecast, in CPU seconds of the whole command on one core, is a sum of parts, each a count of the
+work it will do times a measured rate (``benchmarks/evaluate_cost.py`` measured the rates):
+
+    OVERHEAD                                imports and reading the file
+  + Σ_metrics intervals(n, methods)        every method's interval on the data (``intervals_seconds``)
+  + Σ_audits reach × audit(job)            each metric × method audit (``audit_seconds``), the ones a cache
+                                            entry answers excepted; ``reach`` the chance it runs at all
+                                            (a metric's audit stops at the first method that meets the target)
+  + extras                                  the width-vs-n table and the calibration rows
+
+An audit's work follows ``audit.audit_metric``'s own rules: a one-proportion audit costs its count window;
+a certified one its outcome operations (``certify``'s ``work``: outcomes × operations per outcome, at most
+the job's cap); a Monte Carlo one its simulated test sets (reps × points the search may evaluate, the pilot
+and the confirmation) times a test set's cost in its design (scores ranked, clusters drawn, resamples made).
+
+The budget (``--budget``, default BUDGET) is a promise about the whole command. When the forecast passes it
+the plan cuts, in this order, until it fits: (1) the resampling methods' audits (they are recommended only
+for a gain of more than recommend.TIE in width, and cost the most) are left out; (2) the Monte Carlo audits'
+test sets a point are divided (down to MIN_REPS), and the certified audits' outcome operations too (the bound
+is then lower, still a lower bound: ``certify`` stops with the least bound over its cells); (3) the costliest
+remaining audits are left out. Each cut row's note says what was cut. While the audits run, the plan charges
+each one its forecast, not the clock: a run's cuts depend on its inputs and budget only, never on the load of
+the machine, so its table is the same on every run (and the cache's keys hold).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+BUDGET = 10.0  # CPU-s of the whole command by default (issue 56: the README example ≤ 10, every file ≤ 15)
+OVERHEAD = 1.2  # CPU-s: importing numpy, scipy, pandas and covstudy's evaluation, reading a small file
+MIN_REPS = 200  # a cut Monte Carlo audit keeps at least this many test sets a point (MCSE ≈ 0.015 at 0.95)
+MIN_WORK = 1e8  # ... a cut certified audit at least this many outcome operations (the first grid's bounds)
+SLACK = 1.25  # while running, audits stop once the forecasts charged pass the budget by this factor
+
+# Rates (CPU-s per unit of work; the 2-core machine of docs/evaluate.md "Cost", under load)
+CERTIFY_RATE = 7e7  # outcome operations a second (``certify.Problem.work``)
+CERTIFY_OPS = 8_000  # outcome operations an outcome, typical of a decided bound (1,000 to 30,000 measured)
+BUILD_SECONDS = 2e-6  # an outcome's interval, built once (the slower methods: blaker, posteriors, ~10×)
+SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
+              "exact_mcnemar", "exact_unconditional", "tango", "score"}
+SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval): (fixed, per unit)
+    "binormal": (4e-6, 2e-8),  # unit: a score (ranked)
+    "paired_binormal": (6e-6, 3e-8),
+    "clustered": (3e-6, 2e-8),  # unit: a cluster
+    "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
+    "eval": (4e-6, 2e-8),  # unit: a question
+    "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
+}
+DRAW_FIXED = 3e-4  # a drawing method's interval on one simulated test set: fixed, and per number drawn
+DRAW_SECONDS = {"binormal": 7e-9, "paired_binormal": 7e-9, "paired_confusion": 3.5e-8, "multiclass": 1.25e-7}
+# multiclass posteriors solve each distinct outcome's interval by quadrature (remembered across test sets): their
+# audit costs about this × K × sqrt(n) CPU-s at 2,000 reps (measured at K = 5, 10 and n = 60, 100)
+SOLVED_SECONDS = {"posterior_jeffreys": 0.23, "posterior": 0.03}
+DRAW_DEFAULT = 2e-8
+BINOMIAL_SECONDS = (2e-3, 2e-7)  # a one-proportion audit: fixed, per count in its window
+CONFIRM_SHARE = 0.3  # Monte Carlo audits whose worst needs the confirmation (CONFIRM × reps at one point)
+REACH_AUDITS = 3  # methods a metric audits, typically, when its audit stops at the first that meets the target
+# (1 to 13 of 15 measured): a plain method's audit runs with chance REACH_AUDITS / its metric's plain methods
+GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a metric, beyond one proportion
+GROWTH_BINOMIAL = 0.06  # ... a one-proportion metric's (exact widths, and the n for half the width)
+CALIBRATION_SECONDS = 1.5  # the calibration rows' own audit (ece_audit.ECE_BUDGET: about 2 CPU-s at most)
+INTERVAL_SECONDS = (1e-3, 4e-8)  # a method's interval on the data: fixed, per row of the file
+DRAW_INTERVAL_SECONDS = 1.5e-8  # ... a resampling method: per row and draw (capped by result.RESAMPLES_MAX)
+
+
+def budget_value(value) -> float:
+    """The budget in CPU seconds: a number > 0 (``inf``: no budget); an InputError (ValueError) naming the
+    field and its range otherwise, before any work."""
+    from .data import InputError
+
+    text = str(value).strip()
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        v = math.nan
+    if isinstance(value, bool) or not v > 0:
+        raise InputError(f"budget: a number of CPU seconds > 0 (or inf for none), got {text!r}")
+    return v
+
+
+@dataclass
+class Job:
+    """One metric × method audit in the plan: its forecast (CPU-s), its chance to run and its cut."""
+
+    metric: str
+    qualified: str
+    seconds: float  # the forecast of the audit as cut
+    reach: float
+    reps: int | None = None  # test sets a point (None: the caller's)
+    work: float | None = None  # certify's outcome operations (None: certify.WORK)
+    skip: str = ""  # why it is not audited ("" : it is)
+    cut: str = ""  # what was cut, for the row's note ("" : nothing)
+    cached: bool = False
+
+
+@dataclass
+class Plan:
+    """The forecast and the cuts of one ``evaluate`` call; ``charge`` keeps the running account."""
+
+    budget: float
+    forecast: float  # CPU-s, printed before the work
+    fixed: float  # CPU-s of everything but the audits
+    jobs: dict = field(default_factory=dict)  # (metric, qualified) -> Job
+    cuts: list = field(default_factory=list)  # what was cut, in words, once each
+    charged: float = 0.0  # forecasts of the audits that ran (a deterministic count of the work done)
+    growth_reps: int | None = None  # the width-vs-n table's test sets a size, when cut
+    allowance: dict = field(default_factory=dict)  # metric -> CPU-s its audits may be charged (none: no limit)
+    spent: dict = field(default_factory=dict)  # metric -> CPU-s charged
+
+    def job(self, metric, qualified) -> Job | None:
+        return self.jobs.get((metric, qualified))
+
+    def admit(self, job: Job) -> str:
+        """"" if the job may run; else why not: its metric's share of the budget is spent, or the whole budget
+        is, by SLACK. A metric's first audit always runs (a cut one, within its caps): no metric goes unaudited
+        because others came first."""
+        if job.skip:
+            return job.skip
+        spent = self.spent.get(job.metric, 0.0)
+        if spent > 0 and spent + job.seconds > SLACK * self.allowance.get(job.metric, math.inf):
+            return (f"not audited: this metric's audits spent its share of the budget ({self.budget:g} CPU-s, "
+                    f"--budget) on narrower methods")
+        if spent > 0 and self.fixed + self.charged + job.seconds > SLACK * self.budget:
+            return f"not audited: the audits before it spent the budget ({self.budget:g} CPU-s, --budget)"
+        return ""
+
+    def charge(self, job: Job) -> None:
+        self.charged += job.seconds
+        self.spent[job.metric] = self.spent.get(job.metric, 0.0) + job.seconds
+
+    @property
+    def work(self) -> float:
+        """The forecast of the work the run did: its fixed part and the audits that ran."""
+        return self.fixed + self.charged
+
+
+def _units(s, qualified) -> float:
+    """A simulated test set's size in its design's units (SET_SECONDS)."""
+    from .audit import examples
+
+    pt = s.points[0] if s.points else {}
+    if s.multiclass is not None:
+        return float(len(s.multiclass[1]) ** 2)
+    if s.design in ("binormal", "paired_binormal"):
+        return float(pt.get("n_pos", 0) + pt.get("n_neg", 0))
+    if s.design == "clustered":
+        return float(pt.get("clusters", 0))
+    if s.design == "eval":
+        return float(pt.get("questions", examples(pt) if pt else 0))
+    return 1.0
+
+
+def _set_seconds(s, qualified) -> float:
+    """A simulated test set's cost in the spec's design (SET_SECONDS), and a drawing method's resamples on it
+    (DRAW_SECONDS a number: its draws × the numbers a draw makes, as ``audit.draw_budget`` counts them)."""
+    from .audit import draw_budget, draws_per_test_set
+
+    design = "multiclass" if s.multiclass is not None else s.design
+    fixed, per = SET_SECONDS.get(design, (5e-6, 0.0))
+    out = fixed + per * _units(s, qualified)
+    draws = draws_per_test_set(qualified)
+    if draws:
+        from .audit import BOOT_BUDGET
+
+        numbers = BOOT_BUDGET / max(draw_budget(qualified, s), 1)  # draws × numbers a draw makes
+        out += DRAW_FIXED + DRAW_SECONDS.get(design, DRAW_DEFAULT) * numbers
+    return out
+
+
+def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
+    """(test sets a Monte Carlo audit simulates, its reps a point), following ``audit.audit_metric``."""
+    from .audit import (AUC_AUDIT_MAX, AUC_MIN_REPS, AUC_BUDGET, AUC_SCORES, CONFIRM, PILOT_MIN_REPS, PILOT_POINTS,
+                        PILOT_SHARE, draw_points, draw_reps, draws_per_test_set, examples, search_budget)
+
+    bounded = False
+    if draws_per_test_set(qualified):
+        r = draw_reps(qualified, s, reps)
+        if r is None:
+            return 0.0, 0
+        points, bounded = draw_points(qualified, s, r), True
+    elif s.design in ("binormal", "paired_binormal"):
+        size = examples(s.points[0])
+        if AUC_MIN_REPS * size > AUC_AUDIT_MAX:
+            return 0.0, 0
+        r = int(min(reps, max(AUC_MIN_REPS, AUC_BUDGET // size)))
+        affordable = max(PILOT_POINTS, AUC_SCORES // (2 * r * size))
+        points = affordable if affordable < search_budget(r) else search_budget(r)
+        bounded = affordable < search_budget(r)
+    else:
+        r = int(reps)
+        points = search_budget(r)
+    sets = float(points * r)
+    sets += PILOT_POINTS * max(PILOT_MIN_REPS, r // PILOT_SHARE)  # the pilot's first stage
+    if not bounded:
+        sets += CONFIRM_SHARE * CONFIRM * r
+    if s.scores is not None:  # the smoothed-empirical search: as many points again
+        sets += points * r
+    return sets, r
+
+
+def audit_seconds(s, method, qualified, reps, work=None) -> float:
+    """The forecast CPU-s of ``audit.audit_metric(s, method, qualified, ...)`` at ``reps`` test sets a point
+    and (certified audits) at most ``work`` outcome operations (module docstring)."""
+    from .audit import (CERTIFIED, CERTIFY_OUTCOMES, EXACT_OUTCOMES, NOT_AUDITED, PAIRED_EXACT_OUTCOMES,
+                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, WINDOW_FROM, _draws, _outcomes)
+    from .certify import WORK
+
+    if method in NOT_AUDITED:
+        return 0.0
+    if s.plug_in_only:
+        from .plug_in import plug_in_reps
+
+        r, _ = plug_in_reps(method, s.design, s.points[0], reps)
+        return (r or 0) * _set_seconds(s, qualified)
+    if s.region is not None:
+        n = int(s.points[0]["n"])
+        window = n + 1 if n < WINDOW_FROM else 12 * math.sqrt(n) + 50  # the region's counts (a few sd of n·p)
+        slow = 10 if method in SLOW_BUILD else 1
+        return BINOMIAL_SECONDS[0] + BINOMIAL_SECONDS[1] * slow * window
+    if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
+        size = _outcomes(qualified, s)
+        limit = PAIRED_EXACT_OUTCOMES if s.design == "paired" else EXACT_OUTCOMES
+        if size <= (QUADRATURE_EXACT_OUTCOMES if qualified.split(".")[-1] in QUADRATURE else limit):
+            build = size * BUILD_SECONDS * (10 if method in SLOW_BUILD else 1)
+            d = len(s.box)
+            if size <= CERTIFY_OUTCOMES and d <= 2:
+                ops = min(size * CERTIFY_OPS, WORK if work is None else work)
+            elif s.design == "stratified":  # grid_search on row-wise sums: 33^d points and 8 rounds of 5^d
+                ops = (33 ** d + 8 * 5 ** d) * math.sqrt(size) * 40
+            else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
+                ops = (8 ** d + 6 * 5 ** d) * size * 5
+            return build + ops / CERTIFY_RATE
+    sets, _ = _search_sets(s, method, qualified, reps)
+    solved = 0.0
+    if s.multiclass is not None and method in SOLVED_SECONDS:
+        # fewer test sets, fewer distinct outcomes to solve
+        solved = (SOLVED_SECONDS[method] * len(s.multiclass[1]) * math.sqrt(s.multiclass[0])
+                  * min(1.0, math.sqrt(reps / 2000)))
+    return sets * _set_seconds(s, qualified) + solved
+
+
+def intervals_seconds(s, n) -> float:
+    """Every method's interval of one metric on n rows."""
+    from .audit import draws_per_test_set
+
+    out = 0.0
+    for _, _, qualified in s.methods:
+        draws = draws_per_test_set(qualified)
+        out += INTERVAL_SECONDS[0] + INTERVAL_SECONDS[1] * n
+        if draws:
+            out += DRAW_INTERVAL_SECONDS * min(draws * n, 2 * 10**8)
+    return out
+
+
+def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None) -> Plan:
+    """The forecast and the cuts (module docstring). ``lookup(s, qualified, reps, work)`` says whether a cache
+    entry answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are
+    the first run's), only the forecast does (an audit read back costs nothing). ``calibration``: the
+    calibration rows will be computed."""
+    from .audit import BOOTSTRAP, _draws
+
+    budget = BUDGET if budget is None else float(budget)
+    fixed = OVERHEAD + sum(intervals_seconds(s, n) for s in specs)
+    if calibration:
+        fixed += CALIBRATION_SECONDS if audit else 0.2
+    p = Plan(budget=budget, forecast=fixed, fixed=fixed)
+    if not audit:
+        return p
+    growing = [s for s in specs if s.points and s.design not in (None, "binomial", "eval") and s.methods
+               and s.multiclass is None and not s.plug_in_only and s.scale is None]
+    jobs = []
+    for s in specs:
+        every = s.region is not None or audit_all
+        drawing = [method in BOOTSTRAP or _draws(qualified) for method, _, qualified in s.methods]
+        plain = max(1, len(drawing) - sum(drawing))
+        for (method, _, qualified), draws in zip(s.methods, drawing):
+            reach = 1.0 if every or draws else min(1.0, REACH_AUDITS / plain)
+            jobs.append((s, method, qualified, reach, draws, _certify_ops(s, qualified)))
+
+    def choose(mc, cert, drop_drawing):
+        out = {}
+        for s, method, qualified, reach, drawing, ops in jobs:
+            key = (s.metric, qualified)
+            if drop_drawing and drawing:
+                out[key] = Job(s.metric, qualified, 0.0, reach, skip="not audited: a resampling method's audit "
+                                                                      "does not fit the budget (--budget)")
+            else:
+                r = max(MIN_REPS, int(reps * mc)) if mc < 1 else None
+                r = None if r is not None and r >= reps else r
+                w = max(MIN_WORK, ops * cert) if cert < 1 and ops else None
+                out[key] = Job(s.metric, qualified, audit_seconds(s, method, qualified, r or reps, w), reach,
+                               reps=r, work=w)
+        return out
+
+    def growth(mc):
+        sets = GROWTH_SETS * min(1.0, mc)
+        return (sum(sets * _set_seconds(s, s.methods[0][2]) for s in growing)
+                + GROWTH_BINOMIAL * sum(s.design == "binomial" for s in specs))
+
+    def expected(js, mc):
+        return growth(mc) + sum(j.reach * j.seconds for j in js.values())
+
+    room = budget - fixed
+    mc, cert, drop = 1.0, 1.0, False
+    chosen = choose(mc, cert, drop)
+    if expected(chosen, mc) > room:
+        drop = True
+        chosen = choose(mc, cert, drop)
+    while expected(chosen, mc) > room and reps * mc > MIN_REPS:
+        mc /= 2
+        chosen = choose(mc, cert, drop)
+    while expected(chosen, mc) > room and cert > 1 / 64:
+        cert /= 2
+        chosen = choose(mc, cert, drop)
+    # still over: each metric may spend its share of the room (in proportion to its expected cost), and its
+    # audits stop there (``Plan.admit``), so that no metric's audits starve another's
+    per_metric = {}
+    for j in chosen.values():
+        per_metric[j.metric] = per_metric.get(j.metric, 0.0) + j.reach * j.seconds
+    spend, left = sum(per_metric.values()), max(room - growth(mc), 0.0)
+    if spend > left:
+        p.allowance = {m: left * v / spend for m, v in per_metric.items()}
+    cuts = []  # what was cut, each once, if it touched an audit
+    if drop and any("resampling" in j.skip for j in chosen.values()):
+        cuts.append("the resampling methods' audits")
+    if any(j.reps is not None and not j.skip for j in chosen.values()):
+        cuts.append(f"the Monte Carlo audits' test sets a point (×{mc:g}, at least {MIN_REPS})")
+    if any(j.work is not None and not j.skip for j in chosen.values()):
+        cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)")
+    if p.allowance:
+        cuts.append("each metric's audits to its share of the budget (the narrowest methods first)")
+    if lookup is not None:
+        for (metric, qualified), j in chosen.items():
+            s = next(x for x in specs if x.metric == metric)
+            j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work)
+    p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
+    p.fixed = fixed + growth(mc)
+    fresh = {}
+    for j in chosen.values():
+        if not j.cached:
+            fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
+    p.forecast = p.fixed + sum(min(v, p.allowance.get(m, math.inf)) for m, v in fresh.items())
+    return p
+
+
+def _certify_ops(s, qualified) -> float:
+    from .audit import CERTIFIED, _draws, _outcomes
+
+    if s.box is None or s.design not in CERTIFIED or _draws(qualified):
+        return 0.0
+    return float(_outcomes(qualified, s)) * CERTIFY_OPS
+
+
+def cut_note(job: Job, audited: dict, reps) -> str:
+    """What the budget cut of an audit that ran, in words ("" : nothing it used)."""
+    if audited.get("engine") == "mc" and job.reps is not None:
+        return f"audit cut to fit the budget (--budget): {job.reps:,} test sets a point, not {reps:,}"
+    if audited.get("audit") == "certified" and job.work is not None:
+        return (f"audit cut to fit the budget (--budget): the certified bound after at most {job.work:.1e} "
+                f"outcome operations (a lower bound still, maybe a looser one)")
+    return ""

@@ -1,0 +1,188 @@
+"""The cost of ``evaluate`` (evaluation/cost.py): the forecast before the work, the budget's cuts, the audit
+cache (evaluation/cache.py). No test times anything: the forecast is checked against the run's own count of
+the work it did (``info["work"]``, the forecasts of the audits that ran), which depends on the inputs only."""
+
+import json
+import math
+import numpy as np
+import pytest
+
+import covstudy
+from covstudy.evaluation import cache, cost
+from covstudy.evaluation import result as result_module
+
+RNG = np.random.default_rng(7)
+TRUTH = (RNG.random(40) < 0.4).astype(int)
+SCORES = np.round(TRUTH * 1.2 + RNG.normal(0, 1, 40), 1)
+PREDICTED = (SCORES > 0.6).astype(int)
+SMALL = dict(truth=TRUTH, predicted=PREDICTED, metrics=["accuracy", "precision"], reps=100, progress=False)
+
+
+def _counting(monkeypatch):
+    calls = []
+    real = result_module.audit_metric
+
+    def counted(*args, **kwargs):
+        calls.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(result_module, "audit_metric", counted)
+    return calls
+
+
+@pytest.mark.parametrize("value", [0, -1, "abc", "nan", float("nan"), "", True, None.__class__])
+def test_bad_budget_is_one_line_naming_it(value):
+    with pytest.raises(ValueError, match=r"^budget: a number of CPU seconds > 0") as e:
+        covstudy.evaluate(**SMALL, budget=value)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "ten", "nan"])
+def test_cli_bad_budget_exits_2_with_one_line(tmp_path, capsys, value):
+    from covstudy.evaluation.cli import main
+
+    f = tmp_path / "p.csv"
+    f.write_text("t,p\n" + "\n".join(f"{a},{b}" for a, b in zip(TRUTH, PREDICTED)) + "\n")
+    with pytest.raises(SystemExit) as e:
+        main([str(f), "--truth", "t", "--predicted", "p", "--budget", value])
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and out == ""
+    assert err.count("\n") == 1 and "--budget: a number of CPU seconds > 0" in err
+
+
+def test_forecast_printed_before_the_work_and_recorded(capsys):
+    ev = covstudy.evaluate(**{**SMALL, "progress": True})
+    err = capsys.readouterr().err
+    assert err.startswith("covstudy-evaluate: forecast: ~")
+    assert f"~{ev.info['forecast']:.0f} CPU-s (budget {cost.BUDGET:g}" in err
+    assert ev.info["budget"] == cost.BUDGET and ev.info["forecast"] > cost.OVERHEAD
+
+
+@pytest.mark.parametrize("data", [
+    dict(truth=TRUTH, predicted=PREDICTED, scores=SCORES, metrics=["precision", "auc"]),
+    dict(truth=TRUTH, predicted=PREDICTED, second_predicted=np.roll(PREDICTED, 3),
+         metrics=["recall", "accuracy_difference"]),
+    dict(truth=np.arange(45) % 3, predicted=(np.arange(45) + (np.arange(45) % 7 == 0)) % 3,
+         metrics=["accuracy", "macro_recall"]),
+], ids=["scores", "two-models", "three-classes"])
+def test_forecast_within_2x_of_the_work_the_run_did(data):
+    """The forecast (made before the work, with each audit's chance to run) against the forecasts of the audits
+    that did run: the early stops of the narrowest-first audit are what the forecast cannot know."""
+    ev = covstudy.evaluate(**data, reps=100, progress=False, budget=math.inf, cache=False)
+    assert 0.5 <= ev.info["work"] / ev.info["forecast"] <= 2.0
+
+
+def test_a_tight_budget_cuts_and_says_so():
+    data = dict(truth=TRUTH, predicted=PREDICTED, scores=SCORES, metrics=["precision", "auc"], progress=False,
+                reps=400, cache=False)
+    tight = covstudy.evaluate(**data, budget=1.5)
+    plain = covstudy.evaluate(**data, audit=False)
+    assert tight.info["cuts"] and tight.info["forecast"] <= 1.5 + 1e-9
+    assert tight.table.note.str.contains("--budget").any()
+    # every metric keeps its rows and its intervals: only audits are cut
+    assert set(tight.table.metric) == set(plain.table.metric)
+    key = ["metric", "method"]
+    a, b = tight.table.set_index(key).lower, plain.table.set_index(key).lower
+    assert np.allclose(a.loc[b.index].to_numpy(float), b.to_numpy(float), equal_nan=True)
+    # a cut certified bound is still a lower bound of the worst coverage found
+    sure = tight.table[tight.table.worst_bound.notna()]
+    assert (sure.worst_bound <= sure.worst_coverage + 1e-12).all()
+
+
+def test_plan_cuts_in_order_until_it_fits():
+    """The plan's forecast decreases as the budget does, and fits it once any cut is made (or all is dropped)."""
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    d = prepare(TRUTH, PREDICTED, SCORES, None, np.roll(PREDICTED, 3), None, None, None, None, 100, 10**7)
+    specs = metric_specs(d, 0.05, None)
+    last = math.inf
+    for budget in (math.inf, 30.0, 8.0, 4.0, 2.0):
+        p = cost.plan(specs, d.n, 2000, True, False, budget)
+        assert p.forecast <= last + 1e-9
+        assert p.forecast <= max(budget, p.fixed) + 1e-9  # what is not an audit is never cut
+        last = p.forecast
+
+
+def test_second_run_reads_every_audit_from_the_cache(monkeypatch):
+    calls = _counting(monkeypatch)
+    first = covstudy.evaluate(**SMALL, scores=SCORES)
+    n = len(calls)
+    assert n > 0 and any(cache.folder().glob("*.json"))
+    second = covstudy.evaluate(**SMALL, scores=SCORES)
+    assert len(calls) == n  # not one audit recomputed
+    assert second.info["forecast"] < first.info["forecast"]
+    cols = ["metric", "method", "coverage_at_estimate", "worst_coverage", "worst_bound", "meets_target", "recommended"]
+    assert first.table[cols].equals(second.table[cols])
+
+
+def test_no_cache_neither_reads_nor_writes(monkeypatch):
+    calls = _counting(monkeypatch)
+    covstudy.evaluate(**SMALL, cache=False)
+    n = len(calls)
+    assert n > 0 and not (cache.folder().exists() and any(cache.folder().glob("*.json")))
+    covstudy.evaluate(**SMALL)  # writes
+    assert len(calls) == 2 * n and any(cache.folder().glob("*.json"))
+    covstudy.evaluate(**SMALL, cache=False)  # does not read
+    assert len(calls) == 3 * n
+
+
+@pytest.mark.parametrize("damage", ["{", "[1, 2]", '{"worst_coverage": 0.5, "rm -rf": 1}'])
+def test_a_damaged_entry_is_ignored_and_recomputed(monkeypatch, damage):
+    first = covstudy.evaluate(**SMALL)
+    entries = sorted(cache.folder().glob("*.json"))
+    for e in entries:
+        e.write_bytes(damage.encode("latin-1"))
+    calls = _counting(monkeypatch)
+    again = covstudy.evaluate(**SMALL)
+    assert len(calls) == len(entries)
+    assert first.table.worst_coverage.equals(again.table.worst_coverage)
+    assert all(isinstance(json.loads(e.read_text()), dict) for e in entries)  # rewritten whole
+
+
+def test_an_unfinished_write_is_never_read(tmp_path):
+    """Entries are renamed into place: a temporary file left by a crash is not an entry."""
+    (tmp_path / ".entry-abc.tmp").write_text('{"worst_coverage": 0.1}')
+    assert cache.read("abc", tmp_path) is None
+    cache.write("abc", {"worst_coverage": 0.9, "audit": "certified", "worst_bound": float("nan")}, tmp_path)
+    got = cache.restore(cache.read("abc", tmp_path))
+    assert got["worst_coverage"] == 0.9 and math.isnan(got["worst_bound"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".entry-abc.tmp", "abc.json"]
+
+
+def test_the_key_changes_with_what_the_audit_depends_on(monkeypatch):
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    d = prepare(TRUTH, PREDICTED, None, None, None, None, None, None, None, 100, 10**7)
+    s = next(x for x in metric_specs(d, 0.05, ["precision"]))
+    base = cache.key(s, "wilson", 0.05, 2000, 0, {"work": None})
+    assert base == cache.key(s, "wilson", 0.05, 2000, 0, {"work": None})
+    others = {cache.key(s, "jeffreys", 0.05, 2000, 0, {"work": None}),
+              cache.key(s, "wilson", 0.1, 2000, 0, {"work": None}), cache.key(s, "wilson", 0.05, 400, 0, {"work": None}),
+              cache.key(s, "wilson", 0.05, 2000, 1, {"work": None}), cache.key(s, "wilson", 0.05, 2000, 0, {"work": 1e8})}
+    monkeypatch.setattr(covstudy, "__version__", "99.0")
+    others.add(cache.key(s, "wilson", 0.05, 2000, 0, {"work": None}))
+    assert base not in others and len(others) == 6
+    d2 = prepare(TRUTH, np.roll(PREDICTED, 1), None, None, None, None, None, None, None, 100, 10**7)
+    s2 = next(x for x in metric_specs(d2, 0.05, ["precision"]))
+    assert cache.key(s2, "wilson", 0.05, 2000, 0, {"work": None}) != base or s2.points == s.points
+
+
+def test_the_folder_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.delenv("COVSTUDY_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.folder() == tmp_path / "xdg" / "covstudy"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/is/ignored")  # the spec: a relative path is invalid
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.folder() == tmp_path / "home" / ".cache" / "covstudy"
+    monkeypatch.setenv("COVSTUDY_CACHE", str(tmp_path / "mine"))
+    assert cache.folder() == tmp_path / "mine"
+
+
+def test_an_unwritable_folder_only_skips_the_cache(monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("COVSTUDY_CACHE", str(blocker / "below"))
+    ev = covstudy.evaluate(**SMALL)
+    assert len(ev.table)
