@@ -177,10 +177,10 @@ def test_sidak_clopper_pearson_band_holds_the_whole_curve_given_the_counts():
 
 
 def test_ece_kernels_registered_reproducible_and_bracket_sensibly(shared):
-    assert list(methods("ece")) == ["ece.plugin", "ece.debiased", "ece.smooth"]
+    assert list(methods("ece")) == ["ece.plugin", "ece.debiased", "ece.clopper_pearson_sidak", "ece.smooth"]
     s, y = shared
     e = np.linspace(0, 1, 11)
-    for name in ("ece.plugin", "ece.debiased", "ece.smooth"):
+    for name in ("ece.plugin", "ece.debiased", "ece.clopper_pearson_sidak", "ece.smooth"):
         m = methods()[name]
         a = m.bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
         b = m.bounds((s, y), 0.1, rng=np.random.default_rng(1), edges=e, draws=200)
@@ -246,7 +246,8 @@ def test_evaluate_adds_the_ece_rows_and_the_reliability_diagram(tmp_path):
     s, y = s[0], y[0].astype(int)
     ev = covstudy.evaluate(y, scores=s, metrics=["calibration_ece"], audit=False, progress=False)
     rows = ev.table[ev.table.metric == "calibration_ece"].set_index("method")
-    assert list(rows.index) == ["debiased", "plugin"] and rows.recommended.tolist() == [True, False]
+    assert list(rows.index) == ["debiased", "plugin", "clopper_pearson_sidak"]
+    assert rows.recommended.tolist() == [True, False, False]  # not audited: the calibration study's choice
     m, k, S = M.bin_stats(s, y, np.linspace(0, 1, 11))
     assert abs(rows.estimate["debiased"] - M.debiased_ece(m, k, S)[0]) < 1e-12
     assert abs(rows.estimate["plugin"] - M.plugin_ece(m, k, S)[0]) < 1e-12
@@ -312,8 +313,8 @@ def test_evaluate_audits_the_ece_rows_at_the_plug_in_point(monkeypatch):
     assert "at the fitted plug-in point" in summaries(ev)["calibration_ece"]
     from covstudy.evaluation.recommend import meets  # judged as any row at its one point: a short one is flagged
     for r in rows.itertuples():
-        assert r.meets_target == meets({"worst_coverage": r.coverage_at_estimate, "worst_mcse": r.coverage_mcse},
-                                       0.945)
+        assert r.meets_target == meets({"worst_coverage": r.coverage_at_estimate, "worst_mcse": r.coverage_mcse,
+                                        "guaranteed": bool(r.guaranteed)}, 0.945)
     assert rows.loc["plugin", "meets_target"] in ("no", "undecided")  # the biased plug-in's bootstrap under-covers
 
 

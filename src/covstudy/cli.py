@@ -150,7 +150,10 @@ def help_text() -> str:
         lines.append(f"  {'':<11} {'metric' if len(by_takes) > 1 else 'estimand'}: {what}")
     lines += ["", "methods:"]
     for takes in INPUTS:
-        lines.append(f"  {kinds[takes]}: {', '.join(m.short for m in methods(takes).values())}")
+        listed = methods(takes).values()
+        sure = [m.short for m in listed if m.guaranteed]  # coverage >= 1 - delta by proof: what --guarantee picks
+        tail = f"  [guaranteed: {', '.join(sure)}]" if sure else ""
+        lines.append(f"  {kinds[takes]}: {', '.join(m.short for m in listed)}{tail}")
     studies = sorted(p.stem for p in (Path(_conf_dir()) / "study").glob("*.yaml"))
     lines += ["", f"studies (study=NAME): {', '.join(studies)}", "",
               "other keys: methods, side, grid.<axis>, grid.metric, grid.delta, reps, seed, engine (exact|mc|both),",

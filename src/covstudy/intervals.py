@@ -226,7 +226,7 @@ def methods(takes: str | None = None, design: str | None = None) -> dict[str, Me
     >>> str(methods()["proportion.wilson"]).split(":")[0]
     'Wilson score interval'
     >>> sorted(m.short for m in methods(design="binormal").values())
-    ['bootstrap', 'delong', 'hanley_mcneil', 'logit_delong', 'newcombe']
+    ['bootstrap', 'chernoff_hoeffding', 'delong', 'hanley_mcneil', 'logit_delong', 'newcombe']
     """
     found = registry.methods(takes)  # checks takes first
     if design is None:

@@ -6,7 +6,9 @@ metric ``calibration_ece`` is the binned L1 ECE, with the interval the calibrati
 bootstrap (``ece.debiased``, recommended), and beside it the plug-in with its percentile bootstrap
 (``ece.plugin``), biased upward, whose interval under-covers. Beyond EXAMPLE_RESAMPLES resampled examples
 (DRAWS × n) both draw their resamples by (bin, label) cells (``methods.calibration.cell_resampled_bin_stats``:
-O(DRAWS × bins), not O(DRAWS × n)), and their notes say so. The reason names Spiegelhalter's Z test of
+O(DRAWS × bins), not O(DRAWS × n)), and their notes say so. The guaranteed row (``ece.clopper_pearson_sidak``:
+Clopper–Pearson per bin at Šidák's level, projected onto the ECE; methods/ece_guaranteed.py) is recommended with
+``guarantee`` or when the debiased row's audit falls short. The reason names Spiegelhalter's Z test of
 perfect calibration. The diagram shows each bin's frequency of positives with its Clopper–Pearson
 interval and the Šidák band over the bins (whole-curve coverage at least 1 - delta given the counts).
 With an audit, each row's Monte Carlo coverage at the plug-in point fitted to these data (``ece_audit``:
@@ -27,6 +29,7 @@ from .recommend import EPSILON, meets
 METRIC = "calibration_ece"
 BINS = 10
 DRAWS = 1000
+GUARANTEED = "clopper_pearson_sidak"  # the guaranteed ECE row (methods/ece_guaranteed.py)
 EXAMPLE_RESAMPLES = 2 * 10**7  # DRAWS × n at most: resampled example by example (~0.3 CPU-s a method); beyond, by cells
 UNAUDITED = ("coverage_at_estimate", "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "mean_width")
 
@@ -49,9 +52,17 @@ def diagram(scores, labels, delta) -> dict:
             "band": cal.band("clopper_pearson", k, m, delta, "sidak"), "delta": delta}
 
 
-def add(d, delta, seed, table, reasons, info, audit=False):
+ROWS = (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by the calibration study"),
+        ("plugin", False, "biased upward; its bootstrap interval under-covers (calibration study)"),
+        (GUARANTEED, False, "guaranteed: Clopper–Pearson per bin at Šidák's level, the ECE's range over that box "
+                            "(bin shares and mean scores as observed)"))
+
+
+def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False):
     """``table`` with the calibration rows appended (``reasons`` and ``info["calibration"]`` filled in); with
-    ``audit``, each row's Monte Carlo coverage at the fitted plug-in point (``ece_audit``)."""
+    ``audit``, each row's Monte Carlo coverage at the fitted plug-in point (``ece_audit``). The debiased row is
+    recommended unless its audit finds it below the target (``_prefer_guaranteed``) or ``guarantee`` asks for a
+    guaranteed row (``methods/ece_guaranteed.py``, coverage >= 1 - delta by proof)."""
     import pandas as pd
 
     from ..methods import calibration as cal
@@ -62,15 +73,13 @@ def add(d, delta, seed, table, reasons, info, audit=False):
     labels = (np.asarray(d.truth) == 1).astype(float)
     fig = diagram(scores, labels, delta)
     observed = (fig["m"], fig["k"], fig["S"])
-    audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed) if audit else ({}, "")
+    shorts = tuple(short for short, _, _ in ROWS)
+    audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed, shorts) if audit else ({}, "")
     rows = []
-    for short, recommended, note in (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by the "
-                                                          "calibration study"),
-                                     ("plugin", False, "biased upward; its bootstrap interval under-covers "
-                                                       "(calibration study)")):
+    for short, recommended, note in ROWS:
         method = get(short, "calibration")
         rng = stream(seed, evaluate="calibration", method=method.name)
-        if DRAWS * d.n <= EXAMPLE_RESAMPLES:
+        if DRAWS * d.n <= EXAMPLE_RESAMPLES or not method.params:  # the guaranteed row resamples nothing
             lo, hi = method.bounds((scores, labels), delta, rng=rng, edges=fig["edges"], draws=DRAWS)
         else:  # the same bootstrap law drawn by (bin, label) cells: O(DRAWS × bins), not DRAWS × n
             resampled = cal.cell_resampled_bin_stats(scores, labels, fig["edges"], DRAWS, rng)
@@ -93,6 +102,9 @@ def add(d, delta, seed, table, reasons, info, audit=False):
                                               "guaranteed": bool(method.guaranteed)}, 1 - delta - EPSILON)
         elif audit and method.guaranteed:  # not audited here: it meets the target by proof
             rows[-1]["meets_target"] = "guaranteed"
+    if guarantee:  # only a guaranteed row qualifies
+        for r in rows:
+            r["recommended"] = r["method"] == GUARANTEED
     switched = _prefer_guaranteed(rows, delta)
     z, p = cal.spiegelhalter_z(scores, labels)
     if where:
@@ -102,6 +114,9 @@ def add(d, delta, seed, table, reasons, info, audit=False):
                    f"({ece_audit.AUDIT_DRAWS} resamples each) was {cover}.")
     else:
         checked = "Not audited at these data" + (f" ({rows[0]['note'].split('; ', 1)[1]})." if audit else ".")
+    if guarantee:
+        switched = (f"{GUARANTEED} is recommended: --guarantee asks for a row whose coverage is at least "
+                    f"{1 - delta:g} by proof. ")
     reasons[METRIC] = switched + (f"{'T' if switched else 't'}he debiased ECE (Kumar, Liang & Ma 2019) with its recentred bootstrap covered 0.93-0.94 "
                        f"in the calibration study with 5 or 10 bins when the scores are miscalibrated; the plug-in "
                        f"ECE's bootstrap covered 0.00-0.89. {checked} Spiegelhalter's test of "

@@ -12,7 +12,7 @@ The plug-in point is the calibration design (designs/calibration.py) fitted to t
 
 At that point the truth is the population's binned ECE over the rows' 10 equal-width bins (by quadrature),
 and ``reps`` test sets of the user's n are drawn from the point's own stream. Each test set's resamples
-are shared by both ECE methods (``methods.calibration.BINNED_INTERVALS``: the same intervals as the
+are shared by the ECE rows (``methods.calibration.BINNED_INTERVALS``: the same intervals as the
 kernels, which draw their own), at AUDIT_DRAWS resamples rather than the rows' 1,000, so the cost is
 reps × AUDIT_DRAWS × n resampled examples: reps = min(ECE_REPS, ECE_BUDGET / (AUDIT_DRAWS·n)), about 2
 CPU-s at 10,000 rows (150 test sets, MCSE about 0.018 at 0.95); below ECE_MIN_REPS test sets (beyond
@@ -54,7 +54,7 @@ def fit_point(scores, labels) -> dict | None:
     return {"score_a": a, "score_b": b, "intercept": float(fit.x[0]), "slope": float(fit.x[1])}
 
 
-def audit_rows(scores, labels, edges, delta, seed, methods=("debiased", "plugin")) -> tuple[dict, str]:
+def audit_rows(scores, labels, edges, delta, seed, methods=("debiased", "plugin", "clopper_pearson_sidak")) -> tuple[dict, str]:
     """({method: the audit columns}, the fitted point in words) or ({method: {"note": why not}}, "")."""
     from ..designs import calibration as design
     from ..methods import calibration as cal

@@ -4,7 +4,9 @@ For k models' predicted labels on the same n rows: each model's accuracy with it
 (per model, at level 1 - delta), its rank set, and every pairwise difference with a simultaneous
 max-t interval (methods/leaderboard.py: the multinomial covariance of the k accuracies) and Holm's
 claims on McNemar's p-values. Rank sets come from the simultaneous intervals: [1 + #models surely
-better, k - #models surely worse] (docs/leaderboard.md).
+better, k - #models surely worse] (docs/leaderboard.md). Beside them, the guaranteed family
+(methods/leaderboard_exact.py: each pair's exact McNemar-compatible interval at delta/P) and its rank sets,
+whose coverage is at least 1 - delta by proof (columns ``guaranteed_*``).
 
 The audit is a plug-in Monte Carlo: ``reps`` test sets of n rows resampled from the file, the
 observed accuracies taken as the truth; it reports how often every max-t interval covered and
@@ -25,6 +27,7 @@ from ..designs.many_models import pairs, sufficient
 from ..leaderboard.coverage import per_test_set
 from ..methods.binomial import wilson
 from ..methods.leaderboard import holm, max_t
+from ..methods.leaderboard_exact import exact_bonferroni
 from ..seeds import stream
 from .data import MAX_CLASSES, MAX_ROWS, prepare
 
@@ -46,12 +49,17 @@ class Leaderboard:
         m = self.models
         lines = [f"{'model':<20} {'accuracy':>8}  {'interval':<17} ranks"]
         for r in m.itertuples():
-            ranks = str(r.rank_low) if r.rank_low == r.rank_high else f"{r.rank_low}-{r.rank_high}"
+            ranks = _ranks(r.rank_low, r.rank_high)
             lines.append(f"{str(r.model):<20} {r.accuracy:8.4f}  [{r.lower:.4f}, {r.upper:.4f}]  {ranks}")
         p = self.pairs
         sure = int(((p.lower > 0) | (p.upper < 0)).sum())
         lines.append(f"{sure} of {len(p)} pairs differ by the simultaneous max-t intervals at {1 - self.delta:g} "
                      f"(Holm on McNemar's tests: {int((p.holm != 0).sum())}); ranks from those intervals")
+        proven = int(((p.guaranteed_lower > 0) | (p.guaranteed_upper < 0)).sum())
+        lines.append(f"guaranteed (exact McNemar-compatible intervals at delta/{len(p)}, coverage >= {1 - self.delta:g} "
+                     f"by proof): {proven} of {len(p)} pairs differ; ranks "
+                     + ", ".join(f"{r.model} {_ranks(r.guaranteed_rank_low, r.guaranteed_rank_high)}"
+                                 for r in m.itertuples()))
         if self.audit:
             a = self.audit
             lines.append(f"audit ({a['reps']} resampled test sets): every pairwise interval covered "
@@ -75,6 +83,10 @@ class Leaderboard:
         (out / "leaderboard.md").write_text("# Leaderboard\n\n```\n" + self.text() + "\n```\n\n"
                                             "![leaderboard](leaderboard.png)\n")
         leaderboard_figure(self.models, out / "leaderboard.png", self.delta)
+
+
+def _ranks(low, high) -> str:
+    return str(low) if low == high else f"{low}-{high}"
 
 
 def correctness(truth, predictions: dict, classes=None, max_classes=MAX_CLASSES, max_rows=MAX_ROWS):
@@ -120,15 +132,18 @@ def leaderboard(truth, predictions: dict, delta: float = 0.05, reps: int = 400, 
         raise ValueError(f"truth: a leaderboard needs at least 2 rows, got {n}")
     correct, both, _ = sufficient(X[None])
     fam = max_t(correct, both, n, delta)
+    sure = exact_bonferroni(correct, both, n, delta)  # guaranteed: the pairs and rank sets by proof
     claims = holm(correct, both, n, delta).claim[0]
     low, high = wilson(correct[0], n, delta)
     names = list(predictions)
     models = pd.DataFrame({"model": names, "correct": correct[0].astype(int), "n": n, "accuracy": correct[0] / n,
-                           "lower": low, "upper": high, "rank_low": fam.rank_low[0], "rank_high": fam.rank_high[0]})
+                           "lower": low, "upper": high, "rank_low": fam.rank_low[0], "rank_high": fam.rank_high[0],
+                           "guaranteed_rank_low": sure.rank_low[0], "guaranteed_rank_high": sure.rank_high[0]})
     first, second = pairs(k)
     table = pd.DataFrame({"first": [names[i] for i in first], "second": [names[j] for j in second],
                           "difference": (correct[0, first] - correct[0, second]) / n,
-                          "lower": fam.lower[0], "upper": fam.upper[0], "holm": claims})
+                          "lower": fam.lower[0], "upper": fam.upper[0], "holm": claims,
+                          "guaranteed_lower": sure.lower[0], "guaranteed_upper": sure.upper[0]})
     result = Leaderboard(models.sort_values("accuracy", ascending=False, kind="stable").reset_index(drop=True),
                          table, None, delta, read, notes)
     if audit:

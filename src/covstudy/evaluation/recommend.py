@@ -39,7 +39,9 @@ from .audit import BOOTSTRAP, EPSILON, Z_MCSE
 TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
 PRICE = 1.5  # a guaranteed pick this many times as wide as the narrowest approximate row shows that row beside it
 GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp",
-              "paired": "exact_mcnemar", "difference": "melded"}  # the kind's preferred guaranteed method
+              "paired": "exact_mcnemar", "difference": "melded",
+              "scores": "chernoff_hoeffding", "paired_scores": "chernoff_hoeffding", "paired_confusion": "cp_box",
+              "unpaired_confusion": "cp_box", "judged": "cp_box"}  # the kind's preferred guaranteed method
 MET = ("certified", "guaranteed", "estimated")  # the verdicts that meet the target
 
 
@@ -205,9 +207,11 @@ def _failing(rows, pick, floor) -> str:
     if not len(narrower):
         return ""
     narrower = narrower.sort_values("width", kind="stable")
-    said = ", ".join(f"{r.method} {_worst(r)} ("
-                     + (r.note if r.meets_target == "undecided" and r.get("note") else r.meets_target) + ")"
-                     for _, r in narrower.iterrows())
+
+    def said_of(r):  # an undecided row's note gives its margin (a row without one has NaN there)
+        note = r.get("note")
+        return note if r.meets_target == "undecided" and isinstance(note, str) and note else r.meets_target
+    said = ", ".join(f"{r.method} {_worst(r)} ({said_of(r)})" for _, r in narrower.iterrows())
     return f"narrower methods fall short of {floor:.3f}: {said}; "
 
 

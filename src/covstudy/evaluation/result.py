@@ -463,7 +463,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                                                   "prior on the four paired cells; a probability, not an interval.")
         calibration_fig = {}
         if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
-            table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit)
+            table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit, guarantee)
         table["note"] = table["note"].fillna("") if "note" in table else ""
         # rows added after ``recommend`` (superiority_probability, the ECE) or no rule run (the ECE alone)
         table["narrower"] = table["narrower"].fillna("") if "narrower" in table else ""
@@ -471,7 +471,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             table[flag] = table[flag].astype(object).where(table[flag].notna(), False).astype(bool) \
                 if flag in table else False
         cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
-        table = table[cols]
+        missing = [c for c in COLUMNS if c not in table.columns]  # no row set it (only the ECE rows: no narrower)
+        table = table.reindex(columns=cols)
+        table[missing] = table[missing].astype(object)  # empty, and filled later with text or flags
         def step(metric):
             bar.set_postfix_str(f"{metric} · width at other sizes", refresh=False)
             bar.update()

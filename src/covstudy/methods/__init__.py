@@ -64,6 +64,6 @@ def auc_methods() -> dict[str, Method]:
     --------
     >>> from covstudy import auc_methods
     >>> sorted(auc_methods())
-    ['auc.bootstrap', 'auc.delong', 'auc.hanley_mcneil', 'auc.logit_delong', 'auc.newcombe']
+    ['auc.bootstrap', 'auc.chernoff_hoeffding', 'auc.delong', 'auc.hanley_mcneil', 'auc.logit_delong', 'auc.newcombe']
     """
     return methods("scores")

@@ -65,6 +65,8 @@ def summaries(ev) -> dict:
                "no": "no method was shown to meet the target: treat with care"}.get(
             r.get("meets_target", ""), _ece_why(r) if r.get("kind") == "ece"
             else "not audited: the guaranteed method of its kind")
+        if r.get("kind") == "ece" and r.get("meets_target") in ("", "estimated", "undecided"):
+            why = _ece_why(r)  # judged at its one point, not over a region
         price = f"; the narrowest approximate one, {r['narrower']}" if r.get("narrower") else ""
         out[r["metric"]] = (f"{r['method']} [{r['lower']:.4f}, {r['upper']:.4f}]{cover}: {why}{price}."
                             + (f" ({r['note']})" if r.get("note") else ""))
@@ -72,11 +74,16 @@ def summaries(ev) -> dict:
 
 
 def _ece_why(r) -> str:
-    """An ECE row's why: the calibration study's choice, with its coverage at the fitted plug-in point if audited."""
+    """An ECE row's why: guaranteed (its method is the guaranteed one) or the calibration study's choice, with its
+    coverage at the fitted plug-in point if audited."""
+    from ..methods import get
+
+    what = ("guaranteed by proof (Šidák's box of per-bin Clopper–Pearson intervals)"
+            if get(r["method"], "calibration").guaranteed else "the calibration study's choice")
     c, se = r.get("coverage_at_estimate"), r.get("coverage_mcse")
     if c is None or c != c:
-        return "not audited: the calibration study's choice"
-    return f"the calibration study's choice; coverage {c:.3f} (MCSE {se:.3f}) at the fitted plug-in point"
+        return f"not audited: {what}"
+    return f"{what}; coverage {c:.3f} (MCSE {se:.3f}) at the fitted plug-in point"
 
 
 def flagged(frame):

@@ -1,0 +1,109 @@
+"""Distribution-free intervals for the AUC and for a paired AUC difference: coverage >= 1 - δ for every pair
+of score laws, ties allowed (the AUC with ties counted ½, θ = P(X > Y) + ½·P(X = Y), methods/auc.py).
+
+Both are Chernoff bounds of a two-sample U-statistic with k = min(m, n) (methods/chernoff.py, Hoeffding 1963):
+
+* ``chernoff_hoeffding`` (AUC): the kernel ψ(x, y) in [0, 1]; {θ : k·KL(Â || θ) <= log(2/δ)}, Hoeffding's
+  relative-entropy bound, which is never wider than his 2t² bound (Pinsker) and much narrower near 0 and 1.
+* ``auc_difference_chernoff_hoeffding``: the kernel h = ψ(x₁, y₁) - ψ(x₂, y₂) in [-1, 1] (first minus second
+  classifier on the same positive and negative), whose mean is D = θ₁ - θ₂. Two models that mostly agree
+  have E|h| = s small, and a [-1, 1] variable with small E|h| has a small variance: s̄, an upper bound of s
+  (the U-statistic of |h|, Bernoulli divergence at level δ/4), enters the trinomial rate of chernoff.py and the
+  interval {D : k·I(D̂; D, s̄) <= log(2/(3δ/4))} takes the rest of δ. Union bound: miss <= δ/4 + 3δ/4.
+
+For comparison (docs/methods.md), not registered: ``dkw_bounds`` (Massart's DKW band of each class at
+√(1 - δ), θ monotone under stochastic order) and ``hoeffding_bounds`` (Â ± sqrt(log(2/δ)/(2k))).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .auc import _rows, auc_and_delong_variance
+from .auc_difference import _paired_covariance
+from .chernoff import kl_bounds, kl_upper, trinomial_bounds
+from .registry import register
+
+S_SHARE = 0.25  # the share of δ spent on the upper bound s̄ of E|h| (the rest on D)
+_CELLS = 1 << 22  # pairs compared at once in the mean |h| (memory)
+
+REFERENCE = ("Hoeffding (1963), Probability inequalities for sums of bounded random variables, JASA 58, "
+             "13-30: Theorem 1 and section 5 (two-sample U-statistics, k = min(m, n))")
+
+
+@register("chernoff_hoeffding", display="Chernoff–Hoeffding (AUC)", takes="scores", family="exact", guaranteed=True,
+          reference=REFERENCE)
+def chernoff_hoeffding(scores_pos, scores_neg, delta, rng=None):
+    """{θ : k·KL(Â || θ) <= log(2/δ)}, KL the Bernoulli divergence, k = min(m, n): guaranteed for every score law.
+
+    Each end misses with probability at most δ/2 (module docstring; methods/chernoff.py ``kl_bounds``)."""
+    auc, _ = auc_and_delong_variance(scores_pos, scores_neg)
+    k = min(np.shape(scores_pos)[-1], np.shape(scores_neg)[-1])
+    return kl_bounds(auc, k, np.log(2 / np.asarray(delta, dtype=float)))
+
+
+def mean_abs_difference(pos_first, neg_first, pos_second, neg_second) -> np.ndarray:
+    """Ŝ = (1/mn)·Σ_i Σ_j |ψ(x₁ᵢ, y₁ⱼ) - ψ(x₂ᵢ, y₂ⱼ)| per test set, ψ = (sign(x - y) + 1)/2 (ties ½), by blocks
+    of positives so that at most ``_CELLS`` pairs are held at once."""
+    p1, n1, shape = _rows(pos_first, neg_first)
+    p2, n2, _ = _rows(pos_second, neg_second)
+    m, n = p1.shape[1], n1.shape[1]
+    total = np.zeros(p1.shape[0])
+    step = max(1, _CELLS // (n * p1.shape[0]))
+    for i in range(0, m, step):
+        rows = slice(i, i + step)
+        d = (np.sign(p1[:, rows, None] - n1[:, None, :]) - np.sign(p2[:, rows, None] - n2[:, None, :]))
+        total += np.abs(d).sum(axis=(1, 2)) / 2
+    return (total / (m * n)).reshape(shape)
+
+
+@register("auc_difference_chernoff_hoeffding", display="Chernoff–Hoeffding (AUC difference)", takes="paired_scores",
+          family="exact", guaranteed=True, reference=REFERENCE)
+def auc_difference_chernoff_hoeffding(pos_first, neg_first, pos_second, neg_second, delta, rng=None):
+    """{D : k·I(D̂; D, s̄) <= log(2/δ_D)}, s̄ = the KL upper bound of E|h| at δ_s = δ/4, δ_D = 3δ/4, k = min(m, n).
+
+    I is the rate of the trinomial law with P(±1) = (s̄ ± D)/2 (methods/chernoff.py); guaranteed for every
+    pair of bivariate score laws (module docstring). With s̄ = 1 it is the Bernoulli bound on (D + 1)/2."""
+    delta = np.asarray(delta, dtype=float)
+    auc, _ = _paired_covariance(pos_first, neg_first, pos_second, neg_second)
+    d = auc[..., 0] - auc[..., 1]
+    k = min(np.shape(pos_first)[-1], np.shape(neg_first)[-1])
+    s_hat = mean_abs_difference(pos_first, neg_first, pos_second, neg_second)
+    s_bar = kl_upper(s_hat, k, np.log(1 / (S_SHARE * delta)))
+    level = np.log(2 / ((1 - S_SHARE) * delta))
+    coin_lo, coin_hi = kl_bounds((d + 1) / 2, k, level)
+    interior = s_bar < 1
+    with np.errstate(all="ignore"):  # s̄ = 1 rows take the coin's bounds; their trinomial is not read
+        lo, hi = trinomial_bounds(np.where(interior, d, 0.0), np.where(interior, s_bar, 0.5), k, level)
+    return np.where(interior, lo, 2 * coin_lo - 1), np.where(interior, hi, 2 * coin_hi - 1)
+
+
+def hoeffding_bounds(auc, m, n, delta):
+    """Â ± sqrt(log(2/δ)/(2k)), k = min(m, n), clipped to [0, 1]: Hoeffding's (1963) 2t² bound (comparison only)."""
+    half = math.sqrt(math.log(2 / delta) / (2 * min(m, n)))
+    return max(auc - half, 0.0), min(auc + half, 1.0)
+
+
+def dkw_bounds(scores_pos, scores_neg, delta) -> tuple[float, float]:
+    """The AUC's range over the two classes' DKW bands (Massart 1990, "The tight constant in the
+    Dvoretzky–Kiefer–Wolfowitz inequality"), each at √(1 - δ): ε = sqrt(log(2/α)/(2·size)), α = 1 - √(1 - δ).
+
+    θ rises when the positives' law moves up and the negatives' down, so the lower end moves ε_pos of the
+    positives' mass from the top to -∞ and ε_neg of the negatives' from the bottom to +∞, the upper end the
+    reverse; ties counted ½. One test set (1-d arrays); comparison only (docs/methods.md)."""
+    x, y = np.sort(np.asarray(scores_pos, dtype=float)), np.sort(np.asarray(scores_neg, dtype=float))
+    alpha = 1 - math.sqrt(1 - delta)
+    eps = [math.sqrt(math.log(2 / alpha) / (2 * s)) for s in (x.size, y.size)]
+    psi = (np.sign(x[:, None] - y[None, :]) + 1) / 2
+
+    def trimmed(size, e, from_top):
+        """1/size each, e of the mass taken from the top (or the bottom) end."""
+        cut = np.clip(np.cumsum(np.full(size, 1 / size)[::-1 if from_top else 1]) - e, 0.0, 1 / size)
+        return cut[::-1] if from_top else cut
+
+    ex, ey = min(eps[0], 1.0), min(eps[1], 1.0)
+    low = trimmed(x.size, ex, True) @ psi @ trimmed(y.size, ey, False)  # the -∞ positives and +∞ negatives add 0
+    high = trimmed(x.size, ex, False) @ psi @ trimmed(y.size, ey, True) + 1 - (1 - ex) * (1 - ey)
+    return float(max(low, 0.0)), float(min(high, 1.0))

@@ -1,0 +1,222 @@
+"""The distribution-free AUC intervals (methods/auc_distribution_free.py, methods/chernoff.py): the rate and
+the inversions against scipy, Monte Carlo coverage >= 1 - δ at edge points (continuous, tied, tiny, near
+0.5 and 1, two models that mostly agree), invariants by hypothesis, and the README example's widths."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import optimize
+
+from covstudy.methods import auc_distribution_free as adf
+from covstudy.methods import chernoff, get
+
+Z = 3.0  # MCSEs of slack below 1 - δ
+
+
+def test_rate_is_the_supremum_of_the_chernoff_exponent():
+    for w, D, s in [(0.1, 0.0, 0.3), (-0.2, 0.05, 0.5), (0.6, 0.2, 0.9), (0.0, -0.1, 0.2), (0.3, 0.3 - 1e-9, 0.7),
+                    (0.5, 0.1, 1.0)]:
+        exponent = lambda mu: -(mu * w - math.log(1 - s + (s + D) / 2 * math.exp(mu) + (s - D) / 2 * math.exp(-mu)))
+        best = optimize.minimize_scalar(exponent, bounds=(-60, 60), method="bounded", options={"xatol": 1e-12})
+        assert chernoff.rate(w, D, s) == pytest.approx(-best.fun, rel=1e-6, abs=1e-9)
+
+
+def test_rate_with_s_one_is_the_bernoulli_divergence():
+    w, D = np.linspace(-0.9, 0.9, 7), np.linspace(-0.8, 0.85, 7)[:, None]
+    assert np.allclose(chernoff.rate(w, D, 1.0), chernoff.kl_bernoulli((1 + w) / 2, (1 + D) / 2), atol=1e-12)
+
+
+def test_kl_bounds_solve_the_divergence_equation():
+    for mean in (0.0, 0.03, 0.5, 0.91, 1.0):
+        for k in (2, 17, 300):
+            level = math.log(2 / 0.05)
+            lo, hi = (float(v) for v in chernoff.kl_bounds(mean, k, level))
+            f = lambda t: k * float(chernoff.kl_bernoulli(mean, t)) - level
+            want_lo = 0.0 if f(0.0) <= 0 else optimize.brentq(f, 0.0, mean, xtol=1e-15)
+            want_hi = 1.0 if f(1.0) <= 0 else optimize.brentq(f, mean, 1.0, xtol=1e-15)
+            assert lo == pytest.approx(want_lo, abs=1e-12) and hi == pytest.approx(want_hi, abs=1e-12)
+            assert lo <= want_lo + 1e-15 and hi >= want_hi - 1e-15  # the outer end of the bracket
+
+
+def test_trinomial_bounds_solve_the_rate_equation():
+    level = math.log(2 / 0.05)
+    for w, s, k in [(0.01, 0.05, 85), (-0.2, 0.4, 30), (0.0, 0.001, 1000), (0.3, 0.9, 12)]:
+        lo, hi = (float(v) for v in chernoff.trinomial_bounds(w, s, k, level))
+        def f(D):
+            with np.errstate(all="ignore"):  # the tail end of the range: p or q near 0
+                return k * float(chernoff.rate(w, D, s)) - level
+        for end, edge in ((lo, -s), (hi, s)):
+            want = edge if f(edge * (1 - 1e-12)) <= 0 else optimize.brentq(f, w, edge * (1 - 1e-12), xtol=1e-15)
+            assert end == pytest.approx(want, abs=1e-10)
+
+
+def _mc(draw, truth, kernel, delta, reps, seed):
+    """Coverage of ``kernel`` over ``reps`` test sets from ``draw(rng, reps)`` and its MCSE."""
+    lo, hi = kernel(*draw(np.random.default_rng(seed), reps), delta)
+    hit = (lo <= truth + 1e-12) & (truth - 1e-12 <= hi)
+    c = float(hit.mean())
+    return c, math.sqrt(max(c * (1 - c), 1e-4) / reps)
+
+
+def _discrete(values_pos, p_pos, values_neg, p_neg, m, n):
+    """Test sets from two discrete laws and their true AUC (ties ½)."""
+    x, y, px, py = map(np.asarray, (values_pos, values_neg, p_pos, p_neg))
+    truth = float(px @ ((np.sign(x[:, None] - y[None, :]) + 1) / 2) @ py)
+    return (lambda rng, r: (rng.choice(x, (r, m), p=px), rng.choice(y, (r, n), p=py))), truth
+
+
+AUC_POINTS = {
+    # (draw, truth): continuous near 0.5, binormal near 1 and near 0, tiny classes, heavy ties, the coin
+    "near 0.5": (lambda rng, r: (rng.normal(0.1, 1, (r, 15)), rng.normal(0, 1, (r, 25))),
+                 float(__import__("scipy.stats").stats.norm.cdf(0.1 / math.sqrt(2)))),
+    "near 1": (lambda rng, r: (rng.normal(3.3, 1, (r, 40)), rng.normal(0, 1, (r, 60))),
+               float(__import__("scipy.stats").stats.norm.cdf(3.3 / math.sqrt(2)))),
+    "near 0": (lambda rng, r: (rng.normal(-2.5, 1, (r, 30)), rng.normal(0, 1, (r, 20))),
+               float(__import__("scipy.stats").stats.norm.cdf(-2.5 / math.sqrt(2)))),
+    "tiny": _discrete([0.0, 1.0, 2.0], [0.2, 0.3, 0.5], [0.0, 1.0, 2.0], [0.5, 0.3, 0.2], 2, 3),
+    "ties": _discrete([0.0, 1.0, 2.0], [0.1, 0.6, 0.3], [0.0, 1.0, 2.0], [0.3, 0.6, 0.1], 25, 25),
+    "coin": _discrete([-1.0, 1.0], [0.05, 0.95], [0.0], [1.0], 30, 10),  # ψ a coin: where Chernoff is tightest
+}
+
+
+@pytest.mark.parametrize("point", AUC_POINTS)
+def test_auc_coverage_at_least_nominal(point):
+    draw, truth = AUC_POINTS[point]
+    for delta in (0.05, 0.4):
+        c, se = _mc(draw, truth, adf.chernoff_hoeffding, delta, 2000, seed=len(point))
+        assert c >= 1 - delta - Z * se, (point, delta, c)
+
+
+def _paired(p_pos, p_neg, m, n):
+    """Test sets of two models' scores from discrete joint laws over levels 0..L-1 (p_pos[a, b]: the
+    positives' first score a, second b) and the true AUC difference (ties ½)."""
+    p_pos, p_neg = np.asarray(p_pos, float), np.asarray(p_neg, float)
+    L = p_pos.shape[0]
+    psi = (np.sign(np.arange(L)[:, None] - np.arange(L)[None, :]) + 1) / 2
+    truth = float(p_pos.sum(1) @ psi @ p_neg.sum(1) - p_pos.sum(0) @ psi @ p_neg.sum(0))
+
+    def draw(rng, r):
+        cp, cn = (rng.choice(L * L, (r, size), p=p.ravel()) for p, size in ((p_pos, m), (p_neg, n)))
+        return cp // L, cn // L, cp % L, cn % L
+    return draw, truth
+
+
+def _agree(flip_pos, flip_neg, L=4):
+    """Both models score a case alike, but the second moves it one level the wrong way with the given chances."""
+    base = np.linspace(1, 2, L)
+    pos, neg = np.diag(base / base.sum()), np.diag(base[::-1] / base.sum())
+    for p, f, step in ((pos, flip_pos, -1), (neg, flip_neg, 1)):
+        for a in range(L):
+            b = min(max(a + step, 0), L - 1)
+            move = p[a, a] * f
+            p[a, a] -= move
+            p[a, b] += move
+    return pos, neg
+
+
+DIFF_POINTS = {
+    "identical models (D = 0, s = 0)": _paired(*_agree(0.0, 0.0), 20, 30),
+    "one model never worse (D = s)": _paired(*_agree(0.1, 0.05), 30, 40),
+    "rare disagreement": _paired(*_agree(0.02, 0.02), 60, 60),
+    "tiny classes": _paired(*_agree(0.3, 0.2), 2, 3),
+    "independent models, heavy ties": _paired(np.outer([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]),
+                                              np.outer([0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]), 15, 12),
+    "opposite models (D near 1)": _paired(np.outer([0, 0, 0.1, 0.9], [0.9, 0.1, 0, 0]),
+                                          np.outer([0.9, 0.1, 0, 0], [0, 0, 0.1, 0.9]), 10, 10),
+}
+
+
+@pytest.mark.parametrize("point", DIFF_POINTS)
+def test_auc_difference_coverage_at_least_nominal(point):
+    draw, truth = DIFF_POINTS[point]
+    for delta in (0.05, 0.4):
+        c, se = _mc(draw, truth, adf.auc_difference_chernoff_hoeffding, delta, 1500, seed=len(point))
+        assert c >= 1 - delta - Z * se, (point, delta, c)
+
+
+def test_mean_abs_difference_against_the_double_loop():
+    rng = np.random.default_rng(3)
+    x1, y1, x2, y2 = (rng.integers(0, 3, s).astype(float) for s in (5, 7, 5, 7))
+    want = np.mean([[abs((np.sign(x1[i] - y1[j]) - np.sign(x2[i] - y2[j])) / 2) for j in range(7)] for i in range(5)])
+    assert adf.mean_abs_difference(x1, y1, x2, y2) == pytest.approx(want, abs=1e-15)
+
+
+def test_the_readme_example_widths():
+    """The issue's published DKW [0.726, 1] and Hoeffding [0.843, 1] on the README example's logistic model."""
+    import pandas as pd
+
+    from pathlib import Path
+    df = pd.read_csv(Path(__file__).parents[1] / "experiments/evaluate_example/predictions.csv")
+    t = (df.truth == "malignant").to_numpy()
+    pos, neg = df.logistic_score[t].to_numpy(), df.logistic_score[~t].to_numpy()
+    auc = 0.9901275195392844
+    assert (pos.size, neg.size) == (85, 143)
+    assert adf.dkw_bounds(pos, neg, 0.05)[0] == pytest.approx(0.726, abs=5e-4)
+    assert adf.hoeffding_bounds(auc, 85, 143, 0.05) == pytest.approx((0.843, 1.0), abs=5e-4)
+    lo, hi = adf.chernoff_hoeffding(pos, neg, 0.05)
+    assert 0.85 < lo < 0.94 and hi > 0.999  # narrower than both, wider than newcombe's [0.965, 0.997]
+
+
+def test_dkw_against_a_weighted_brute_force():
+    """The band's extreme laws by explicit atoms at ±∞ on a small case."""
+    pos, neg = np.array([0.0, 1.0, 1.0, 3.0]), np.array([0.5, 1.0, 2.0])
+    alpha = 1 - math.sqrt(0.9)
+    ex, ey = (math.sqrt(math.log(2 / alpha) / (2 * s)) for s in (4, 3))
+    ex, ey = min(ex, 1), min(ey, 1)
+
+    def theta(xs, wx, ys, wy):
+        return sum(a * b * (np.sign(x - y) + 1) / 2 for x, a in zip(xs, wx) for y, b in zip(ys, wy))
+
+    def trim(w, e, top):
+        w, order = list(w), (range(len(w) - 1, -1, -1) if top else range(len(w)))
+        for i in order:
+            take = min(w[i], e)
+            w[i], e = w[i] - take, e - take
+        return w
+    lo = theta(list(pos) + [-np.inf], trim([0.25] * 4, ex, True) + [ex], list(neg) + [np.inf], trim([1 / 3] * 3, ey, False) + [ey])
+    hi = theta(list(pos) + [np.inf], trim([0.25] * 4, ex, False) + [ex], list(neg) + [-np.inf], trim([1 / 3] * 3, ey, True) + [ey])
+    assert adf.dkw_bounds(pos, neg, 0.1) == pytest.approx((max(lo, 0), min(hi, 1)), abs=1e-12)
+
+
+small = st.lists(st.integers(0, 4).map(float), min_size=2, max_size=9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pos=small, neg=small, d1=st.floats(0.01, 0.5), d2=st.floats(0.01, 0.5))
+def test_property_auc_contains_estimate_nested_in_delta(pos, neg, d1, d2):
+    from covstudy.methods.auc import auc_and_delong_variance
+
+    a = float(auc_and_delong_variance(np.array(pos), np.array(neg))[0])
+    small_d, big_d = min(d1, d2), max(d1, d2)
+    wide, narrow = (tuple(float(v) for v in adf.chernoff_hoeffding(np.array(pos), np.array(neg), d)) for d in (small_d, big_d))
+    assert 0 <= wide[0] <= narrow[0] <= a + 1e-12 and a - 1e-12 <= narrow[1] <= wide[1] <= 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), m=st.integers(2, 6), n=st.integers(2, 6), d1=st.floats(0.01, 0.5), d2=st.floats(0.01, 0.5))
+def test_property_difference_contains_estimate_nested_in_delta(data, m, n, d1, d2):
+    lv = st.integers(0, 3).map(float)
+    x1, x2 = (np.array(data.draw(st.lists(lv, min_size=m, max_size=m))) for _ in range(2))
+    y1, y2 = (np.array(data.draw(st.lists(lv, min_size=n, max_size=n))) for _ in range(2))
+    from covstudy.methods.auc import auc_and_delong_variance
+    d = float(auc_and_delong_variance(x1, y1)[0] - auc_and_delong_variance(x2, y2)[0])
+    small_d, big_d = min(d1, d2), max(d1, d2)
+    wide, narrow = (tuple(float(v) for v in adf.auc_difference_chernoff_hoeffding(x1, y1, x2, y2, dd))
+                    for dd in (small_d, big_d))
+    assert -1 <= wide[0] <= narrow[0] + 1e-12 and narrow[0] <= d + 1e-12
+    assert d - 1e-12 <= narrow[1] <= wide[1] + 1e-12 and wide[1] <= 1
+
+
+def test_registered_guaranteed_and_listed_for_the_metric():
+    from covstudy.evaluation.metrics import _methods
+
+    for qualified, data, metric in (("auc.chernoff_hoeffding", "scores", "auc"),
+                                    ("auc_difference.chernoff_hoeffding", "paired_scores", "auc_difference")):
+        m = get(qualified)
+        assert m.guaranteed and m.family == "exact" and "Hoeffding" in m.reference
+        assert qualified in [q for _, _, q in _methods(data, metric)]
