@@ -35,13 +35,13 @@ import numpy as np
 BUDGET = 10.0  # CPU-s of the whole command by default (issue 56: the README example ≤ 10, every file ≤ 15)
 OVERHEAD = 1.2  # CPU-s: importing numpy, scipy, pandas and covstudy's evaluation, reading a small file
 MIN_REPS = 200  # a cut Monte Carlo audit keeps at least this many test sets a point (MCSE ≈ 0.015 at 0.95)
-MIN_WORK = 1e8  # ... a cut certified audit at least this many outcome operations (the first grid's bounds)
+MIN_WORK = 3e7  # ... a cut certified audit at least this many outcome operations (the first grid's bounds)
 SLACK = 1.25  # while running, audits stop once the forecasts charged pass the budget by this factor
 
 # Rates (CPU-s per unit of work; the 2-core machine of docs/evaluate.md "Cost", under load)
 CERTIFY_RATE = 7e7  # outcome operations a second (``certify.Problem.work``)
 CERTIFY_OPS = 8_000  # outcome operations an outcome, typical of a decided bound (1,000 to 30,000 measured)
-BUILD_SECONDS = 2e-6  # an outcome's interval, built once (the slower methods: blaker, posteriors, ~10×)
+BUILD_SECONDS = 1.6e-5  # an outcome's interval and its factors, built once (the slower methods, SLOW_BUILD: 4×)
 SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
               "exact_mcnemar", "exact_unconditional", "tango", "score"}
 SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval): (fixed, per unit)
@@ -52,6 +52,7 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "eval": (4e-6, 2e-8),  # unit: a question
     "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
 }
+POSTERIOR_SET = 1.5e-4  # a paired difference's posterior interval (``bayes``: quadrature) on one simulated test set
 DRAW_FIXED = 3e-4  # a drawing method's interval on one simulated test set: fixed, and per number drawn
 DRAW_SECONDS = {"binormal": 7e-9, "paired_binormal": 7e-9, "paired_confusion": 3.5e-8, "multiclass": 1.25e-7}
 # multiclass posteriors solve each distinct outcome's interval by quadrature (remembered across test sets): their
@@ -164,6 +165,8 @@ def _set_seconds(s, qualified) -> float:
     design = "multiclass" if s.multiclass is not None else s.design
     fixed, per = SET_SECONDS.get(design, (5e-6, 0.0))
     out = fixed + per * _units(s, qualified)
+    if design in ("paired", "paired_confusion") and qualified.split(".")[-1] == "bayes":
+        out += POSTERIOR_SET
     draws = draws_per_test_set(qualified)
     if draws:
         from .audit import BOOT_BUDGET
@@ -227,7 +230,7 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
         size = _outcomes(qualified, s)
         limit = PAIRED_EXACT_OUTCOMES if s.design == "paired" else EXACT_OUTCOMES
         if size <= (QUADRATURE_EXACT_OUTCOMES if qualified.split(".")[-1] in QUADRATURE else limit):
-            build = size * BUILD_SECONDS * (10 if method in SLOW_BUILD else 1)
+            build = size * BUILD_SECONDS * (4 if method in SLOW_BUILD else 1)
             d = len(s.box)
             if size <= CERTIFY_OUTCOMES and d <= 2:
                 ops = min(size * CERTIFY_OPS, WORK if work is None else work)
@@ -341,11 +344,14 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
             j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work)
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
     p.fixed = fixed + growth(mc)
-    fresh = {}
+    fresh, first = {}, {}
     for j in chosen.values():
-        if not j.cached:
+        if not j.cached and not j.skip:
             fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
-    p.forecast = p.fixed + sum(min(v, p.allowance.get(m, math.inf)) for m, v in fresh.items())
+            first.setdefault(j.metric, []).append(j.seconds)
+    # a metric's audits stop at its allowance, but its first always runs (``Plan.admit``): a typical one's cost
+    p.forecast = p.fixed + sum(max(min(v, p.allowance.get(m, math.inf)), float(np.median(first[m])))
+                               for m, v in fresh.items())
     return p
 
 
