@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 BUDGET = 10.0  # CPU-s of the whole command by default (issue 56: the README example ≤ 10, every file ≤ 15)
+BUDGET_ENV = "COVSTUDY_BUDGET"  # overrides BUDGET as the default (a number > 0, or inf), e.g. for a CI machine
 OVERHEAD = 1.2  # CPU-s: importing numpy, scipy, pandas and covstudy's evaluation, reading a small file
 MIN_REPS = 200  # a cut Monte Carlo audit keeps at least this many test sets a point (MCSE ≈ 0.015 at 0.95)
 MIN_WORK = 3e7  # ... a cut certified audit at least this many outcome operations (the first grid's bounds)
@@ -83,6 +84,21 @@ def budget_value(value) -> float:
     if isinstance(value, bool) or not v > 0:
         raise InputError(f"budget: a number of CPU seconds > 0 (or inf for none), got {text!r}")
     return v
+
+
+def default_budget() -> float:
+    """$COVSTUDY_BUDGET if set (checked as ``budget_value``), else BUDGET."""
+    import os
+
+    value = os.environ.get(BUDGET_ENV)
+    if value is None:
+        return BUDGET
+    try:
+        return budget_value(value)
+    except ValueError:
+        from .data import InputError
+
+        raise InputError(f"{BUDGET_ENV}: a number of CPU seconds > 0 (or inf for none), got {value!r}") from None
 
 
 @dataclass
@@ -268,7 +284,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     calibration rows will be computed."""
     from .audit import BOOTSTRAP, _draws
 
-    budget = BUDGET if budget is None else float(budget)
+    budget = default_budget() if budget is None else float(budget)
     fixed = OVERHEAD + sum(intervals_seconds(s, n) for s in specs)
     if calibration:
         fixed += CALIBRATION_SECONDS if audit else 0.2
