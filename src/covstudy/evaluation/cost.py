@@ -361,8 +361,11 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
     p.fixed = fixed + growth(mc)
     fresh, first = {}, {}
+    # a metric with an audit in the cache was audited by an earlier run of the same command with the same cuts:
+    # this run reads what that one computed and stops where it stopped, so its other audits are not forecast
+    seen = {j.metric for j in chosen.values() if j.cached}
     for j in chosen.values():
-        if not j.cached and not j.skip:
+        if not j.cached and not j.skip and j.metric not in seen:
             fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
             first.setdefault(j.metric, []).append(j.seconds)
     # a metric's audits stop at its allowance, but its first always runs (``Plan.admit``): a typical one's cost
