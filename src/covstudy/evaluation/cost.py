@@ -282,7 +282,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     entry answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are
     the first run's), only the forecast does (an audit read back costs nothing). ``calibration``: the
     calibration rows will be computed."""
-    from .audit import BOOTSTRAP, _draws
+    from .audit import BOOTSTRAP, draws_per_test_set
 
     budget = default_budget() if budget is None else float(budget)
     fixed = OVERHEAD + sum(intervals_seconds(s, n) for s in specs)
@@ -296,7 +296,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     jobs = []
     for s in specs:
         every = s.region is not None or audit_all
-        drawing = [method in BOOTSTRAP or _draws(qualified) for method, _, qualified in s.methods]
+        drawing = [method in BOOTSTRAP or draws_per_test_set(qualified) > 0 for method, _, qualified in s.methods]
         plain = max(1, len(drawing) - sum(drawing))
         for (method, _, qualified), draws in zip(s.methods, drawing):
             reach = 1.0 if every or draws else min(1.0, REACH_AUDITS / plain)
