@@ -293,9 +293,9 @@ ISSUE = {
     "2-d looks": (lambda: cs.sequential_coverage("wilson", 0.9, looks=[[10, 20]]), "looks must be a number or a 1-d"),
     "2-d k": (lambda: cs.confidence_sequence("mixture", [[8, 17]], [10, 20]), "k must be a number or a 1-d"),
     "complex scores": (lambda: cs.evaluate([0, 1, 0, 1], scores=[0.1 + 1j, 0.9, 0.2, 0.8], audit=False, progress=False),
-                       "scores: must be real numbers"),
+                       "scores: scores must be numbers"),
     "date scores": (lambda: cs.evaluate([0, 1, 0, 1], scores=pd.Series(pd.to_datetime(["2020-01-01"] * 4)),
-                                        audit=False, progress=False), "scores: must be real numbers"),
+                                        audit=False, progress=False), "scores: scores must be numbers"),
     "plugin yes": (lambda: cs.plan("wilson", p=0.9, width=0.1, plugin="yes"), "plugin must be True or False"),
 }
 
@@ -347,4 +347,5 @@ def test_evaluate_refuses_parquet_dates_as_scores(tmp_path, capsys):
     frame = pd.DataFrame({"truth": [0, 1] * 10, "when": pd.date_range("2020-01-01", periods=20)})
     frame.to_parquet(tmp_path / "d.parquet")
     assert main([str(tmp_path / "d.parquet"), "--truth", "truth", "--score", "when", "--no-audit"]) == 2
-    assert capsys.readouterr().err.strip().startswith("covstudy-evaluate: error: when: must be real numbers")
+    assert capsys.readouterr().err.strip() == ("covstudy-evaluate: error: when: scores must be numbers (real: higher = "
+                                               "more positive), got dates or times")

@@ -2,6 +2,7 @@
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 
@@ -49,9 +50,19 @@ def test_default_study_end_to_end(tmp_path):
     assert all(col in table.columns for col in COLUMNS)
     assert len(table) == 5 * 3 * 99
     assert "Clopper–Pearson" in run.stdout and "mean coverage" in run.stdout
+    # exact and mc rows side by side: the line under the summary says why their "below nominal" differ (issue 57),
+    # and the figures' line gives their CPU, which the cells' forecast leaves out
+    assert cli.BELOW_NOTE in run.stdout.splitlines()
+    assert re.search(r"figure files in .* \(with the reports, \d+ s of CPU beyond the cells\)", run.stdout)
     # Hydra leaves nothing in the working directory but the study folder.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
     assert not (tmp_path / "outputs").exists()
+
+
+def test_one_engine_needs_no_note_on_below_nominal(tmp_path):
+    run = covstudy(tmp_path, "grid.n=[20]", "methods=[wald]", "engine=exact")
+    assert run.returncode == 0, run.stderr
+    assert "below nominal" in run.stdout and cli.BELOW_NOTE not in run.stdout
 
 
 def test_overrides_map_to_the_table(tmp_path):

@@ -228,3 +228,41 @@ def test_resampling_and_auc_audits_beyond_their_budgets_say_so_on_their_rows(mon
     delong = rows.loc["delong"]
     assert np.isfinite(delong.lower) and np.isnan(delong.coverage_at_estimate)
     assert delong.note.startswith("not audited: 200 simulated test sets of 400 scores")
+
+
+def _scored(n, auc_shift, seed):
+    """Truth 1/0 half each, P(class 1) scores that separate the classes by ``auc_shift``."""
+    rng = np.random.default_rng(seed)
+    truth = np.r_[np.ones(n // 2, int), np.zeros(n - n // 2, int)]
+    score = 1 / (1 + np.exp(-(rng.normal(size=n) + auc_shift * (2 * truth - 1))))
+    return truth, (score >= 0.5).astype(int), score
+
+
+def test_scores_of_the_other_class_warn_with_the_fix():
+    """``--score`` P(class 1) with ``--positive 0`` (issue 57: AUC 0.0044, recommended, no warning)."""
+    truth, predicted, score = _scored(200, 2.0, 1)
+    _, caught = _quiet(truth=truth, predicted=predicted, scores=score, positive=0)
+    wrong = [m for m in caught if "are they the scores of 1" in m]
+    assert len(wrong) == 1 and "below 0.5" in wrong[0] and "pass --positive 1" in wrong[0], caught
+    for positive in (1, None):  # the right class: no such warning
+        _, caught = _quiet(truth=truth, predicted=predicted, scores=score, positive=positive)
+        assert not [m for m in caught if "are they the scores" in m], caught
+    # a weak model on few rows: its AUC's interval reaches 0.5, but its labels disagree with its scores
+    truth, predicted, score = _scored(16, 0.4, 2)
+    _, caught = _quiet(truth=truth, predicted=1 - predicted, scores=score)
+    assert [m for m in caught if "agree with them cut at 0.5 on only" in m], caught
+    # no signal (AUC near 0.5 either way): nothing to warn about
+    truth, predicted, score = _scored(200, 0.0, 3)
+    _, caught = _quiet(truth=truth, predicted=predicted, scores=score)
+    assert not [m for m in caught if "are they the scores" in m], caught
+
+
+def test_cli_warns_on_reversed_scores_in_one_line(tmp_path, capsys):
+    truth, predicted, score = _scored(120, 2.0, 4)
+    path = tmp_path / "p.csv"
+    pd.DataFrame(dict(y=truth, label=predicted, lr_score=score)).to_csv(path, index=False)
+    assert main([str(path), "--truth", "y", "--predicted", "label", "--score", "lr_score", "--positive", "0",
+                 "--no-audit", "--quiet"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "lr_score:" in line]
+    assert len(lines) == 1 and lines[0].startswith("covstudy-evaluate: warning: lr_score: their AUC is 0.0")
+    assert "--positive 1" in lines[0]

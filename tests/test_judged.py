@@ -244,6 +244,13 @@ def test_evaluate_with_a_judge_reports_judged_rate_with_the_door_s_intervals(jud
         lo, hi = interval(method, design="judged", **cells)
         assert (rows.loc[method, "lower"], rows.loc[method, "upper"]) == (lo, hi)
     assert ev.table[ev.table.metric == "accuracy"].n.iloc[0] == 16  # the judge's agreement on the labelled rows
+    # each row's estimate is its method's own (issue 57: all ten printed one estimate, outside naive's interval)
+    n, N = sum(cells[c] for c in ("tp", "fn", "fp", "tn")), sum(cells.values())
+    assert rows.loc["clopper_pearson", "estimate"] == rows.loc["wilson", "estimate"] == (cells["tp"] + cells["fn"]) / n
+    assert rows.loc["naive", "estimate"] == pytest.approx((cells["tp"] + cells["fp"] + cells["u_pos"]) / N)
+    assert rows.loc["ppi", "estimate"] == pytest.approx(
+        cells["u_pos"] / (N - n) + (cells["fn"] - cells["fp"]) / n)  # ū + ȳ - f̄
+    assert ((rows.lower <= rows.estimate) & (rows.estimate <= rows.upper)).all(), rows[["estimate", "lower", "upper"]]
     audited = evaluate(truth, judge=judge, metrics=["judged_rate"], reps=100, seed=1, progress=False, audit_all=True)
     assert audited.table.metric.unique().tolist() == ["judged_rate"]
     assert audited.table.recommended.sum() == 1 and audited.table.worst_coverage.notna().all()

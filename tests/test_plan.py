@@ -104,3 +104,27 @@ def test_cli(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("covstudy-plan: error: argument --p: invalid float")
+
+
+def test_cli_half_width_is_half_the_width_and_not_both(capsys):
+    assert main(["--method", "wilson", "--p", "0.9", "--width", "0.1"]) == 0
+    whole = capsys.readouterr().out
+    assert main(["--method", "wilson", "--p", "0.9", "--half-width", "0.05"]) == 0
+    assert capsys.readouterr().out == whole
+    with pytest.raises(SystemExit) as exc:
+        main(["--method", "wilson", "--p", "0.9", "--width", "0.1", "--half-width", "0.05"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--half-width" in err and "not allowed with" in err
+
+
+def test_a_metric_of_another_design_names_the_design_that_takes_it(capsys):
+    """recall under the default binomial design: the error says --design stratified (issue 57)."""
+    assert main(["--method", "wilson", "--metric", "recall", "--p", "0.9", "--width", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a metric of the binomial design (its metrics: accuracy)" in err
+    assert "pass --design stratified" in err
+    with pytest.raises(ValueError, match="design='stratified' in Python"):
+        plan("wilson", metric="recall", p=0.9, width=0.1)
+    with pytest.raises(ValueError, match="metric must be one of accuracy, got 'no_such'"):  # a metric of no design
+        plan("wilson", metric="no_such", p=0.9, width=0.1)

@@ -158,3 +158,35 @@ def test_decide_within_a_small_budget():
     assert audit.decide(evaluate, {}, 0.946, 0.005, FLOOR, 2000, 0, budget=1000) == {} and not calls
     out = audit.decide(evaluate, {}, 0.946, 0.005, FLOOR, 400, 0, budget=5000)
     assert out["reps"] <= 5000 and [r for r, _ in calls] == [3200, 1800]
+
+
+def _judge_file(seed=61, rows=5200, labelled=200, rate=0.3, agreement=0.9):
+    """An LLM-as-judge file: a judge label on every row, a human label on the first ``labelled`` (None elsewhere)."""
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(rows) < rate).astype(int)
+    judge = np.where(rng.random(rows) < agreement, truth, 1 - truth)
+    human = [int(t) if i < labelled else None for i, t in enumerate(truth)]
+    return human, judge
+
+
+def test_a_judge_file_recommends_a_row_the_audit_decided(monkeypatch):
+    """Issue 61: on a judge file (5,200 rows, 200 human labels) the judged rate's audit decides (no verdict is
+    left to the noise of 400 test sets) and the recommendation is the narrowest row that meets the target; a
+    narrower bayes_joint or PPI++ that does not is named in the reason with its number. A smaller budget of
+    posterior draws (audit.BOOT_BUDGET) keeps the test cheap."""
+    import covstudy
+
+    monkeypatch.setattr(audit, "BOOT_BUDGET", 30_000_000)
+    human, judge = _judge_file()
+    ev = covstudy.evaluate(human, judge=judge, positive=1, metrics=["judged_rate"], progress=False)
+    rows = ev.table[ev.table.metric == "judged_rate"]
+    pick = rows[rows.recommended].iloc[0]
+    assert pick.meets_target in MET
+    why = ev.reasons["judged_rate"]
+    for method in ("bayes_joint", "ppi_plus_plus"):
+        r = rows[rows.method == method].iloc[0]
+        if r.worst_coverage == r.worst_coverage and r.meets_target not in MET and r.width < pick.width:
+            assert method in why and f"{r.worst_coverage:.4f}" in why
+    audited = rows[rows.worst_coverage.notna() & (rows.engine == "mc")]
+    for r in audited.itertuples():  # decided, or its budget spent (its note says so)
+        assert r.meets_target != "undecided" or "undecided after" in r.note

@@ -13,7 +13,7 @@ from .planning.eval_power import components as eval_components, mde as eval_mde,
 from .evaluation.result import Evaluation, evaluate
 from .engine.exact_curve import AverageCoverage, ConfidenceCoefficient, average_coverage, confidence_coefficient
 from .intervals import (Interval, auc_interval, balanced_interval, clustered_interval, interval, methods, metric_interval,
-                        multiclass_interval)
+                        multiclass_interval, point_estimate)
 from .methods import auc_methods, balanced_methods, f1_methods  # noqa: F401  (shortcuts for methods(takes=...), kept importable)
 from .methods.auc_difference import delong_contrast, delong_covariance, unpaired_delong
 from .planning.plan import PlanResult, plan, size_performance
@@ -110,6 +110,7 @@ __all__ = [
     "paired_metric_interval",
     "paired_metric_superiority",
     "plan",
+    "point_estimate",
     "pr_band",
     "roc_band",
     "run_study",

@@ -20,6 +20,7 @@ import difflib
 import functools
 import os
 import sys
+import time
 from pathlib import Path
 
 import hydra
@@ -263,14 +264,23 @@ def _app(cfg: DictConfig) -> None:
     except (StoreLocked, BackendError, OutError, StudyMismatch) as err:
         _fail(str(err))
     print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
-    print(text_table(summary_table(table)))
+    summary = summary_table(table)
+    print(text_table(summary))
+    if summary["engine"].nunique() > 1:  # the two engines count "below nominal" differently: say so under the table
+        print(BELOW_NOTE)
     if study.plot:
+        started = time.process_time()
         paths = write_all(study.out)
         figures = [p for p in paths if p.parent.name == "figures"]
-        print(f"{len(figures)} figure files in {study.out / 'figures'}")
+        print(f"{len(figures)} figure files in {study.out / 'figures'} "
+              f"(with the reports, {time.process_time() - started:.0f} s of CPU beyond the cells)")
         print(how_to_open(study.out))
     else:
         print(f"figures and report: covstudy-plot {study.out}   (or run with plot=true)")
+
+
+BELOW_NOTE = ("below nominal: an exact row counts the cells whose coverage < 1 − δ, a Monte Carlo (mc) row only those "
+              "short of it by more than 2 MCSE, so mc counts fewer of the cells just below; compare the exact rows")
 
 
 def write_all(folder: Path, report: bool = True) -> list[Path]:
@@ -444,7 +454,9 @@ def _plan_parser() -> argparse.ArgumentParser:
     ap.add_argument("--delta", type=float, default=0.05, help="miss rate (default 0.05)")
     ap.add_argument("--p", type=float, help="assumed accuracy")
     ap.add_argument("--p-range", type=float, nargs=2, metavar=("LO", "HI"), help="range of accuracies (binomial)")
-    ap.add_argument("--width", type=float, help="target interval width")
+    size = ap.add_mutually_exclusive_group()  # one target width, said either way: ±0.05 is --width 0.1
+    size.add_argument("--width", type=float, help="target interval width, upper − lower (±0.05 is --width 0.1)")
+    size.add_argument("--half-width", type=float, metavar="H", help="target half-width: the same as --width 2H")
     ap.add_argument("--assurance", type=float, help="require P(width <= WIDTH) >= ASSURANCE (1 - gamma)")
     ap.add_argument("--width-prob", type=float, help="the same as --assurance")
     ap.add_argument("--coverage", type=float, help="require coverage >= COVERAGE")
@@ -557,6 +569,8 @@ def plan_main(argv=None) -> int:
 
     parser = _plan_parser()
     args, rest = parser.parse_known_args(argv)
+    if args.half_width is not None:
+        args.width = 2 * args.half_width
     if args.design == "sequential":
         return _plan_sequential(parser, args, rest, argv)
     axes = _plan_axes(parser, args.design, rest)

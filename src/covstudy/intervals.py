@@ -16,6 +16,8 @@ Place: the top of the core; it imports designs, estimands and methods, none of w
 
 from __future__ import annotations
 
+import inspect
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -108,6 +110,63 @@ def interval(method: str, *counts, design: str | None = None, metric: str | None
     >>> round(lo, 4), round(hi, 4)
     (0.0524, 0.3339)
     """
+    m, est, data, values, delta, full, icc = _resolved(method, counts, design, metric, delta, side, kwargs)
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
+    lower, upper = ROUTES[data](m, est, values, delta, side, rng, full, icc)
+    return Interval(*validate.bounds_out(lower, upper))
+
+
+def point_estimate(method: str, *counts, design: str | None = None, metric: str | None = None,
+                   seed: int | None = DEFAULT_SEED, **kwargs):
+    """``method``'s own point estimate of the data ``interval`` takes, the centre its interval is built around.
+
+    The estimate it declares (``register(estimate=...)``: a posterior's median, PPI's estimator) or its
+    kind's plug-in (``register_kind(estimate=...)``: a proportion's k/n, of the counts as the estimand
+    gives them to it: the human labels alone for Clopper–Pearson on judged data). A sampling
+    posterior's estimate is the median of the very draws its interval (of the same ``seed``) takes
+    its quantiles from, so its interval holds it. ``covstudy.evaluate`` reports it in each row.
+
+    Parameters
+    ----------
+    method : str
+        As for ``interval``.
+    *counts, design, metric, seed, **kwargs
+        As for ``interval`` (no ``delta``: an estimate has none).
+
+    Returns
+    -------
+    float, array or None
+        The estimate (an array for array counts); None where neither the method nor its kind
+        declares one (the metric's plug-in estimate is then the method's).
+
+    Examples
+    --------
+    >>> from covstudy import point_estimate
+    >>> point_estimate("clopper_pearson", design="judged", tp=30, fn=9, fp=5, tn=56, u_pos=300, u_neg=600)
+    0.39
+    >>> round(point_estimate("ppi", design="judged", tp=30, fn=9, fp=5, tn=56, u_pos=300, u_neg=600), 4)
+    0.3733
+    >>> round(point_estimate("posterior", metric="macro_recall", confusion=[[18, 0, 0], [0, 20, 1], [0, 0, 15]]), 4)
+    0.98
+    """
+    m, est, data, values, delta, full, icc = _resolved(method, counts, design, metric, 0.05, "two-sided", kwargs)
+    own = m.estimate or m.input.estimate
+    if own is None:
+        return None
+    accepts = set(inspect.signature(own).parameters)  # of the method's parameters (and rng), those it reads
+
+    def kernel(*args, rng=None, **params):  # the route calls it as the method's kernel: counts, delta, params
+        value = own(*args[:-1], **{k: v for k, v in {**params, "rng": rng}.items() if k in accepts})
+        return value, value
+
+    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
+    value, _ = ROUTES[data](replace(m, kernel=kernel, one_sided=None), est, values, delta, "two-sided", rng, full, icc)
+    return float(value) if np.ndim(value) == 0 else np.asarray(value, dtype=float)
+
+
+def _resolved(method, counts, design, metric, delta, side, kwargs):
+    """The method, estimand, data kind, count values, delta, parameters and icc of an ``interval`` call."""
+    kwargs = dict(kwargs)
     given = {name: kwargs.pop(name) for name in list(kwargs) if any(name in c for c in COUNTS.values())}
     icc = kwargs.pop("icc", None)
     data = _data(design, metric, given)
@@ -137,9 +196,7 @@ def interval(method: str, *counts, design: str | None = None, metric: str | None
         raise ValueError(f"icc: only the clustered oracles take the true icc; {m.short} does not")
     est = _estimand(data, design, metric, m)
     full = m.prepare(side, kwargs)
-    rng = np.random.default_rng(None if seed is None else validate.seed(seed)) if m.per_test_set else None
-    lower, upper = ROUTES[data](m, est, [given[k] for k in names], delta, side, rng, full, icc)
-    return Interval(*validate.bounds_out(lower, upper))
+    return m, est, data, [given[k] for k in names], delta, full, icc
 
 
 def methods(takes: str | None = None, design: str | None = None) -> dict[str, Method]:

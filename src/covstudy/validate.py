@@ -257,15 +257,15 @@ def test_sets(scores, labels) -> tuple[np.ndarray, np.ndarray]:
             raise ValueError(f"{name} must not be empty")
         if arr.ndim > 2:
             raise ValueError(f"{name} must be one test set (1-d) or one per row (2-d), got shape {arr.shape}")
-        arrays.append(np.atleast_2d(arr.astype(float)))
+        arrays.append(np.atleast_2d(arr.astype(float, copy=False)))
     s, y = arrays
     if s.shape != y.shape:
         raise ValueError(f"scores and labels must have the same shape, got {s.shape} and {y.shape}")
-    bad = ~((s >= 0) & (s <= 1))  # NaN is bad too
-    if bad.any():
+    if not (s.min() >= 0 and s.max() <= 1):  # reductions, no temporaries; NaN fails too
+        bad = ~((s >= 0) & (s <= 1))
         raise ValueError(f"scores must be probabilities in [0, 1], got {float(s[bad][0])!r}")
-    bad = (y != 0) & (y != 1)
-    if bad.any():
+    if not (y.min() >= 0 and y.max() <= 1) or np.any(y != np.round(y)):
+        bad = (y != 0) & (y != 1)
         raise ValueError(f"labels must be 0 or 1, got {float(y[bad][0])!r}")
     return s, y
 

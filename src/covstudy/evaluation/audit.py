@@ -445,8 +445,9 @@ def decide(evaluate, at: dict, worst: float, mcse: float, floor: float, reps: in
             return {"worst_coverage": c, "worst_mcse": m, "reps": total}
         batch, k = min(total, budget - total), k + 1
     return {"worst_coverage": c, "worst_mcse": m, "reps": total,
-            "note": f"undecided after {total:,} test sets at its worst point: {c:.4f} ± {m:.4f}, {c - floor:+.4f} from "
-                    f"the floor {floor:.3f}, within {Z_MCSE:g} MCSE ({Z_MCSE * m:.4f}; audit.DECIDE_TEST_SETS)"}
+            "note": f"undecided after {total:,} test sets at its worst point: {c:.4f} ± {m:.4f}, {c - floor:+.4f} "
+                    f"from "
+                    f"the floor {floor:.3f}, within {Z_MCSE:g} MCSE ({Z_MCSE * m:.4f}) when its budget was spent"}
 
 
 def _draws(qualified) -> bool:

@@ -4,7 +4,9 @@ The scores are read as the probability of the positive class, binned into BINS e
 metric ``calibration_ece`` is the binned L1 ECE, with the interval the calibration study recommends
 (experiments/calibration/README.md): the debiased ECE of Kumar, Liang & Ma (2019) with its recentred
 bootstrap (``ece.debiased``, recommended), and beside it the plug-in with its percentile bootstrap
-(``ece.plugin``), biased upward, whose interval under-covers. The reason names Spiegelhalter's Z test of
+(``ece.plugin``), biased upward, whose interval under-covers. Beyond EXAMPLE_RESAMPLES resampled examples
+(DRAWS × n) both draw their resamples by (bin, label) cells (``methods.calibration.cell_resampled_bin_stats``:
+O(DRAWS × bins), not O(DRAWS × n)), and their notes say so. The reason names Spiegelhalter's Z test of
 perfect calibration. The diagram shows each bin's frequency of positives with its Clopper–Pearson
 interval and the Šidák band over the bins (whole-curve coverage at least 1 - delta given the counts).
 With an audit, each row's Monte Carlo coverage at the plug-in point fitted to these data (``ece_audit``:
@@ -25,6 +27,7 @@ from .recommend import EPSILON, meets
 METRIC = "calibration_ece"
 BINS = 10
 DRAWS = 1000
+EXAMPLE_RESAMPLES = 2 * 10**7  # DRAWS × n at most: resampled example by example (~0.3 CPU-s a method); beyond, by cells
 UNAUDITED = ("coverage_at_estimate", "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "mean_width")
 
 
@@ -58,6 +61,7 @@ def add(d, delta, seed, table, reasons, info, audit=False):
     scores = np.asarray(d.scores, dtype=float)
     labels = (np.asarray(d.truth) == 1).astype(float)
     fig = diagram(scores, labels, delta)
+    observed = (fig["m"], fig["k"], fig["S"])
     audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed) if audit else ({}, "")
     rows = []
     for short, recommended, note in (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by the "
@@ -65,12 +69,19 @@ def add(d, delta, seed, table, reasons, info, audit=False):
                                      ("plugin", False, "biased upward; its bootstrap interval under-covers "
                                                        "(calibration study)")):
         method = get(short, "calibration")
-        lo, hi = method.bounds((scores, labels), delta, rng=stream(seed, evaluate="calibration", method=method.name),
-                               edges=fig["edges"], draws=DRAWS)
+        rng = stream(seed, evaluate="calibration", method=method.name)
+        if DRAWS * d.n <= EXAMPLE_RESAMPLES:
+            lo, hi = method.bounds((scores, labels), delta, rng=rng, edges=fig["edges"], draws=DRAWS)
+        else:  # the same bootstrap law drawn by (bin, label) cells: O(DRAWS × bins), not DRAWS × n
+            resampled = cal.cell_resampled_bin_stats(scores, labels, fig["edges"], DRAWS, rng)
+            lo, hi = (np.atleast_1d(x) for x in cal.BINNED_INTERVALS[short](observed, resampled, delta))
+            note += (f"; {DRAWS:,} resamples of {d.n:,} examples drawn by (bin, label) cells (a cell's score sum "
+                     f"exact or normal: methods.calibration.cell_resampled_bin_stats)")
         estimate = float(cal.ESTIMATES[short](scores, labels, fig["edges"])[0])
         rows.append(dict(metric=METRIC, method=short, kind="ece", estimate=estimate, lower=float(lo[0]),
                          upper=float(hi[0]), width=float(hi[0] - lo[0]), design="calibration", n=d.n, worst_at="",
                          audit="", meets_target="", recommended=recommended, note=note, guaranteed=bool(method.guaranteed),
+                         worst_is_upper_bound=False, narrower="",  # every column of the table, alone too
                          **dict.fromkeys(UNAUDITED, np.nan), engine=None, reps=None))
         extra = audited.get(short, {})
         rows[-1].update({k: v for k, v in extra.items() if k != "note"})

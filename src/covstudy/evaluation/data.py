@@ -81,11 +81,21 @@ def _labels(label, arr, notes):
     return arr
 
 
+def _what(v) -> str | None:
+    """What a score that is not a real number is (astype(float) would drop an imaginary part or count
+    nanoseconds), or None."""
+    if isinstance(v, (str, bytes)):
+        return "text"
+    if isinstance(v, (complex, np.complexfloating)):
+        return "complex numbers"
+    return "dates or times" if hasattr(v, "year") or isinstance(v, (np.datetime64, np.timedelta64)) else None
+
+
 def _scores(label, arr):
-    if arr.dtype.kind in "cmMSU" or (arr.dtype.kind == "O" and any(isinstance(v, (str, bytes, complex)) or
-                                                                    hasattr(v, "year") for v in arr.tolist())):
-        # complex numbers, dates, text: astype(float) would drop an imaginary part or count nanoseconds
-        raise InputError(f"{label}: must be real numbers (scores: higher = more positive), got {arr.dtype} values")
+    kind = {"c": "complex numbers", "m": "dates or times", "M": "dates or times", "S": "text", "U": "text"}.get(
+        arr.dtype.kind) or (next(filter(None, map(_what, arr.tolist())), None) if arr.dtype.kind == "O" else None)
+    if kind:
+        raise InputError(f"{label}: scores must be numbers (real: higher = more positive), got {kind}")
     try:
         s = arr.astype(float)
     except (TypeError, ValueError):
@@ -160,6 +170,8 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
                                    second_predicted=second_predicted, second_scores=second_scores,
                                    questions=questions).items()
              if v is not None}
+    from ..methods.distinct import unique_inverse  # not at the top: ``methods`` imports every kernel
+
     cols = {k: _values(k, v) for k, v in given.items()}
     names = {k: label for k, (label, _) in cols.items()}
     n = cols["truth"][1].size
@@ -202,12 +214,12 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
                                  f"({_quote(sorted(map(str, extra)), len(extra))}){hint}")
     data = Data(names, classes, notes=notes)
     code = {c: i for i, c in enumerate(classes)}
-    data.truth = np.array([code[v] for v in _key(lab["truth"]).tolist()])
+    data.truth = _encode(_key(lab["truth"]), code)
     counts = np.bincount(data.truth, minlength=len(classes))
     if "predicted" in lab:
-        data.predicted = np.array([code[v] for v in _key(lab["predicted"]).tolist()])
+        data.predicted = _encode(_key(lab["predicted"]), code)
     if "second_predicted" in lab:
-        data.second = np.array([code[v] for v in _key(lab["second_predicted"]).tolist()])
+        data.second = _encode(_key(lab["second_predicted"]), code)
     if data.binary:
         data.positive = _positive(classes, positive, names["truth"])
         if classes.index(data.positive) == 0:  # code the positive as 1
@@ -229,14 +241,19 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
                      f"under {RARE:.0%} of the rows: a stray label? it makes this a {len(data.classes)}-class problem; "
                      f"state the classes (classes= / --classes) to make another label an error")
     data.scores, data.second_scores = sc.get("scores"), sc.get("second_scores")
+    if data.binary:
+        for key, predicted_key in (("scores", "predicted"), ("second_scores", "second")):
+            if sc.get(key) is not None:
+                note = _other_class(names[key], sc[key], data.truth, getattr(data, predicted_key), data.classes)
+                notes.extend([note] if note else [])
     if "groups" in lab:
-        _, data.groups = np.unique(_key(lab["groups"]), return_inverse=True)
+        _, data.groups = unique_inverse(_key(lab["groups"]))
         if data.groups.max() < 1:
             raise InputError(f"{names['groups']}: only one group; clustered intervals need at least 2")
     if "questions" in lab:
         if predicted is None:
             raise InputError(f"{names['questions']}: answers to questions need the predicted labels (predicted)")
-        _, data.questions = np.unique(_key(lab["questions"]), return_inverse=True)
+        _, data.questions = unique_inverse(_key(lab["questions"]))
         if data.questions.max() < 1:
             raise InputError(f"{names['questions']}: only one question; eval intervals need at least 2")
         if data.groups is not None:
@@ -244,6 +261,33 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
             if span.size != data.questions.max() + 1:
                 raise InputError(f"{names['groups']}: a question's answers must all be in one group")
     return data
+
+
+WRONG_WAY = 0.2  # predicted labels that agree with the scores cut at 0.5 in under this share: scores reversed
+
+
+def _other_class(label, scores, truth, predicted, classes) -> str | None:
+    """A warning when the scores seem to be the other class's: their AUC's 95% DeLong interval lies below 0.5
+    (DeLong, DeLong & Clarke-Pearson 1988), or, probabilities in [0, 1] beside predicted labels, the
+    labels agree with the scores cut at 0.5 on under WRONG_WAY of the rows; None otherwise. ``classes``:
+    [negative, positive]; truth and predicted coded 1 for the positive."""
+    from ..methods.auc_difference import delong_covariance
+
+    pos, neg = scores[truth == 1], scores[truth == 0]
+    theta, cov = delong_covariance(np.asarray(pos, dtype=float)[None], np.asarray(neg, dtype=float)[None])
+    auc, upper = float(np.ravel(theta)[0]), float(np.ravel(theta)[0] + 1.959964 * math.sqrt(max(float(np.ravel(cov)[0]), 0.0)))
+    why = ""
+    if upper < 0.5:
+        why = f"their AUC is {auc:.4f} (95% interval up to {upper:.4f}, below 0.5)"
+    elif predicted is not None and np.all((scores >= 0) & (scores <= 1)):
+        agree = float(np.mean((scores >= 0.5) == (predicted == 1)))
+        if agree < WRONG_WAY:
+            why = f"the predicted labels agree with them cut at 0.5 on only {agree:.0%} of the rows"
+    if not why:
+        return None
+    negative, positive = classes
+    return (f"{label}: {why}: are they the scores of {negative!r}, not of the positive class {positive!r}? "
+            f"If so, pass --positive {negative} (positive={negative!r} in Python), or give the positive class's scores")
 
 
 def _stated(classes, lab, names, found):
@@ -277,6 +321,17 @@ def _key(arr):
     if arr.dtype.kind in "iub":
         return arr
     return np.array([v.item() if isinstance(v, np.generic) else v for v in arr.tolist()], dtype=object)
+
+
+def _encode(keys, code) -> np.ndarray:
+    """``code[key]`` of every key: each distinct key looked up once (np.unique), not once a row (10⁷ rows)."""
+    from ..methods.distinct import unique_inverse
+
+    try:
+        distinct, inverse = unique_inverse(keys)
+    except TypeError:  # keys of types that do not order (1 and "a" in one column)
+        return np.array([code[v] for v in keys.tolist()], dtype=np.int64)
+    return np.array([code[v] for v in distinct.tolist()], dtype=np.int64)[inverse]
 
 
 def _sorted(values):

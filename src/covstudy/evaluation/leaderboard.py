@@ -94,6 +94,7 @@ def correctness(truth, predictions: dict, classes=None, max_classes=MAX_CLASSES,
                     max_classes=max_classes, max_rows=max_rows)
         cols.append(d.predicted == d.truth)
         notes += [note for note in d.notes if note not in notes]
+        d.positive = None  # the anchor coded the labels; accuracy has no positive class to name
         read = d.read()
     return np.column_stack(cols), read, tuple(notes)
 
@@ -103,6 +104,8 @@ def leaderboard(truth, predictions: dict, delta: float = 0.05, reps: int = 400, 
                 max_rows: int = MAX_ROWS) -> Leaderboard:
     """The leaderboard of ``predictions`` (model name -> predicted labels) against ``truth``; ``classes``,
     ``max_classes`` and ``max_rows`` as for ``covstudy.evaluate``."""
+    if not isinstance(predictions, dict):
+        raise ValueError(f"predictions: a dict of model name -> predicted labels, got {type(predictions).__name__}")
     k = len(predictions)
     if not 2 <= k <= MAX_MODELS:
         raise ValueError(f"--model: give 2 to {MAX_MODELS} models, got {k}")

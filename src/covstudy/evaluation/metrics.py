@@ -76,6 +76,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from scipy import special
 
 from .._lazy import stats
 from .data import Data, InputError
@@ -327,8 +328,7 @@ def _grouped_specs(d: Data, delta) -> list:
                 specs.append(s)
     if d.scores is not None and 0 < int(t.sum()) < d.n:
         pos, neg = d.scores[t], d.scores[~t]
-        ranks = stats.rankdata(np.concatenate([pos, neg]))
-        auc = float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+        auc = _mann_whitney(pos, neg)
         icc_score = _clip_icc(score_icc(d.scores, t, d.groups))
         s = Spec("clustered_auc", auc, dict(design="clustered_binormal", scores=d.scores, labels=t.astype(np.int64),
                                             clusters=d.groups), _methods("clustered_scores", "auc"))
@@ -360,7 +360,9 @@ def score_icc(scores, labels, groups) -> float:
     (Donner 1986, "A review of inference procedures for the intraclass correlation coefficient in
     the one-way random effects model"): the clustered binormal design's icc_score (its scale is
     the normal one). 0 where undefined."""
-    z = stats.norm.ppf((stats.rankdata(scores) - 0.5) / scores.size)
+    from ..methods.distinct import midranks
+
+    z = special.ndtri((midranks(scores) - 0.5) / scores.size)  # Φ⁻¹ (stats.norm.ppf without its checks) of rankdata
     r = z - np.where(labels, z[labels].mean(), z[~labels].mean())
     G = int(groups.max()) + 1
     s = np.bincount(groups, minlength=G).astype(float)
@@ -529,11 +531,17 @@ def _auc_difference_spec(d: Data, delta):
     return s
 
 
+def _mann_whitney(pos, neg) -> float:
+    """The Mann–Whitney AUC with ties counted half: the mean placement of the positives (methods/auc.py, whose
+    placements a large test set keeps for the AUC methods that follow)."""
+    from ..methods.auc import delong_placements
+
+    return float(np.mean(delong_placements(np.asarray(pos, dtype=float)[None], np.asarray(neg, dtype=float)[None])[0]))
+
+
 def _auc_spec(name, pos, neg, delta):
     """The AUC of one model's scores: binormal over (AUC, sd_ratio) and the smoothed-empirical check."""
-    # the Mann–Whitney AUC with ties counted half
-    ranks = stats.rankdata(np.concatenate([pos, neg]))
-    auc = float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+    auc = _mann_whitney(pos, neg)
     s = Spec(name, auc, dict(metric="auc", scores_pos=pos, scores_neg=neg), _methods("scores", "auc"))
     s.design, s.coverage_metric = "binormal", "auc"
     root = math.sqrt(1 - delta)

@@ -37,7 +37,7 @@ import numpy as np
 from .audit import BOOTSTRAP, EPSILON, Z_MCSE
 
 TIE = 0.01  # a bootstrap is recommended only if >1% narrower (expected width) than every other qualifying method
-PRICE = 1.25  # a guaranteed pick this many times as wide as the narrowest approximate row shows that row beside it
+PRICE = 1.5  # a guaranteed pick this many times as wide as the narrowest approximate row shows that row beside it
 GUARANTEED = {"proportion": "clopper_pearson", "two_class": "cp_union", "classes": "union_cp",
               "paired": "exact_mcnemar", "difference": "melded"}  # the kind's preferred guaranteed method
 MET = ("certified", "guaranteed", "estimated")  # the verdicts that meet the target
@@ -204,8 +204,9 @@ def _failing(rows, pick, floor) -> str:
     narrower = rows[(rows.width < pick.width) & rows.worst_coverage.notna() & ~rows.meets_target.isin(MET)]
     if not len(narrower):
         return ""
-    narrower = narrower.sort_values("width", kind="stable").head(3)
-    said = ", ".join(f"{r.method} {_worst(r)} ({r.meets_target}{': ' + r.note if r.meets_target == 'undecided' and r.get('note') else ''})"
+    narrower = narrower.sort_values("width", kind="stable")
+    said = ", ".join(f"{r.method} {_worst(r)} ("
+                     + (r.note if r.meets_target == "undecided" and r.get("note") else r.meets_target) + ")"
                      for _, r in narrower.iterrows())
     return f"narrower methods fall short of {floor:.3f}: {said}; "
 

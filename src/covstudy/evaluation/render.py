@@ -64,6 +64,7 @@ def markdown(ev) -> str:
                              "coverage_mcse", "worst_coverage", "worst_mcse", "worst_bound", "meets_target",
                              "mean_width", "engine", "recommended"] + (["note"] if "note" in recommended_columns(
                              ev.table) else [])), ""]
+    lines += references(ev.table)
     lines += ["## LaTeX", "", "```latex", latex(ev.recommended), "```", ""]
     return "\n".join(lines)
 
@@ -196,12 +197,37 @@ def text(frame) -> str:
 
 
 def latex(frame) -> str:
-    rows = [r"\begin{tabular}{llrrrr}", r"\hline",
-            r"Metric & Method & Estimate & Interval & Coverage & Worst \\", r"\hline"]
+    """The recommended rows as a LaTeX tabular: each method with its reference's number, its target flag
+    (``NO: below target`` kept), then the numbered references (``report.references.cited``)."""
+    from ..report.markdown import tex_escape
+    from ..report.references import PAGE, cited, numbers
+
+    frame = flagged(frame)
+    number = numbers(frame)
+    rows = [r"\begin{tabular}{llrrrrl}", r"\hline",
+            r"Metric & Method & Estimate & Interval & Coverage & Worst & Target \\", r"\hline"]
     for _, r in frame.iterrows():
         ci = "" if np.isnan(r.lower) else f"[{r.lower:.4f}, {r.upper:.4f}]"
+        n = number.get((r.kind, r.method))
+        method = tex_escape(r.method.replace('_', ' ')) + ("" if n is None else f"~[{n}]")
         worst = ("$\\le$ " if _true(r.get("worst_is_upper_bound")) and r.worst_coverage == r.worst_coverage
                  else "") + _fmt(r.worst_coverage)
-        rows.append(f"{r.metric.replace('_', ' ')} & {r.method.replace('_', ' ')} & {_fmt(r.estimate)} & {ci} & "
-                    f"{_fmt(r.coverage_at_estimate)} & {worst} \\\\")
-    return "\n".join(rows + [r"\hline", r"\end{tabular}"])
+        rows.append(f"{tex_escape(r.metric.replace('_', ' '))} & {method} & {_fmt(r.estimate)} & {ci} & "
+                    f"{_fmt(r.coverage_at_estimate)} & {worst} & {tex_escape(_fmt(r.get('meets_target', '')))} \\\\")
+    refs = [f"[{n}] {tex_escape(display)}: {tex_escape(reference)}" for n, _, display, reference, _ in cited(frame)]
+    tail = [r"\par\smallskip\noindent{\footnotesize " + r"\\ ".join(refs)
+            + rf" \\ (every method's reference: {tex_escape(PAGE)})}}"] if refs else []
+    return "\n".join(rows + [r"\hline", r"\end{tabular}"] + tail)
+
+
+def references(table) -> list[str]:
+    """The report's references section (Markdown lines): each method of ``table`` numbered as in the LaTeX
+    table, with its reference and its entry in docs/methods.md."""
+    from ..report.references import PAGE, cited
+
+    refs = cited(table)
+    if not refs:
+        return []
+    return ["## References", "", f"Each method's reference (numbered as in the LaTeX table; every method's: `{PAGE}`):",
+            ""] + [f"{n}. `{q}` ({display}): {reference} — `{PAGE}#{where}`"
+                   for n, q, display, reference, where in refs] + [""]

@@ -349,7 +349,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     from tqdm.auto import tqdm
 
     from .. import validate
-    from ..intervals import interval
+    from ..intervals import interval, point_estimate
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
@@ -402,7 +402,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                     bar.update()
                     continue
                 lo, hi = interval(qualified, delta=delta, seed=seed, **s.door)
-                row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate, lower=float(lo),
+                own = point_estimate(qualified, seed=seed, **s.door)  # each row its method's own estimate
+                row = dict(metric=s.metric, method=method, kind=kind, estimate=s.estimate if own is None else own,
+                           lower=float(lo),
                            upper=float(hi), width=float(hi - lo),
                            design=s.design or ("multiclass" if s.multiclass else None), n=d.n,
                            guaranteed=_guaranteed(qualified))
@@ -464,6 +466,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
             table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit)
         table["note"] = table["note"].fillna("") if "note" in table else ""
+        # rows added after ``recommend`` (superiority_probability, the ECE) or no rule run (the ECE alone)
+        table["narrower"] = table["narrower"].fillna("") if "narrower" in table else ""
+        for flag in ("worst_is_upper_bound", "guaranteed"):
+            table[flag] = table[flag].astype(object).where(table[flag].notna(), False).astype(bool) \
+                if flag in table else False
         cols = COLUMNS + [c for c in table.columns if c not in COLUMNS]
         table = table[cols]
         def step(metric):

@@ -22,7 +22,7 @@ from scipy import special
 
 from .._lazy import stats
 from .. import validate
-from .auc import _frozen, _scores, delong_placements
+from .auc import _frozen, _resample_blocks, _scores, delong_placements
 from .binomial import _z
 from .registry import draws_param, register, register_kind
 
@@ -235,20 +235,22 @@ def _resampled_auc(pos, neg, i, count):
 def auc_difference_bootstrap(pos_first, neg_first, pos_second, neg_second, delta, rng=None, draws=2000):
     """Paired stratified percentile bootstrap: resample the m positives and the n negatives with
     replacement, each case keeping both classifiers' scores; (delta/2, 1 - delta/2) quantiles of
-    Â₁* - Â₂*. Per test set, from ``rng``: the negatives' indices (draws × n), then the positives'."""
+    Â₁* - Â₂*. Per test set, from ``rng``: the negatives' indices (draws × n), then the positives', drawn
+    in blocks of resamples (methods/auc.py ``_resample_blocks``); draws × (m + n) at most
+    ``validate.RESAMPLE_WORK_MAX``."""
     arrays = [np.asarray(a) for a in (pos_first, neg_first, pos_second, neg_second)]
     lead = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
     p1, n1, p2, n2 = (np.broadcast_to(a, lead + a.shape[-1:]).reshape(-1, a.shape[-1]) for a in arrays)
     delta = np.broadcast_to(np.asarray(delta, dtype=float), lead).reshape(-1)
     rng = np.random.default_rng() if rng is None else rng
     m, n = p1.shape[1], n1.shape[1]
+    validate.resample_work("draws", draws, m + n, "cases")
     lower, upper = np.empty(len(p1)), np.empty(len(p1))
-    row = np.arange(draws)[:, None]
     for t in range(len(p1)):
-        j = rng.integers(0, n, size=(draws, n))
-        i = rng.integers(0, m, size=(draws, m))
-        count = np.bincount((j + row * n).ravel(), minlength=draws * n).reshape(draws, n)  # each negative's copies
-        d = _resampled_auc(p1[t], n1[t], i, count) - _resampled_auc(p2[t], n2[t], i, count)
+        d = np.empty(draws)
+        for rows, j, i in _resample_blocks(rng, draws, n, m):  # memory bounded, the same numbers as one block
+            count = np.bincount((j + np.arange(len(j))[:, None] * n).ravel(), minlength=j.size).reshape(j.shape)
+            d[rows] = _resampled_auc(p1[t], n1[t], i, count) - _resampled_auc(p2[t], n2[t], i, count)
         lower[t], upper[t] = np.quantile(d, [delta[t] / 2, 1 - delta[t] / 2])
     return lower.reshape(lead), upper.reshape(lead)
 

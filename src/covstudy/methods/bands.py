@@ -32,6 +32,7 @@ import numpy as np
 from scipy import special
 
 from .._lazy import stats
+from .auc import _resample_blocks
 from .binomial import clopper_pearson, jeffreys, wilson
 from .registry import draws_param, register, register_kind
 
@@ -134,10 +135,10 @@ def empirical_pr(scores_pos, scores_neg, recall=RECALL_GRID) -> tuple[np.ndarray
     return precision_at(p, q, s.m, recall)[0], tp, tp + fp
 
 
-def _resample(rng, size, draws):
-    """Bootstrap weights: how often each of ``size`` examples is drawn, ``draws`` rows."""
-    idx = rng.integers(0, size, (draws, size))
-    return np.bincount((idx + size * np.arange(draws)[:, None]).ravel(), minlength=draws * size).reshape(draws, size)
+def _weights(idx):
+    """Bootstrap weights from indices (rows × size): how often each example is drawn, a row each."""
+    rows, size = idx.shape
+    return np.bincount((idx + size * np.arange(rows)[:, None]).ravel(), minlength=idx.size).reshape(rows, size)
 
 
 _CURVES: dict = {}  # the last few bootstrap_curves results, by their inputs and the generator's state
@@ -166,12 +167,11 @@ def bootstrap_curves(scores_pos, scores_neg, grid, rng, draws, curve="roc") -> t
 
 def _bootstrap_curves(scores_pos, scores_neg, grid, rng, draws, curve):
     s = Sorted(scores_pos, scores_neg)
-    wp, wn = _resample(rng, s.m, draws), _resample(rng, s.n, draws)
-    p, q = s.vertices()
-    pb, qb = s.vertices(wp, wn)
-    if curve == "roc":
-        return roc_at(p, q, s.m, s.n, grid)[0], roc_at(pb, qb, s.m, s.n, grid)
-    return precision_at(p, q, s.m, grid)[0], precision_at(pb, qb, s.m, grid)
+    at = (lambda p, q: roc_at(p, q, s.m, s.n, grid)) if curve == "roc" else (lambda p, q: precision_at(p, q, s.m, grid))
+    curves = np.empty((draws, np.size(grid)))
+    for rows, jp, jn in _resample_blocks(rng, draws, s.m, s.n):  # the positives' weights, then the negatives'
+        curves[rows] = at(*s.vertices(_weights(jp), _weights(jn)))
+    return at(*s.vertices())[0], curves
 
 
 # --------------------------------------------------------------------------- ROC bands: pointwise

@@ -26,7 +26,8 @@ def _door(m, est, counts, delta, side, rng, params, icc):
     return m.bounds((k, n), validate.delta(delta), side, **params)
 
 
-register_kind("proportion", ("k", "n"), "", data="count", route=_door, plain=True)
+register_kind("proportion", ("k", "n"), "", data="count", route=_door, plain=True,
+              estimate=lambda k, n: np.asarray(k, dtype=float) / np.asarray(n, dtype=float))
 
 
 def _z(delta):

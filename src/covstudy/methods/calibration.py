@@ -25,7 +25,9 @@ one row per test set) unless it says otherwise.
   calibration": 2·plug-in minus the plug-in's expectation when each bin's frequency is
   redrawn from N(ȳ_j, ȳ_j(1 - ȳ_j)/m_j), here in closed form, the folded normal's mean, instead
   of their Monte Carlo average; its interval the bootstrap distribution of the debiased estimate
-  recentred on it, floored at 0).
+  recentred on it, floored at 0). Resamples are drawn in blocks of whole draws (``resampled_bin_stats``:
+  memory never draws × n), or by (bin, label) cells in O(draws·B) (``cell_resampled_bin_stats``, the
+  same law but for a normal score sum in cells of many distinct scores).
 * **Tests of perfect calibration**: ``hosmer_lemeshow`` (Hosmer & Lemeshow 1980, "Goodness of fit
   tests for the multiple logistic regression model", Communications in Statistics A 9; with the
   scores given, not fitted to this test set, the statistic is referred to χ² on the number of
@@ -135,19 +137,76 @@ def debiased_ece(m, k, S):
     return per_bin.sum(axis=-1) / m.sum(axis=-1)
 
 
-def resampled_bin_stats(scores, labels, edges, draws: int, rng: np.random.Generator):
+RESAMPLE_BLOCK = 1 << 21  # resampled examples held at once (whole draws; one draw where n is larger): ~80 MB
+DISTINCT = 64  # a cell with at most this many distinct scores is resampled exactly by its values' multiplicities
+
+
+def resampled_bin_stats(scores, labels, edges, draws: int, rng: np.random.Generator, block: int = RESAMPLE_BLOCK):
     """(m*, k*, S*), each (draws, B): the bin statistics of ``draws`` bootstrap resamples of one test set
-    (1-d scores and labels; n examples drawn with replacement)."""
+    (1-d scores and labels; n examples drawn with replacement, the indices ``rng.integers(0, n, (draws, n))``).
+
+    In blocks of whole draws, at most ``block`` indices (one draw where n is larger), so memory is
+    O(block + n + draws·B), never draws × n. The numbers do not depend on the block: split calls of
+    ``integers`` continue one stream, and a draw's sums are added in the same order."""
     scores, labels = (x[0] for x in validate.test_sets(scores, labels))
     edges = validate.bin_edges(edges)
     draws = validate.whole("draws", draws, 1, validate.DRAWS_MAX)
     n, B = scores.size, len(edges) - 1
-    pick = rng.integers(0, n, size=(draws, n))
-    key = (np.arange(draws)[:, None] * B + bin_index(scores, edges)[pick]).ravel()
-    m = np.bincount(key, minlength=draws * B).reshape(draws, B)
-    k = np.bincount(key, weights=labels[pick].ravel(), minlength=draws * B).reshape(draws, B)
-    S = np.bincount(key, weights=scores[pick].ravel(), minlength=draws * B).reshape(draws, B)
+    bins = bin_index(scores, edges)
+    m, k, S = np.empty((draws, B), dtype=np.int64), np.empty((draws, B)), np.empty((draws, B))
+    step = max(1, block // max(n, 1))
+    for d in range(0, draws, step):
+        c = min(step, draws - d)
+        pick = rng.integers(0, n, size=(c, n))
+        key = (np.arange(c)[:, None] * B + bins[pick]).ravel()
+        m[d:d + c] = np.bincount(key, minlength=c * B).reshape(c, B)
+        k[d:d + c] = np.bincount(key, weights=labels[pick].ravel(), minlength=c * B).reshape(c, B)
+        S[d:d + c] = np.bincount(key, weights=scores[pick].ravel(), minlength=c * B).reshape(c, B)
     return m, k, S
+
+
+def cell_resampled_bin_stats(scores, labels, edges, draws: int, rng: np.random.Generator):
+    """(m*, k*, S*), each (draws, B): ``draws`` bootstrap resamples of one test set drawn by cells, in
+    O(draws·B·DISTINCT) rather than O(draws·n) time and memory.
+
+    The n examples fall into 2B cells (bin j, label y) of N_c examples. A resample's counts per cell are
+    Multinomial(n, N_c/n), exactly the law n indices drawn with replacement give; then k*_j is the count of
+    cell (j, 1) and m*_j the sum of both. Given its count c, a cell's score sum is the sum of c draws with
+    replacement from its scores: drawn exactly, as Multinomial(c, the shares of its distinct scores) times
+    those scores, where the cell holds at most DISTINCT distinct scores (ties, exact 0 and 1, any cell of
+    at most DISTINCT examples); otherwise from N(c·μ_c, c·σ_c²), the sum's exact mean and variance
+    (μ_c, σ_c² the cell's mean and population variance; the central limit theorem over c, about N_c >
+    DISTINCT, draws), clipped to [c·min, c·max]. ``bin_bootstrap`` is the same idea for one bin's frequency."""
+    scores, labels = (x[0] for x in validate.test_sets(scores, labels))
+    edges = validate.bin_edges(edges)
+    draws = validate.whole("draws", draws, 1, validate.DRAWS_MAX)
+    n, B = scores.size, len(edges) - 1
+    cell = (2 * bin_index(scores, edges) + (labels > 0.5)).astype(np.int32 if 2 * B >= 2**15 else np.int16)
+    order = np.argsort(cell, kind="stable")  # a radix sort for 16-bit keys: O(n)
+    sizes = np.bincount(cell, minlength=2 * B)
+    counts = rng.multinomial(n, sizes / n, size=draws)  # (draws, 2B)
+    sums = np.zeros((draws, 2 * B))
+    for c, part in enumerate(np.split(scores[order], np.cumsum(sizes)[:-1])):
+        if part.size == 0:
+            continue
+        values, mult = _few_distinct(part)
+        if values is not None:
+            sums[:, c] = rng.multinomial(counts[:, c], mult / part.size) @ values
+        else:
+            mu, sd = part.mean(), part.std()
+            drawn = rng.normal(counts[:, c] * mu, np.sqrt(counts[:, c]) * sd)
+            sums[:, c] = np.clip(drawn, counts[:, c] * part.min(), counts[:, c] * part.max())
+    counts = counts.reshape(draws, B, 2)
+    return counts.sum(axis=-1), counts[..., 1].astype(float), sums.reshape(draws, B, 2).sum(axis=-1)
+
+
+def _few_distinct(x):
+    """(distinct values, their counts) of ``x`` if it has at most DISTINCT of them, else (None, None); a first
+    look at 4·DISTINCT values spares the full sort of a column of continuous scores."""
+    if np.unique(x[:4 * DISTINCT]).size > DISTINCT:
+        return None, None
+    values, mult = np.unique(x, return_counts=True)
+    return (values, mult) if values.size <= DISTINCT else (None, None)
 
 
 def _quantiles(x, delta):
@@ -161,6 +220,7 @@ def _rows(kernel):
         edges = validate.bin_edges(edges)
         delta = float(validate.delta(validate.scalar("delta", delta)))
         draws = validate.whole("draws", draws, 1, validate.DRAWS_MAX)
+        validate.resample_work("draws", draws, scores.shape[-1], "examples")
         rng = rng if rng is not None else np.random.default_rng(0)
         out = np.array([kernel(s, y, delta, rng, edges, draws) for s, y in zip(scores, labels)]).reshape(-1, 2)
         return out[:, 0], out[:, 1]

@@ -20,6 +20,7 @@ import numpy as np
 from .. import validate
 from .binomial import _z
 from .f1 import row_quantiles
+from .distinct import unique_inverse
 from .registry import draws_param, register, register_kind
 
 COUNTS = ("scores", "labels", "clusters")
@@ -36,8 +37,7 @@ def _door(m, est, counts, delta, side, rng, params, icc):
     if scores.ndim == 0 or scores.shape != labels.shape or scores.shape != clusters.shape:
         raise ValueError(f"scores, labels, clusters: need arrays of one shape (examples on the last axis), got "
                          f"shapes {scores.shape}, {labels.shape}, {clusters.shape}")
-    _, ids = np.unique(clusters, return_inverse=True)
-    ids = ids.reshape(clusters.shape)
+    ids = unique_inverse(clusters.reshape(-1))[1].reshape(clusters.shape)
     if ids.max() < 1:
         raise ValueError("clusters: need at least 2 clusters")
     return est.bounds(m, dict(scores=scores, labels=labels, clusters=ids),
@@ -85,17 +85,25 @@ def sorted_placements(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 _LAST: list = []  # [((scores, labels), placements)]: the last read-only test sets' (the core's shared ones)
+_KEPT_SCORES = 100_000  # ... or the last test set of at least this many scores (a user's file: every method
+_BY_VALUE: list = []  # meets it), kept as [(scores, labels, placements)] with a copy, checked value by value
 
 
 def _kept(scores, labels, s, lab):
     """``sorted_placements(s, lab)``, kept for the last read-only ``scores`` and ``labels`` (the core's cached
-    test sets, as methods/auc.py keeps DeLong's), so the methods at a point sort them once."""
+    test sets, as methods/auc.py keeps DeLong's), so the methods at a point sort them once; and for the last
+    large test set, whose copy is compared value by value (a changed array is never taken for it)."""
     frozen = all(isinstance(a, np.ndarray) and not a.flags.writeable and a.base is None for a in (scores, labels))
     if frozen and _LAST and _LAST[0][0][0] is scores and _LAST[0][0][1] is labels:
         return _LAST[0][1]
+    large = not frozen and s.size >= _KEPT_SCORES
+    if large and _BY_VALUE and all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(_BY_VALUE[0], (s, lab))):
+        return _BY_VALUE[0][2]
     result = sorted_placements(s, lab)
     if frozen:
         _LAST[:] = [((scores, labels), result)]
+    elif large:
+        _BY_VALUE[:] = [(s.copy(), lab.copy(), result)]
     return result
 
 

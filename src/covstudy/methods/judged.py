@@ -78,7 +78,8 @@ def _normal(estimate, variance, delta, undefined=False):
 
 
 @register("judged_classical", display="classical", takes="judged", family="approximate", guaranteed=False,
-          random=False, reference="ppi_py classical_mean_ci (CLT on the human labels alone); Wald")
+          random=False, reference="ppi_py classical_mean_ci (CLT on the human labels alone); Wald",
+          estimate=lambda tp, fn, fp, tn, u_pos, u_neg: (tp + fn) / np.add(tp + fn + fp, tn, dtype=float))
 def classical(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     """Classical interval on the n human labels alone: ȳ ± z·sqrt(ȳ(1 - ȳ)/n), the Wald interval of (tp + fn, n)."""
     tp, fn, fp, tn = _floats(tp, fn, fp, tn)
@@ -86,7 +87,9 @@ def classical(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
 
 
 @register("judged_naive", display="naive (judge only)", takes="judged", family="approximate", guaranteed=False,
-          random=False, reference="the judge's labels of all N as if they were true (ppi_py's imputed-only CLT interval)")
+          random=False, reference="the judge's labels of all N as if they were true (ppi_py's imputed-only CLT interval)",
+          estimate=lambda tp, fn, fp, tn, u_pos, u_neg: (tp + fp + u_pos) / np.add(tp + fn + fp + tn + u_pos, u_neg,
+                                                                                   dtype=float))
 def naive(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     """The judge's rate on all N as truth: f̄_N ± z·sqrt(f̄_N(1 - f̄_N)/N), f̄_N = (tp + fp + u_pos)/N; biased by q - p."""
     tp, fn, fp, tn, u_pos, u_neg = _floats(tp, fn, fp, tn, u_pos, u_neg)
@@ -118,8 +121,17 @@ def ppi_bounds(tp, fn, fp, tn, u_pos, u_neg, delta, lam):
     return _normal(lam * u + rect, lam * lam * u * (1 - u) / M + rect_var / n, delta)
 
 
+def ppi_estimate(tp, fn, fp, tn, u_pos, u_neg, lam=None):
+    """The prediction-powered estimate λ·ū + ȳ - λ·f̄ (``ppi_bounds``' centre; λ = None: PPI++'s λ̂), clipped to [0, 1]."""
+    lam = ppi_lambda(tp, fn, fp, tn, u_pos, u_neg) if lam is None else lam
+    tp, fn, fp, tn, u_pos, u_neg = _floats(tp, fn, fp, tn, u_pos, u_neg)
+    n, M = tp + fn + fp + tn, u_pos + u_neg
+    return np.clip(lam * u_pos / M + (tp + fn) / n - lam * (tp + fp) / n, 0.0, 1.0)
+
+
 @register("judged_ppi", display="PPI", takes="judged", family="approximate", guaranteed=False, random=False,
-          reference="Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), Science 382; ppi_py ppi_mean_ci(lam=1)")
+          reference="Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), Science 382; ppi_py ppi_mean_ci(lam=1)",
+          estimate=lambda *cells: ppi_estimate(*cells, lam=1.0))
 def ppi(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     """Prediction-powered interval (λ = 1): ū + (ȳ - f̄) ± z·sqrt(ū(1 - ū)/M + var(Y - Ŷ)/n)."""
     return ppi_bounds(tp, fn, fp, tn, u_pos, u_neg, delta, 1.0)
@@ -127,7 +139,8 @@ def ppi(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
 
 @register("judged_ppi_plus_plus", display="PPI++", takes="judged", family="approximate", guaranteed=False,
           random=False, aliases=("ppi_pp",),
-          reference="Angelopoulos, Duchi & Zrnic (2024), PPI++, arXiv:2311.01453; ppi_py ppi_mean_ci(lam=None)")
+          reference="Angelopoulos, Duchi & Zrnic (2024), PPI++, arXiv:2311.01453; ppi_py ppi_mean_ci(lam=None)",
+          estimate=lambda *cells: ppi_estimate(*cells))
 def ppi_plus_plus(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     """PPI++: the prediction-powered interval at the power-tuned λ̂ (``ppi_lambda``), never wider than classical asymptotically."""
     return ppi_bounds(tp, fn, fp, tn, u_pos, u_neg, delta, ppi_lambda(tp, fn, fp, tn, u_pos, u_neg))
@@ -135,7 +148,8 @@ def ppi_plus_plus(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
 
 @register("judged_stratified_ppi", display="stratified PPI", takes="judged", family="approximate",
           guaranteed=False, random=False,
-          reference="Fisch et al. (2024), Stratified PPI, NeurIPS (strata: the judge's label); Tenenbein (1970), JASA 65")
+          reference="Fisch et al. (2024), Stratified PPI, NeurIPS (strata: the judge's label); Tenenbein (1970), JASA 65",
+          estimate=lambda *cells: stratified_estimate(*cells))
 def stratified_ppi(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     """Stratified PPI with the judge's label as strata: p̂ = w·a + (1 - w)·b ± z·SE, valid under both samplings.
 
@@ -156,6 +170,14 @@ def stratified_ppi(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     return _normal(w * a + (1 - w) * b, var, delta, undefined)
 
 
+def stratified_estimate(tp, fn, fp, tn, u_pos, u_neg):
+    """Stratified PPI's p̂ = w·a + (1 - w)·b (``stratified_ppi``; an unlabelled stratum's rate read as 0)."""
+    tp, fn, fp, tn, u_pos, u_neg = _floats(tp, fn, fp, tn, u_pos, u_neg)
+    n1, n0 = tp + fp, fn + tn
+    w = (n1 + u_pos) / (n1 + n0 + u_pos + u_neg)
+    return w * tp / np.maximum(n1, 1) + (1 - w) * fn / np.maximum(n0, 1)
+
+
 def rogan_gladen_parts(tp, fn, fp, tn, u_pos, u_neg):
     """(q̂, ŝe, ŝp, their sample sizes M, n_pos, n_neg): q̂ from the unlabelled judge labels, so
     that it is independent of ŝe = tp/(tp + fn) and ŝp = tn/(tn + fp) under random sampling."""
@@ -166,7 +188,8 @@ def rogan_gladen_parts(tp, fn, fp, tn, u_pos, u_neg):
 
 @register("judged_rogan_gladen", display="Rogan–Gladen", takes="judged", family="approximate", guaranteed=False,
           random=False,
-          reference="Rogan & Gladen (1978), Am. J. Epidemiol. 107; delta method: Greiner & Gardner (2000), Prev. Vet. Med. 45")
+          reference="Rogan & Gladen (1978), Am. J. Epidemiol. 107; delta method: Greiner & Gardner (2000), Prev. Vet. Med. 45",
+          estimate=lambda *cells: rogan_gladen_estimate(*cells))
 def rogan_gladen(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     """Rogan–Gladen p̂ = (q̂ + ŝp - 1)/(ŝe + ŝp - 1) ± z·SE, delta method, random sampling only.
 
@@ -182,6 +205,14 @@ def rogan_gladen(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None):
     var = (q * (1 - q) / M + p * p * se * (1 - se) / np.maximum(n_pos, 1)
            + (1 - p) ** 2 * sp * (1 - sp) / np.maximum(n_neg, 1)) / (j * j)
     return _normal(p, var, delta, undefined)
+
+
+def rogan_gladen_estimate(tp, fn, fp, tn, u_pos, u_neg):
+    """Rogan–Gladen's p̂ = (q̂ + ŝp - 1)/(ŝe + ŝp - 1) clipped to [0, 1]; NaN where it is undefined (``rogan_gladen``)."""
+    q, se, sp, M, n_pos, n_neg = rogan_gladen_parts(tp, fn, fp, tn, u_pos, u_neg)
+    j = se + sp - 1
+    undefined = (n_pos == 0) | (n_neg == 0) | (j <= 0)
+    return np.where(undefined, np.nan, np.clip((q + sp - 1) / np.where(undefined, 1.0, j), 0.0, 1.0))
 
 
 def _posterior_interval(sample, rows: int, draws: int, delta) -> tuple[np.ndarray, np.ndarray]:
@@ -205,7 +236,8 @@ def _rows(*counts):
 @register("judged_rogan_gladen_bayes", display="Rogan–Gladen Bayes", takes="judged", family="bayesian",
           guaranteed=False, params=(draws_param(2000, "posterior draws"),),
           reference="Rogan & Gladen (1978); Bayesian version: Flor, Weiß, Selhorst, Hlinak & Müller (2020), "
-                    "BMC Public Health 20, 1135")
+                    "BMC Public Health 20, 1135",
+          estimate=lambda *cells, rng=None, draws=2000: rogan_gladen_bayes(*cells, 1.0, rng=rng, draws=draws)[0])
 def rogan_gladen_bayes(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None, draws=2000):
     """Rogan–Gladen on posterior draws: quantiles of clip((q + sp - 1)/(se + sp - 1), 0, 1), random sampling only.
 
@@ -231,7 +263,8 @@ def rogan_gladen_bayes(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None, draws=2000
 @register("judged_bayes_joint", display="Bayesian joint", takes="judged", family="bayesian", guaranteed=False,
           params=(draws_param(2000, "posterior draws"),),
           reference="the multinomial model of (Y, judge) with the judge's labels of all N (Tenenbein 1970), "
-                    "Jeffreys priors on q, PPV, FOR")
+                    "Jeffreys priors on q, PPV, FOR",
+          estimate=lambda *cells, rng=None, draws=2000: bayes_joint(*cells, 1.0, rng=rng, draws=draws)[0])
 def bayes_joint(tp, fn, fp, tn, u_pos, u_neg, delta, rng=None, draws=2000):
     """Bayesian joint model: quantiles of p = q·PPV + (1 - q)·FOR, valid under both samplings.
 

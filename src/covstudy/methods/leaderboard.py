@@ -193,16 +193,30 @@ def contrast_matrix(k: int) -> np.ndarray:
 
 def normal_draws(k: int, draws: int) -> np.ndarray:
     """The fixed standard normal points (draws, k) of ``max_t_critical``, the same for every test set: a
-    scrambled Sobol sequence through Φ⁻¹ (quasi-Monte Carlo: at 8,192 points the 95% quantile of max |Z| is
-    within about 0.01 of the exact value, against about 0.03 for as many pseudo-random draws)."""
+    scrambled Sobol sequence through Φ⁻¹ (quasi-Monte Carlo)."""
     from scipy.stats import qmc
 
     return stats.norm.ppf(qmc.Sobol(k, scramble=True, seed=2026).random(draws))
 
 
+NEWTON_STEPS = 4  # from the draws' empirical quantile, Newton's steps on the smooth CDF (within 1e-9 after 3)
+
+
 def max_t_critical(cov, delta, draws: int = 8192) -> np.ndarray:
-    """c with P(max_p |(C a)_p|/sd_p <= c) = 1 - delta for a ~ N(0, cov) (cov (..., k, k)): the quantile
-    over ``draws`` fixed normal draws (pairs of zero variance are left out of the maximum)."""
+    """c with P(max_p |(C a)_p|/sd_p <= c) = 1 - delta for a ~ N(0, cov) (cov (..., k, k)); pairs of zero
+    variance are left out of the maximum.
+
+    Spherical-radial integration (Deák (1980), "Three digit accurate multiple normal probabilities";
+    Genz & Bretz (2009), "Computation of Multivariate Normal and t Probabilities", §4.1): a = root·R·u with
+    R ~ chi(k) independent of the direction u, and the maximum is R·m(u), so
+    P(max <= c) = E_u[F_chi(c/m(u))], a smooth function of c averaged over the ``draws`` fixed directions
+    (``normal_draws`` normalised) and solved by Newton's method. The radius integrated exactly, the
+    error is the directions' alone: at k = 10 within 0.001 of the exact value for independent
+    accuracies (the studentized range) and within 0.005 of 10⁶-draw references (tests/test_leaderboard_max_t.py),
+    where the empirical quantile of as many draws of the maximum was 0.01-0.02 off.
+    """
+    from scipy import special
+
     cov = np.asarray(cov, float)
     k = cov.shape[-1]
     vals, vecs = np.linalg.eigh(cov)
@@ -211,9 +225,21 @@ def max_t_critical(cov, delta, draws: int = 8192) -> np.ndarray:
     sd = np.sqrt(np.clip(np.einsum("pa,...ab,pb->...p", C, cov, C), 0, None))
     scale = np.where(sd > 0, 1 / np.where(sd > 0, sd, 1), 0.0)
     G = normal_draws(k, draws)
-    z = np.matmul(np.matmul(G, np.swapaxes(root, -1, -2)), C.T)  # (..., draws, P)
-    top = np.abs(z * scale[..., None, :]).max(axis=-1)
-    return np.quantile(top, 1 - delta, axis=-1)
+    radius = np.linalg.norm(G, axis=1)
+    z = np.matmul(np.matmul(G / radius[:, None], np.swapaxes(root, -1, -2)), C.T)  # (..., draws, P)
+    m = np.abs(z * scale[..., None, :]).max(axis=-1)  # the maximum on each unit direction
+    c = np.quantile(m * radius, 1 - delta, axis=-1)  # the plain estimate: Newton's start
+    inverse = np.where(m > 0, 1 / np.where(m > 0, m, 1.0), 0.0)  # 1/m(u); 0 where every pair has zero variance
+    log_norm = (k / 2 - 1) * np.log(2) + special.gammaln(k / 2)  # of the chi(k) density x^(k-1)·e^(-x²/2)
+    for _ in range(NEWTON_STEPS):
+        x = c[..., None] * inverse
+        F = special.gammainc(k / 2, x * x / 2).mean(axis=-1)  # chi(k) CDF at c/m(u), averaged
+        with np.errstate(divide="ignore"):
+            density = np.exp((k - 1) * np.log(x) - x * x / 2 - log_norm)
+        f = (density * inverse).mean(axis=-1)
+        step = np.where(f > 0, (F - (1 - np.asarray(delta, float))) / np.where(f > 0, f, 1.0), 0.0)
+        c = np.maximum(c - step, c / 2)
+    return c
 
 
 @register("leaderboard_max_t", family="approximate", guaranteed=False, takes="leaderboard",
@@ -287,14 +313,26 @@ def bh(correct, both, n, delta):
     return from_claims(np.where(bh_reject(p, delta), sign, 0).astype(np.int8), np.shape(correct)[-1])
 
 
-def bootstrap_accuracies(rows, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """(r, draws, k): each test set's accuracies over ``draws`` resamples of its n examples."""
+RESAMPLE_BLOCK = 1 << 21  # resampled examples held at once (whole draws; one draw where n is larger)
+
+
+def bootstrap_accuracies(rows, draws: int, rng: np.random.Generator, block: int = RESAMPLE_BLOCK) -> np.ndarray:
+    """(r, draws, k): each test set's accuracies over ``draws`` resamples of its n examples (the indices
+    ``rng.integers(0, n, (draws, n))`` a test set). A resample's accuracies depend on it only through how often
+    each distinct row of correct answers (at most min(n, 2^k)) is drawn, so a block of whole draws (at most
+    ``block`` indices) is counted by distinct row: memory O(block + n·k), and the same numbers whatever the
+    block (whole-number sums, exact in floating point)."""
     r, n, k = rows.shape
     out = np.empty((r, draws, k))
+    step = max(1, block // max(n, 1))
     for t in range(r):
-        idx = rng.integers(0, n, size=(draws, n))
-        weight = np.bincount((idx + n * np.arange(draws)[:, None]).ravel(), minlength=draws * n).reshape(draws, n)
-        out[t] = weight @ rows[t].astype(np.float64) / n
+        distinct, which = np.unique(rows[t], axis=0, return_inverse=True)
+        D = len(distinct)
+        for d in range(0, draws, step):
+            c = min(step, draws - d)
+            idx = rng.integers(0, n, size=(c, n))
+            times = np.bincount((which.reshape(-1)[idx] + D * np.arange(c)[:, None]).ravel(), minlength=c * D)
+            out[t, d:d + c] = times.reshape(c, D) @ distinct.astype(np.float64) / n
     return out
 
 

@@ -63,6 +63,9 @@ class Input:
     # False for methods that are not intervals of one estimand (ROC/PR bands): a short name looked
     # up with no kind given (get("wilson")) means an interval, so bands do not make it ambiguous.
     interval: bool = True
+    # The kind's plug-in point estimate from its counts (a proportion's k/n), a method's own unless it
+    # declares one (``Method.estimate``); None: the metric's estimate as the caller computed it.
+    estimate: Callable | None = field(default=None, repr=False)
 
 
 INPUTS: dict[str, Input] = {}  # kind of input -> Input, filled by ``register_kind`` in each methods module
@@ -73,7 +76,7 @@ def register_kind(takes: str, counts: tuple[str, ...], label: str, **options) ->
     """Declare the kind of input ``takes`` (what its methods' kernels take): its count arguments,
     its label in errors, and the ``Input`` options (``per_test_set``, ``why_mc_only``, ``kind``, ``prefix``,
     and for the interval door ``data`` (default: ``takes``), ``route``, ``plain``; ``interval=False``
-    keeps its methods out of short-name lookups that name no kind)."""
+    keeps its methods out of short-name lookups that name no kind; ``estimate``, its plug-in estimate)."""
     global KINDS
     if takes in INPUTS:
         raise ValueError(f"kind of input {takes!r} is already registered")
@@ -134,6 +137,9 @@ class Method:
     one_sided: Kernel | None = field(default=None, repr=False)  # None: equal-tailed (see module doc)
     random: bool | None = None  # draws random numbers (None: as its kind of input, INPUTS)
     display: str = ""  # its name in figures and reports, e.g. "Clopper–Pearson" ("": from the name)
+    # Its own point estimate from the counts it takes (and its parameters), where it is not its kind's
+    # plug-in (``Input.estimate``): a posterior's median, an estimator such as PPI's. None: the kind's.
+    estimate: Callable | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if not self.display:
@@ -246,7 +252,7 @@ class Registry:
     def register(self, name: str, *, family: str, guaranteed: bool, reference: str, takes: str = "proportion",
                  aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
                  one_sided: Kernel | None = None, random: bool | None = None,
-                 display: str = "") -> Callable[[Kernel], Kernel]:
+                 display: str = "", estimate: Callable | None = None) -> Callable[[Kernel], Kernel]:
         """Decorator registering ``kernel`` under ``name``; the description is its docstring's first line.
 
         ``name`` is the stream identity of a sampling method's draws (never rename it); its kind's
@@ -255,7 +261,9 @@ class Registry:
         keyword parameters it takes; ``one_sided`` is the one-sided kernel of a proportion
         method that is not equal-tailed (module docstring); ``random=False`` marks a kernel of a
         sampling kind of input (``Input.per_test_set``) that is deterministic, so it has an exact engine;
-        ``display`` is its name in figures and reports (default: the short name in words).
+        ``display`` is its name in figures and reports (default: the short name in words);
+        ``estimate`` its point estimate from its counts and parameters, where it has its own
+        (``intervals.point_estimate``; default: its kind's, ``register_kind(estimate=...)``).
         """
         if family not in FAMILIES:
             raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
@@ -265,7 +273,7 @@ class Registry:
         def decorate(kernel: Kernel) -> Kernel:
             description = (kernel.__doc__ or name).strip().splitlines()[0]
             m = Method(name, kernel, description, family, guaranteed, reference, takes,
-                       tuple(aliases), tuple(params), one_sided, random, display)
+                       tuple(aliases), tuple(params), one_sided, random, display, estimate)
             local = (m.short, *aliases)
             keys = [f"{m.kind}.{a}" for a in local] + ([name] if name != m.short else [])
             clash = [k for k in keys if k in self._global or k in self._local or k in self._methods] + \

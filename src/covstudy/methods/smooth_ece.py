@@ -88,13 +88,14 @@ def fixed_point(coefficients) -> np.ndarray:
     ga, gb = g(a), g(b)
     above = ga > 0
     ga = np.where(above, ga, 1.0)  # rows without a root inside: kept fixed below
-    x = a
-    for _ in range(MAX_STEPS):
-        last, x = x, np.where(above & (gb != ga), (a * gb - b * ga) / np.where(gb != ga, gb - ga, 1.0), b)
+    x, done = a, ~above
+    for _ in range(MAX_STEPS):  # a row that has converged stays put: its σ* does not depend on the other rows
+        last, x = x, np.where(done, x, np.where(gb != ga, (a * gb - b * ga) / np.where(gb != ga, gb - ga, 1.0), b))
         gx = g(x)
         same = np.sign(gx) == np.sign(gb)  # x replaces b; halve the stale end's value (Illinois)
         a, ga, b, gb = (np.where(same, a, b), np.where(same, ga / 2, gb), x, gx)
-        if np.all((np.abs(x - last) < TOL) | (gx == 0) | ~above):
+        done |= (np.abs(x - last) < TOL) | (gx == 0)
+        if np.all(done):
             break
     return np.where(above, np.exp(x), SIGMA_MIN)
 
@@ -108,11 +109,21 @@ def smooth_ece(scores, labels, return_sigma: bool = False):
     return (value, sigma) if return_sigma else value
 
 
-def resampled_smooth_ece(scores, labels, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """The smooth ECE of ``draws`` bootstrap resamples of one test set (1-d scores and labels)."""
+RESAMPLE_BLOCK = 1 << 20  # resampled examples held at once (whole draws; one draw where n is larger)
+
+
+def resampled_smooth_ece(scores, labels, draws: int, rng: np.random.Generator, block: int = RESAMPLE_BLOCK) -> np.ndarray:
+    """The smooth ECE of ``draws`` bootstrap resamples of one test set (1-d scores and labels; the indices
+    ``rng.integers(0, n, (draws, n))``), in blocks of whole draws of at most ``block`` indices: memory
+    O(block + n), and the same numbers whatever the block (one stream; each row's fixed point is its own)."""
     scores, labels = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
-    pick = rng.integers(0, scores.size, size=(draws, scores.size))
-    return smooth_ece(scores[pick], labels[pick])
+    n = scores.size
+    step = max(1, block // max(n, 1))
+    out = np.empty(draws)
+    for d in range(0, draws, step):
+        pick = rng.integers(0, n, size=(min(step, draws - d), n))
+        out[d:d + len(pick)] = smooth_ece(scores[pick], labels[pick])
+    return out
 
 
 @register("ece_smooth", takes="calibration", family="approximate", guaranteed=False,

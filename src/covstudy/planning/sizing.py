@@ -44,6 +44,26 @@ DEFAULT_REPS = 1000  # simulated test sets per size for the Monte Carlo planner
 _FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)  # the plug-in table's sizes, as multiples of the answer
 
 
+def _estimand(d, metric: str | None):
+    """The design's estimand ``metric`` (its default if None); a metric of other designs only is a one-line
+    error naming them (recall: "--design stratified"), as a user asking for it under the binomial design
+    needs the design that takes it."""
+    from ..designs import DESIGNS
+    from ..estimands import ESTIMANDS, estimands_for
+
+    try:
+        return get_estimand(d.data, d.estimand if metric is None else metric)
+    except ValueError:
+        takers = [name for name, other in DESIGNS.items() if (other.data, metric) in ESTIMANDS]
+        if not takers:
+            raise
+        own = ", ".join(e.name for e in estimands_for(d.data))
+        them = f"the designs {', '.join(takers[:-1])} and {takers[-1]} take it" if len(takers) > 1 else \
+            f"the design {takers[0]} takes it"
+        raise ValueError(f"metric: {metric} is not a metric of the {d.name} design (its metrics: {own}); {them}: "
+                         f"pass --design {takers[0]} (design={takers[0]!r} in Python)") from None
+
+
 def plan_design(method: str, design: str, metric: str | None, delta: float, width: float | None,
                 assurance: float | None, coverage: float | None, side: str, reps: int | None, seed: int | None,
                 n_max: int, horizon: int, plugin: bool, given: dict, at: int | None = None,
@@ -51,7 +71,7 @@ def plan_design(method: str, design: str, metric: str | None, delta: float, widt
     """The planner for any design (module docstring); ``given``: the axes and the method's parameters.
     ``at``: no search, the table row of that size only (``size_performance``)."""
     d = get_design(design)
-    est = get_estimand(d.data, d.estimand if metric is None else metric)
+    est = _estimand(d, metric)
     m = est.method(method)
     m.check_side(side)
     names = {a.name for a in d.axes}

@@ -102,10 +102,11 @@ def bounded(frame):
 
 AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest coverage found "
            "over the (1 − δ) region of the operating point, at worst_at; worst_bound: a certified lower bound of the "
-           "worst (exact engines); worst_coverage ≤ x: an upper bound (the audit stopped at a point below the target); "
-           "meets_target: certified, guaranteed (coverage ≥ 1 − δ by construction), estimated, undecided (Monte "
-           "Carlo: within two MCSE of 1 − δ − ε once its budget of test sets was spent) or no (below 1 − δ − ε; "
-           "Monte Carlo by more than two MCSE); narrower: beside a guaranteed pick, the narrowest approximate row and "
+           "worst (exact engines); worst_coverage ≤ x: an upper bound (the audit stopped at a point below the "
+           "target); meets_target: certified, guaranteed (coverage ≥ 1 − δ by construction), estimated, undecided "
+           "(Monte Carlo: within two MCSE of 1 − δ − ε once its budget of test sets was spent) or no (below 1 − δ "
+           "− ε; Monte Carlo by more than two MCSE); narrower: beside a guaranteed pick, the narrowest approximate "
+           "row and "
            "its audited worst; "
            "engine: exact or Monte Carlo (mc, with coverage_mcse). Click a header to sort.")
 
@@ -167,10 +168,22 @@ def evaluation_page(ev, folder) -> str:
 {growth}{reliability}
 <section><h2>Every method, audited</h2>
 <p>{AUDITED}</p>
-<div class="fit">{_table_html(bounded(table), cols, "audited", _header)}</div></section>"""
+<div class="fit">{_table_html(bounded(table), cols, "audited", _header)}</div></section>
+{_references(table)}"""
     script = (f'<script type="application/json" id="covstudy-evaluation">{data}</script>\n'
               "<script>covstudyExplorer.forest();</script>\n")
     return page("covstudy-evaluate report", body, script)
+
+
+def _references(table) -> str:
+    """The methods' references (``references.cited``), each with its entry in docs/methods.md."""
+    from html import escape
+
+    from .references import PAGE, cited
+
+    items = "".join(f"<li><code>{escape(q)}</code> ({escape(display)}): {escape(reference)} — "
+                    f"<code>{PAGE}#{where}</code></li>" for _, q, display, reference, where in cited(table))
+    return f"<section><h2>References</h2><ol>{items}</ol></section>" if items else ""
 
 
 def write_evaluation_html(ev, folder) -> Path:

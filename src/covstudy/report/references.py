@@ -1,0 +1,62 @@
+"""Each method's reference, from the registry's ``reference=``: one list in docs/methods.md, cited by every report.
+
+``anchor`` names a method's entry in docs/methods.md's references (``ref-<kind>-<short>``), ``section``
+writes that list (tests/test_references.py keeps the page equal to it), and ``cited`` numbers the methods
+of an evaluation's rows for its reports (report.md, its LaTeX table, report.html).
+"""
+
+from __future__ import annotations
+
+PAGE = "docs/methods.md"  # where the list lives, in the repository and on the documentation site (methods/)
+START = "<!-- references: covstudy.report.references.section(); tests/test_references.py keeps them equal -->"
+
+
+def anchor(method) -> str:
+    """The id of ``method``'s entry (a registry ``Method``): ``ref-proportion-clopper-pearson``."""
+    return "ref-" + method.qualified.replace(".", "-").replace("_", "-")
+
+
+def section() -> str:
+    """The references of every registered interval method, by kind, each under its anchor (Markdown)."""
+    from ..methods.registry import methods
+
+    lines = [START, "", "## References", "",
+             "Every registered method, by its qualified name (what `interval()` and the reports call it), with "
+             "the reference its kernel cites; reports link here by these anchors.", ""]
+    for m in methods().values():
+        lines.append(f'- <a id="{anchor(m)}"></a>`{m.qualified}` ({m.display}): {m.reference}')
+    return "\n".join(lines) + "\n"
+
+
+def cited(table) -> list:
+    """[(number, qualified name, display, reference, anchor)] of the methods in an evaluation's rows
+    (columns ``kind``, ``method``), numbered in order of first appearance; rows naming no registered method
+    (an undefined metric's "—") are left out."""
+    out, seen = [], set()
+    for kind, short in zip(table["kind"], table["method"]):
+        m = method_of(kind, short)
+        if m is not None and m.qualified not in seen:
+            seen.add(m.qualified)
+            out.append((len(out) + 1, m.qualified, m.display, m.reference, anchor(m)))
+    return out
+
+
+def numbers(table) -> dict:
+    """{(kind, method): its reference's number} for ``table``'s rows (``cited``)."""
+    by_name = {q: n for n, q, *_ in cited(table)}
+    found = {(k, s): method_of(k, s) for k, s in zip(table["kind"], table["method"])}
+    return {key: by_name[m.qualified] for key, m in found.items() if m is not None}
+
+
+def method_of(kind, name):
+    """The registered method of an evaluation row: ``name`` (short, or qualified as ``f1.bayes``) within ``kind``
+    (a kind of input, ``two_class``, or a public kind, ``ece``); None if none answers."""
+    from ..methods.registry import INPUTS, get
+
+    every = tuple(INPUTS)  # bands and ECE methods too, which a lookup without a kind leaves out
+    for look, takes in ((name, kind if kind in INPUTS else every), (f"{kind}.{name}", every)):
+        try:
+            return get(look, takes)
+        except (ValueError, KeyError):
+            continue
+    return None

@@ -1,0 +1,129 @@
+"""The numbers the docs quote are the committed tables' (issue 57).
+
+Each claim is a sentence of a README or docs page with its numbers left as fields, and where each number
+comes from: a committed table, the rows (column == value; a tuple: one of these; None: empty) and the
+column, reduced to a value (min, max) or a range (lo–hi). The test fills the fields from the table and
+finds the sentence in the page (whitespace as in a wrapped paragraph): a rerun study whose numbers move,
+or a page edited by hand, fails here until both agree. Exact numbers are quoted from ``exact_coverage``
+where the study has it; simulated ones say so, with their MCSE, beside them.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+JUDGED, CALIBRATION, MULTICLASS = "results/judged/results.parquet", "results/calibration/results.csv", \
+    "results/multiclass/results.parquet"
+
+PPI_RARE = dict(method="judged.ppi", sampling="random", p=0.05, specificity=0.95)  # a good judge, a rare class
+PPI_PP_RARE = {**PPI_RARE, "method": "judged.ppi_plus_plus"}
+MISCALIBRATED = dict(target="ece", scores=None, slope=(0.6, 1.6))  # Beta(2, 5) scores, over- or under-confident
+BINORMAL = {**MISCALIBRATED, "scores": "binormal"}
+DEBIASED, PLUGIN = dict(method="debiased"), dict(method="plugin")
+POSTERIOR = dict(metric="macro_recall", label="posterior (prior 1/(2K), the default)")
+UNIFORM = dict(metric="macro_recall", label="posterior (uniform prior)")
+
+
+def field(table, where, column, how, digits=3):
+    """The text of ``how`` ("min", "max", "range") of ``column`` over the rows ``where`` of ``table``."""
+    rows = table
+    for key, value in where.items():
+        rows = rows[rows[key].isna()] if value is None else \
+            rows[rows[key].isin(value)] if isinstance(value, tuple) else rows[rows[key] == value]
+    assert len(rows), f"no rows of {where}"
+    v = rows[column]
+    fmt = f"{{:.{digits}f}}"
+    return {"min": fmt.format(v.min()), "max": fmt.format(v.max()),
+            "range": f"{fmt.format(v.min())}–{fmt.format(v.max())}"}[how]
+
+
+# (page, sentence with {} fields, [(table, rows, column, how[, digits]) per field])
+CLAIMS = [
+    ("experiments/judged/README.md",
+     "PPI covers {} at n = 10 and {} at n = 30 (exact, over N and the judge's sensitivity); "
+     "PPI++ is worse ({} at n = 10, exact)",
+     [(JUDGED, {**PPI_RARE, "labelled": 10}, "exact_coverage", "range"),
+      (JUDGED, {**PPI_RARE, "labelled": 30}, "exact_coverage", "range"),
+      (JUDGED, {**PPI_PP_RARE, "labelled": 10}, "exact_coverage", "range")]),
+    ("docs/judged.md", "covers {} at n = 10 and {} at n = 30; PPI++ {} at n = 10 (exact",
+     [(JUDGED, {**PPI_RARE, "labelled": 10}, "exact_coverage", "range"),
+      (JUDGED, {**PPI_RARE, "labelled": 30}, "exact_coverage", "range"),
+      (JUDGED, {**PPI_PP_RARE, "labelled": 10}, "exact_coverage", "range")]),
+    ("docs/guide/judged.md", "leaves PPI at {} and PPI++ at {} (exact)",
+     [(JUDGED, {**PPI_RARE, "labelled": 10}, "exact_coverage", "range"),
+      (JUDGED, {**PPI_PP_RARE, "labelled": 10}, "exact_coverage", "range")]),
+    ("docs/gallery.md", "specificity 0.95: PPI {} and PPI++ {})",
+     [(JUDGED, {**PPI_RARE, "labelled": 10}, "exact_coverage", "range"),
+      (JUDGED, {**PPI_PP_RARE, "labelled": 10}, "exact_coverage", "range")]),
+    ("experiments/calibration/README.md",
+     "the plug-in's covers {} at n = 100 with 10 bins (equal-mass bins the lower end) and {} with 20 bins, "
+     "and {} and {} at n = 1,000",
+     [(CALIBRATION, {**MISCALIBRATED, **PLUGIN, "n": 100, "bins": 10}, "coverage", "range"),
+      (CALIBRATION, {**MISCALIBRATED, **PLUGIN, "n": 100, "bins": 20}, "coverage", "range"),
+      (CALIBRATION, {**MISCALIBRATED, **PLUGIN, "n": 1000, "bins": 10}, "coverage", "range"),
+      (CALIBRATION, {**MISCALIBRATED, **PLUGIN, "n": 1000, "bins": 20}, "coverage", "range")]),
+    ("experiments/calibration/README.md",
+     "covers the true binned ECE {} with 5 or 10 bins at every n (20 bins: {} at n = 100, {} from n = 300)",
+     [(CALIBRATION, {**MISCALIBRATED, **DEBIASED, "bins": (5, 10)}, "coverage", "range"),
+      (CALIBRATION, {**MISCALIBRATED, **DEBIASED, "bins": 20, "n": 100}, "coverage", "range"),
+      (CALIBRATION, {**MISCALIBRATED, **DEBIASED, "bins": 20, "n": (300, 1000)}, "coverage", "range")]),
+    ("experiments/calibration/README.md",
+     "the debiased ECE covers {} with 5 or 10 bins when the classifier is miscalibrated (20 bins: {}), the plug-in {}.",
+     [(CALIBRATION, {**BINORMAL, **DEBIASED, "bins": (5, 10)}, "coverage", "range"),
+      (CALIBRATION, {**BINORMAL, **DEBIASED, "bins": 20}, "coverage", "range"),
+      (CALIBRATION, {**BINORMAL, **PLUGIN}, "coverage", "range")]),
+    ("experiments/calibration/README.md", "the table reads plug-in {} ± {} and debiased {} ± {}",
+     [(CALIBRATION, {**MISCALIBRATED, **PLUGIN, "n": 100, "bins": 10, "binning": "equal_width", "slope": 0.6},
+       "coverage", "min"),
+      (CALIBRATION, {**MISCALIBRATED, **PLUGIN, "n": 100, "bins": 10, "binning": "equal_width", "slope": 0.6},
+       "mcse", "min"),
+      (CALIBRATION, {**MISCALIBRATED, **DEBIASED, "n": 100, "bins": 10, "binning": "equal_width", "slope": 0.6},
+       "coverage", "min"),
+      (CALIBRATION, {**MISCALIBRATED, **DEBIASED, "n": 100, "bins": 10, "binning": "equal_width", "slope": 0.6},
+       "mcse", "min")]),
+    ("docs/guide/calibration.md",
+     "| {} when the classifier is miscalibrated (simulated, MCSE ≤ {}; the plug-in's bootstrap: {}) |",
+     [(CALIBRATION, {**MISCALIBRATED, **DEBIASED, "bins": (5, 10)}, "coverage", "range"),
+      (CALIBRATION, {**MISCALIBRATED, **DEBIASED, "bins": (5, 10)}, "mcse", "max"),
+      (CALIBRATION, {**MISCALIBRATED, **PLUGIN, "bins": (5, 10)}, "coverage", "range")]),
+    ("docs/gallery.md", "its bootstrap interval covers {} with 5 or 10 bins (simulated, MCSE ≤ {}); "
+     "the debiased ECE's covers {} with 5 or 10 bins",
+     [(CALIBRATION, {**MISCALIBRATED, **PLUGIN, "bins": (5, 10)}, "coverage", "range"),
+      (CALIBRATION, {**MISCALIBRATED, **PLUGIN, "bins": (5, 10)}, "mcse", "max"),
+      (CALIBRATION, {**MISCALIBRATED, **DEBIASED, "bins": (5, 10)}, "coverage", "range")]),
+    ("experiments/multiclass/README.md",
+     "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
+     [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
+      (MULTICLASS, {**POSTERIOR, "K": 10, "n": 50}, "coverage", "min", 2),
+      (MULTICLASS, {**POSTERIOR, "K": 10, "n": 250}, "coverage", "min", 2)]),
+    ("experiments/multiclass/README.md", "grows with small classes: {} at K = 10, n = 50 and {} at K = 10, n = 250",
+     [(MULTICLASS, {**UNIFORM, "K": 10, "n": 50}, "coverage", "min", 2),
+      (MULTICLASS, {**UNIFORM, "K": 10, "n": 250}, "coverage", "min", 2)]),
+]
+
+
+def _table(path, cache={}):
+    if path not in cache:
+        cache[path] = pd.read_parquet(ROOT / path) if path.endswith(".parquet") else pd.read_csv(ROOT / path)
+    return cache[path]
+
+
+@pytest.mark.parametrize("page, sentence, fields", CLAIMS, ids=[f"{c[0]}:{c[1][:30]}" for c in CLAIMS])
+def test_the_page_quotes_the_committed_table(page, sentence, fields):
+    values = [field(_table(f[0]), *f[1:]) for f in fields]
+    text = " ".join((ROOT / page).read_text().split())
+    quoted = " ".join(sentence.format(*values).split())
+    assert quoted in text, f"{page} should say: {quoted}"
+
+
+def test_a_changed_number_is_found():
+    """The check can fail: a table value moved by 0.001 no longer matches its page."""
+    page, sentence, fields = CLAIMS[0]
+    table = _table(fields[0][0]).copy()
+    rows = (table.method == "judged.ppi") & (table.labelled == 10) & (table.p == 0.05) & (table.specificity == 0.95) \
+        & (table.sampling == "random")
+    table.loc[rows, "exact_coverage"] += 0.001
+    moved = sentence.format(*[field(table, *f[1:]) for f in fields])
+    assert " ".join(moved.split()) not in " ".join((ROOT / page).read_text().split())
