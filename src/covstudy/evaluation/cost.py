@@ -42,7 +42,8 @@ SLACK = 1.25  # while running, audits stop once the forecasts charged pass the b
 # Rates (CPU-s per unit of work; the 2-core machine of docs/evaluate.md "Cost", under load)
 CERTIFY_RATE = 7e7  # outcome operations a second (``certify.Problem.work``)
 CERTIFY_OPS = 8_000  # outcome operations an outcome, typical of a decided bound (1,000 to 30,000 measured)
-BUILD_SECONDS = 1.6e-5  # an outcome's interval and its factors, built once (the slower methods, SLOW_BUILD: 4×)
+BUILD_SECONDS = 3e-6  # an outcome's interval and its factors, built once (the slower methods, SLOW_BUILD: 4×)
+FIRST_OPS = 2_500  # operations an outcome in certify's first round (its grid's cells), spent whatever the cap
 SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
               "exact_mcnemar", "exact_unconditional", "tango", "score"}
 SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval): (fixed, per unit)
@@ -249,7 +250,7 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
             build = size * BUILD_SECONDS * (4 if method in SLOW_BUILD else 1)
             d = len(s.box)
             if size <= CERTIFY_OUTCOMES and d <= 2:
-                ops = min(size * CERTIFY_OPS, WORK if work is None else work)
+                ops = max(min(size * CERTIFY_OPS, WORK if work is None else work), size * FIRST_OPS)
             elif s.design == "stratified":  # grid_search on row-wise sums: 33^d points and 8 rounds of 5^d
                 ops = (33 ** d + 8 * 5 ** d) * math.sqrt(size) * 40
             else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
@@ -267,13 +268,14 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
 def intervals_seconds(s, n) -> float:
     """Every method's interval of one metric on n rows."""
     from .audit import draws_per_test_set
+    from .result import RESAMPLES_MAX
 
     out = 0.0
     for _, _, qualified in s.methods:
         draws = draws_per_test_set(qualified)
         out += INTERVAL_SECONDS[0] + INTERVAL_SECONDS[1] * n
-        if draws:
-            out += DRAW_INTERVAL_SECONDS * min(draws * n, 2 * 10**8)
+        if draws and draws * n <= RESAMPLES_MAX:  # beyond, not computed (``result.resampling_cost``)
+            out += DRAW_INTERVAL_SECONDS * draws * n
     return out
 
 
