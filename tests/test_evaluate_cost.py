@@ -50,7 +50,8 @@ def test_cli_bad_budget_exits_2_with_one_line(tmp_path, capsys, value):
     assert err.count("\n") == 1 and "--budget: a number of CPU seconds > 0" in err
 
 
-def test_forecast_printed_before_the_work_and_recorded(capsys):
+def test_forecast_printed_before_the_work_and_recorded(capsys, monkeypatch):
+    monkeypatch.delenv("COVSTUDY_BUDGET")  # the default
     ev = covstudy.evaluate(**{**SMALL, "progress": True})
     err = capsys.readouterr().err
     assert err.startswith("covstudy-evaluate: forecast: ~")
@@ -90,7 +91,7 @@ def test_a_tight_budget_cuts_and_says_so():
 
 
 def test_plan_cuts_in_order_until_it_fits():
-    """The plan's forecast decreases as the budget does, and fits it once any cut is made (or all is dropped)."""
+    """The plan's forecast decreases as the budget does, and fits it unless the plan cut what it could."""
     from covstudy.evaluation.data import prepare
     from covstudy.evaluation.metrics import metric_specs
 
@@ -100,7 +101,8 @@ def test_plan_cuts_in_order_until_it_fits():
     for budget in (math.inf, 30.0, 8.0, 4.0, 2.0):
         p = cost.plan(specs, d.n, 2000, True, False, budget)
         assert p.forecast <= last + 1e-9
-        assert p.forecast <= max(budget, p.fixed) + 1e-9  # what is not an audit is never cut
+        # it fits, or the plan cut what it could (what is not an audit, and each metric's first audit, stay)
+        assert p.forecast <= budget + 1e-9 or p.cuts
         last = p.forecast
 
 
@@ -167,6 +169,16 @@ def test_the_key_changes_with_what_the_audit_depends_on(monkeypatch):
     d2 = prepare(TRUTH, np.roll(PREDICTED, 1), None, None, None, None, None, None, None, 100, 10**7)
     s2 = next(x for x in metric_specs(d2, 0.05, ["precision"]))
     assert cache.key(s2, "wilson", 0.05, 2000, 0, {"work": None}) != base or s2.points == s.points
+
+
+def test_the_default_budget_from_the_environment(monkeypatch):
+    monkeypatch.setenv("COVSTUDY_BUDGET", "7.5")
+    assert cost.default_budget() == 7.5
+    monkeypatch.setenv("COVSTUDY_BUDGET", "soon")
+    with pytest.raises(ValueError, match="^COVSTUDY_BUDGET: a number of CPU seconds > 0"):
+        covstudy.evaluate(**SMALL)
+    monkeypatch.delenv("COVSTUDY_BUDGET")
+    assert cost.default_budget() == cost.BUDGET
 
 
 def test_the_folder_follows_xdg(monkeypatch, tmp_path):

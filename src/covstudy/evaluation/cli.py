@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="recommend only methods whose worst coverage over the region is certified >= 1 - delta, "
                         "or guaranteed by proof (the registry's guaranteed methods)")
     p.add_argument("--budget", metavar="SECONDS", default=None,
-                   help="CPU seconds the run may take (default 10; inf: no budget): the cost is forecast before any "
+                   help="CPU seconds the run may take (default 10, or $COVSTUDY_BUDGET; inf: none): the cost is forecast before any "
                         "work, and audits that would pass the budget are cut, each cut row's note saying what was cut")
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the audit cache ($COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy, else "

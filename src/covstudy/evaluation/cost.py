@@ -33,15 +33,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 BUDGET = 10.0  # CPU-s of the whole command by default (issue 56: the README example ≤ 10, every file ≤ 15)
+BUDGET_ENV = "COVSTUDY_BUDGET"  # overrides BUDGET as the default (a number > 0, or inf), e.g. for a CI machine
 OVERHEAD = 1.2  # CPU-s: importing numpy, scipy, pandas and covstudy's evaluation, reading a small file
 MIN_REPS = 200  # a cut Monte Carlo audit keeps at least this many test sets a point (MCSE ≈ 0.015 at 0.95)
-MIN_WORK = 1e8  # ... a cut certified audit at least this many outcome operations (the first grid's bounds)
+MIN_WORK = 3e7  # ... a cut certified audit at least this many outcome operations (the first grid's bounds)
 SLACK = 1.25  # while running, audits stop once the forecasts charged pass the budget by this factor
 
 # Rates (CPU-s per unit of work; the 2-core machine of docs/evaluate.md "Cost", under load)
 CERTIFY_RATE = 7e7  # outcome operations a second (``certify.Problem.work``)
 CERTIFY_OPS = 8_000  # outcome operations an outcome, typical of a decided bound (1,000 to 30,000 measured)
-BUILD_SECONDS = 2e-6  # an outcome's interval, built once (the slower methods: blaker, posteriors, ~10×)
+BUILD_SECONDS = 3e-6  # an outcome's interval and its factors, built once (the slower methods, SLOW_BUILD: 4×)
+FIRST_OPS = 2_500  # operations an outcome in certify's first round (its grid's cells), spent whatever the cap
 SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
               "exact_mcnemar", "exact_unconditional", "tango", "score"}
 SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval): (fixed, per unit)
@@ -52,6 +54,7 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "eval": (4e-6, 2e-8),  # unit: a question
     "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
 }
+POSTERIOR_SET = 1.5e-4  # a paired difference's posterior interval (``bayes``: quadrature) on one simulated test set
 DRAW_FIXED = 3e-4  # a drawing method's interval on one simulated test set: fixed, and per number drawn
 DRAW_SECONDS = {"binormal": 7e-9, "paired_binormal": 7e-9, "paired_confusion": 3.5e-8, "multiclass": 1.25e-7}
 # multiclass posteriors solve each distinct outcome's interval by quadrature (remembered across test sets): their
@@ -82,6 +85,21 @@ def budget_value(value) -> float:
     if isinstance(value, bool) or not v > 0:
         raise InputError(f"budget: a number of CPU seconds > 0 (or inf for none), got {text!r}")
     return v
+
+
+def default_budget() -> float:
+    """$COVSTUDY_BUDGET if set (checked as ``budget_value``), else BUDGET."""
+    import os
+
+    value = os.environ.get(BUDGET_ENV)
+    if value is None:
+        return BUDGET
+    try:
+        return budget_value(value)
+    except ValueError:
+        from .data import InputError
+
+        raise InputError(f"{BUDGET_ENV}: a number of CPU seconds > 0 (or inf for none), got {value!r}") from None
 
 
 @dataclass
@@ -164,6 +182,8 @@ def _set_seconds(s, qualified) -> float:
     design = "multiclass" if s.multiclass is not None else s.design
     fixed, per = SET_SECONDS.get(design, (5e-6, 0.0))
     out = fixed + per * _units(s, qualified)
+    if design in ("paired", "paired_confusion") and qualified.split(".")[-1] == "bayes":
+        out += POSTERIOR_SET
     draws = draws_per_test_set(qualified)
     if draws:
         from .audit import BOOT_BUDGET
@@ -227,10 +247,10 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
         size = _outcomes(qualified, s)
         limit = PAIRED_EXACT_OUTCOMES if s.design == "paired" else EXACT_OUTCOMES
         if size <= (QUADRATURE_EXACT_OUTCOMES if qualified.split(".")[-1] in QUADRATURE else limit):
-            build = size * BUILD_SECONDS * (10 if method in SLOW_BUILD else 1)
+            build = size * BUILD_SECONDS * (4 if method in SLOW_BUILD else 1)
             d = len(s.box)
             if size <= CERTIFY_OUTCOMES and d <= 2:
-                ops = min(size * CERTIFY_OPS, WORK if work is None else work)
+                ops = max(min(size * CERTIFY_OPS, WORK if work is None else work), size * FIRST_OPS)
             elif s.design == "stratified":  # grid_search on row-wise sums: 33^d points and 8 rounds of 5^d
                 ops = (33 ** d + 8 * 5 ** d) * math.sqrt(size) * 40
             else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
@@ -248,13 +268,14 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
 def intervals_seconds(s, n) -> float:
     """Every method's interval of one metric on n rows."""
     from .audit import draws_per_test_set
+    from .result import RESAMPLES_MAX
 
     out = 0.0
     for _, _, qualified in s.methods:
         draws = draws_per_test_set(qualified)
         out += INTERVAL_SECONDS[0] + INTERVAL_SECONDS[1] * n
-        if draws:
-            out += DRAW_INTERVAL_SECONDS * min(draws * n, 2 * 10**8)
+        if draws and draws * n <= RESAMPLES_MAX:  # beyond, not computed (``result.resampling_cost``)
+            out += DRAW_INTERVAL_SECONDS * draws * n
     return out
 
 
@@ -263,9 +284,9 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     entry answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are
     the first run's), only the forecast does (an audit read back costs nothing). ``calibration``: the
     calibration rows will be computed."""
-    from .audit import BOOTSTRAP, _draws
+    from .audit import BOOTSTRAP, draws_per_test_set
 
-    budget = BUDGET if budget is None else float(budget)
+    budget = default_budget() if budget is None else float(budget)
     fixed = OVERHEAD + sum(intervals_seconds(s, n) for s in specs)
     if calibration:
         fixed += CALIBRATION_SECONDS if audit else 0.2
@@ -277,7 +298,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     jobs = []
     for s in specs:
         every = s.region is not None or audit_all
-        drawing = [method in BOOTSTRAP or _draws(qualified) for method, _, qualified in s.methods]
+        drawing = [method in BOOTSTRAP or draws_per_test_set(qualified) > 0 for method, _, qualified in s.methods]
         plain = max(1, len(drawing) - sum(drawing))
         for (method, _, qualified), draws in zip(s.methods, drawing):
             reach = 1.0 if every or draws else min(1.0, REACH_AUDITS / plain)
@@ -341,11 +362,17 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
             j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work)
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
     p.fixed = fixed + growth(mc)
-    fresh = {}
+    fresh, first = {}, {}
+    # a metric with an audit in the cache was audited by an earlier run of the same command with the same cuts:
+    # this run reads what that one computed and stops where it stopped, so its other audits are not forecast
+    seen = {j.metric for j in chosen.values() if j.cached}
     for j in chosen.values():
-        if not j.cached:
+        if not j.cached and not j.skip and j.metric not in seen:
             fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
-    p.forecast = p.fixed + sum(min(v, p.allowance.get(m, math.inf)) for m, v in fresh.items())
+            first.setdefault(j.metric, []).append(j.seconds)
+    # a metric's audits stop at its allowance, but its first always runs (``Plan.admit``): a typical one's cost
+    p.forecast = p.fixed + sum(max(min(v, p.allowance.get(m, math.inf)), float(np.median(first[m])))
+                               for m, v in fresh.items())
     return p
 
 

@@ -317,7 +317,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         audited narrowest interval first and stops at the first method that meets the target: a wider
         interval could not be the recommendation, and its row says so (``_audit_rows``).
     budget : float, optional
-        CPU seconds the whole run may take (default ``cost.BUDGET``, 10; ``inf``: no budget). The cost is
+        CPU seconds the whole run may take (default $COVSTUDY_BUDGET, else ``cost.BUDGET``, 10; ``inf``: no
+        budget). The cost is
         forecast before any work (``info["forecast"]``; with ``progress``, a line on stderr); where the
         forecast passes the budget the audits are cut to fit, and each cut row's note says what was cut
         (``cost``; docs/evaluate.md "Cost").
@@ -354,7 +355,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
     from . import cost
 
-    budget = cost.BUDGET if budget is None else cost.budget_value(budget)
+    budget = cost.default_budget() if budget is None else cost.budget_value(budget)
 
 
     metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
