@@ -215,12 +215,12 @@ def test_resampling_and_auc_audits_beyond_their_budgets_say_so_on_their_rows(mon
     the AUC's bootstrap held 2,000 resampled index arrays at once: 22 GiB at 3·10⁶ rows); an AUC whose
     audit would simulate more than AUC_AUDIT_MAX scores a point is not audited, also said on its rows."""
     import covstudy
-    from covstudy.evaluation import audit, result
+    from covstudy.evaluation import audit, cost, result
 
     rng = np.random.default_rng(1)
     truth = (rng.random(400) < 0.4).astype(int)
     scores = rng.normal(truth * 1.2, 1.0)
-    monkeypatch.setattr(result, "RESAMPLES_MAX", 2000 * 399)
+    monkeypatch.setattr(cost, "RESAMPLES_MAX", 2000 * 399)
     monkeypatch.setattr(audit, "AUC_AUDIT_MAX", 200 * 399)
     ev = covstudy.evaluate(truth, scores=scores, metrics=["auc"], progress=False)
     rows = ev.table.set_index("method")

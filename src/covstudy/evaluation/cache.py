@@ -3,7 +3,7 @@
 An audit (``audit.audit_metric``) is a pure function of what it sees: the metric's spec (design, operating
 point, region, the AUC's scores — the sufficient statistics of the test set, not its rows), the method, delta,
 reps, seed and the cut the budget made (``cost``). Its key is a BLAKE2b digest of those and of covstudy's
-version (a new version recomputes everything); its value the audit's columns, one JSON file per key in
+source files (``code_digest``: any change of the code recomputes everything); its value the audit's columns, one JSON file per key in
 ``folder()``:
 
     $COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy, else ~/.cache/covstudy  (the XDG base directory
@@ -17,6 +17,7 @@ written is skipped silently: the cache only saves time, it never changes a resul
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -58,13 +59,23 @@ def _plain(value):
     return repr(type(value))  # a callable (point_of, project, scale): made from the fields above
 
 
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of covstudy's own source files: an audit cached by one build is never read by another.
+    Stronger than the version number, which a development install keeps while its code changes."""
+    h = hashlib.blake2b(digest_size=16)
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
 def key(s, qualified, delta, reps, seed, cut) -> str:
     """The digest of everything the audit of ``qualified`` on spec ``s`` depends on (module docstring)."""
-    from .. import __version__
-
     fields = {f: getattr(s, f) for f in ("metric", "design", "coverage_metric", "points", "multiclass", "region",
                                          "box", "at", "scores", "plug_in_only")}
-    text = json.dumps([__version__, _plain(fields), qualified, repr(float(delta)), reps, seed, _plain(cut)])
+    text = json.dumps([code_digest(), _plain(fields), qualified, repr(float(delta)), reps, seed, _plain(cut)])
     return hashlib.blake2b(text.encode(), digest_size=20).hexdigest()
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+RESAMPLES_MAX = 2 * 10**8  # draws × numbers resampled per draw of one resampling interval (~2 CPU-s)
 BUDGET = 10.0  # CPU-s of the whole command by default (issue 56: the README example ≤ 10, every file ≤ 15)
 BUDGET_ENV = "COVSTUDY_BUDGET"  # overrides BUDGET as the default (a number > 0, or inf), e.g. for a CI machine
 OVERHEAD = 1.2  # CPU-s: importing numpy, scipy, pandas and covstudy's evaluation, reading a small file
@@ -69,7 +70,7 @@ GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a 
 GROWTH_BINOMIAL = 0.06  # ... a one-proportion metric's (exact widths, and the n for half the width)
 CALIBRATION_SECONDS = 1.5  # the calibration rows' own audit (ece_audit.ECE_BUDGET: about 2 CPU-s at most)
 INTERVAL_SECONDS = (1e-3, 4e-8)  # a method's interval on the data: fixed, per row of the file
-DRAW_INTERVAL_SECONDS = 1.5e-8  # ... a resampling method: per row and draw (capped by result.RESAMPLES_MAX)
+DRAW_INTERVAL_SECONDS = 1.5e-8  # ... a resampling method: per row and draw (capped by RESAMPLES_MAX)
 
 
 def budget_value(value) -> float:
@@ -268,7 +269,6 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
 def intervals_seconds(s, n) -> float:
     """Every method's interval of one metric on n rows."""
     from .audit import draws_per_test_set
-    from .result import RESAMPLES_MAX
 
     out = 0.0
     for _, _, qualified in s.methods:

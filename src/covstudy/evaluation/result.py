@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import calibration, render
+from . import calibration, cost, render
 from .audit import REPS, audit_metric
 from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare
 from .growth import growth_table
@@ -32,7 +32,6 @@ from .recommend import EPSILON, MET, mark
 
 PROGRESS_AFTER = 2.0  # seconds before the progress line appears (quick runs print none)
 PROGRESS_EVERY = 0.1  # seconds between redraws of the line (tqdm's mininterval; 0: at every step, as the tests ask)
-RESAMPLES_MAX = 2 * 10**8  # draws × numbers resampled per draw of one resampling interval (~2 CPU-s)
 COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_at_estimate", "coverage_mcse",
            "worst_coverage", "worst_mcse", "worst_bound", "worst_is_upper_bound", "worst_at", "audit", "meets_target",
            "mean_width", "engine", "reps", "recommended", "narrower", "guaranteed", "design", "n", "note"]
@@ -155,10 +154,10 @@ def resampling_cost(qualified, door) -> str:
     if draws is None or not methods()[qualified].per_test_set:
         return ""
     size = sum(int(np.size(v)) for v in door.values() if np.ndim(v) > 0)
-    if draws * size <= RESAMPLES_MAX:
+    if draws * size <= cost.RESAMPLES_MAX:
         return ""
     return (f"not computed: {draws:,} resamples of {size:,} numbers is {draws * size:.1e}, more than "
-            f"{RESAMPLES_MAX:.0e} (~2 CPU-s, evaluation.result.RESAMPLES_MAX); the other methods' rows are computed")
+            f"{cost.RESAMPLES_MAX:.0e} (~2 CPU-s, evaluation.cost.RESAMPLES_MAX); the other methods' rows are computed")
 
 
 def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None, hits=None, store=False):
@@ -172,7 +171,7 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None
 
     ``plan`` (``cost.plan``): each audit as the budget cut it, charged its forecast; ``hits`` the cache
     entries found while planning ({key: audit columns}); ``store``: write each fresh audit to the cache."""
-    from . import cache, cost
+    from . import cache
     from .audit import BOOTSTRAP
     from .recommend import TIE, meets
 
@@ -353,7 +352,6 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
 
     delta = float(validate.delta(validate.scalar("delta", delta)))
     reps, seed = validate.reps_and_seed(REPS if reps is None else reps, seed)
-    from . import cost
 
     budget = cost.default_budget() if budget is None else cost.budget_value(budget)
 
