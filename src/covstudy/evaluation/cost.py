@@ -376,7 +376,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
         if not j.cached and not j.skip and j.metric not in seen:
             fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
             first.setdefault(j.metric, []).append(j.seconds)
-    # a metric's audits stop at its allowance, but its first always runs (``Plan.admit``): a typical one's cost
+    # a metric's audits stop at its allowance; its first runs unless alone over budget (Plan.admit): a typical one's cost
     p.forecast = p.fixed + sum(max(min(v, p.allowance.get(m, math.inf)), float(np.median(first[m])))
                                for m, v in fresh.items())
     return p
