@@ -45,21 +45,23 @@ def chernoff_hoeffding(scores_pos, scores_neg, delta, rng=None):
     return kl_bounds(auc, k, np.log(2 / np.asarray(delta, dtype=float)))
 
 
-def mean_abs_difference(pos_first, neg_first, pos_second, neg_second) -> np.ndarray:
+def mean_abs_difference(pos_first, neg_first, pos_second, neg_second, auc=None) -> np.ndarray:
     """Ŝ = (1/mn)·Σ_i Σ_j |ψ(x₁ᵢ, y₁ⱼ) - ψ(x₂ᵢ, y₂ⱼ)| per test set, ψ = (sign(x - y) + 1)/2 (ties ½).
 
     Small test sets compare every pair, by blocks of positives so that at most ``_CELLS`` pairs are held at
     once; a large one (m·n > ``_PAIRS``) counts in O(N log N): |a - b| = a + b - 2·min(a, b), so
     Σ|ψ₁ - ψ₂| = mn(Â₁ + Â₂) - 2·Σ min(ψ₁, ψ₂), and min(ψ₁, ψ₂) = ½·1[x₁ ≥ y₁, x₂ ≥ y₂] + ½·1[x₁ > y₁, x₂ > y₂]
-    (ψ = ½·1[x ≥ y] + ½·1[x > y]; check the nine cases): two counts of dominated pairs (``dominated_pairs``)."""
+    (ψ = ½·1[x ≥ y] + ½·1[x > y]; check the nine cases): two counts of dominated pairs (``dominated_pairs``).
+    ``auc``: the two AUCs, shape (..., 2), if known (Σψ = mn·Â)."""
     p1, n1, shape = _rows(pos_first, neg_first)
     p2, n2, _ = _rows(pos_second, neg_second)
     m, n = p1.shape[1], n1.shape[1]
     if m * n > _PAIRS:
         out = np.empty(p1.shape[0])
+        known = None if auc is None else np.broadcast_to(auc, shape + (2,)).reshape(-1, 2).sum(axis=1) * (m * n)
         for t in range(p1.shape[0]):
             strict, loose = dominated_pairs(p1[t], p2[t], n1[t], n2[t])
-            auc_sum = _psi_sum(p1[t], n1[t]) + _psi_sum(p2[t], n2[t])
+            auc_sum = known[t] if known is not None else _psi_sum(p1[t], n1[t]) + _psi_sum(p2[t], n2[t])
             out[t] = (auc_sum - (strict + loose)) / (m * n)
         return out.reshape(shape)
     total = np.zeros(p1.shape[0])
@@ -119,11 +121,11 @@ def _dominance_count(x, y, weight, is_neg, strict) -> int:
     n = x.size
     top = max(1, int(n - 1).bit_length())
     size = 1 << top  # padded to a power of two: the blocks are the rows of a reshape
-    tie = is_neg if strict else ~is_neg
+    tie = is_neg if strict else ~is_neg  # (points of one class in any order: pairs within a class never count)
     at = np.empty(size, np.int64)
-    at[np.lexsort((tie, x))] = np.arange(n)
+    at[np.argsort(2 * x + tie)] = np.arange(n)
     at[n:] = np.arange(n, size)  # the padding: after every point, weight 0
-    seq = np.lexsort((tie, y))
+    seq = np.argsort(2 * y + tie)
     v = at[np.concatenate([seq, np.arange(n, size)])]
     v[:n] |= (is_neg[seq].astype(np.int64) << (_SHIFT - 1)) | (weight[seq].astype(np.int64) << _SHIFT)
     total = 0
@@ -154,7 +156,7 @@ def auc_difference_chernoff_hoeffding(pos_first, neg_first, pos_second, neg_seco
     auc, _ = _paired_covariance(pos_first, neg_first, pos_second, neg_second)
     d = auc[..., 0] - auc[..., 1]
     k = min(np.shape(pos_first)[-1], np.shape(neg_first)[-1])
-    s_hat = mean_abs_difference(pos_first, neg_first, pos_second, neg_second)
+    s_hat = mean_abs_difference(pos_first, neg_first, pos_second, neg_second, auc)
     s_bar = kl_upper(s_hat, k, np.log(1 / (S_SHARE * delta)))
     level = np.log(2 / ((1 - S_SHARE) * delta))
     coin_lo, coin_hi = kl_bounds((d + 1) / 2, k, level)

@@ -248,6 +248,7 @@ class Registry:
         self._methods: dict[str, Method] = {}  # registered name -> method, in registration order
         self._local: dict[str, list[str]] = {}  # short name or alias -> registered names (any kind)
         self._global: dict[str, str] = {}  # qualified or prefixed registered name -> registered name
+        self._tables: dict = {}  # (takes, methods registered) -> {qualified: method}: ``all`` is called often
 
     def register(self, name: str, *, family: str, guaranteed: bool, reference: str, takes: str = "proportion",
                  aliases: tuple[str, ...] = (), params: tuple[Param, ...] = (),
@@ -330,7 +331,11 @@ class Registry:
         if takes is not None and takes not in INPUTS and takes not in KINDS:
             raise ValueError(f"takes must be one of {', '.join(dict.fromkeys((*INPUTS, *KINDS)))} or None, "
                              f"got {takes!r}")
-        return MethodTable({m.qualified: m for m in self._methods.values() if takes is None or takes in (m.takes, m.kind)})
+        key = (takes, len(self._methods))  # a registration (a lazily imported module) makes a new table
+        if key not in self._tables:
+            self._tables[key] = {m.qualified: m for m in self._methods.values()
+                                 if takes is None or takes in (m.takes, m.kind)}
+        return MethodTable(self._tables[key])  # a copy: the caller may change it
 
 
 class MethodTable(dict):
