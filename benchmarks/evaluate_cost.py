@@ -113,13 +113,13 @@ def inner(case, rows, audit, budget):
     import covstudy
 
     data = shapes((rows,))[case]()
+    kw = {} if budget is None else {"budget": budget}
     if "models" in data:
         from covstudy.evaluation.leaderboard import leaderboard
 
-        leaderboard(data["truth"], data["models"], audit=audit)
-        print(json.dumps({"forecast": None, "cuts": []}))
+        board = leaderboard(data["truth"], data["models"], audit=audit, **kw)
+        print(json.dumps({"forecast": board.forecast, "cuts": [board.cut] if board.cut else [], "table": 1}))
         return
-    kw = {} if budget is None else {"budget": budget}
     ev = covstudy.evaluate(**data, audit=audit, progress=False, cache=False, **kw)
     print(json.dumps({"forecast": ev.info.get("forecast"), "cuts": ev.info.get("cuts", []),
                       "table": len(ev.table)}))

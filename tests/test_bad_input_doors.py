@@ -196,8 +196,9 @@ def evaluate_cases(folder):
                 yield [*args, option, value]
     yield from ([*single, "--guarantee"], [*single, "--audit-all"], [*board, "--guarantee"], [*board, "--audit-all"])
     for option in ("--group", "--predicted", "--score", "--second-predicted", "--second-score", "--positive",
-                   "--question", "--judge", "--budget"):
-        yield [*board, option, {"--positive": "1", "--budget": "5"}.get(option, "group")]
+                   "--question", "--judge"):
+        yield [*board, option, {"--positive": "1"}.get(option, "group")]
+    yield from ([*board, "--budget", "0"], [*board, "--budget", "soon"])  # a leaderboard honours a good one
     yield [*board, "--no-cache"]
     yield from ([*base, "--model", "a", "--model", "score"], [*base, "--model", "a", "--model", "text"],
                 [*base, "--model", "a", "--model", "truth"], [*base, "--model", "a", "--model", "a"],

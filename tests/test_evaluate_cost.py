@@ -198,3 +198,24 @@ def test_an_unwritable_folder_only_skips_the_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("COVSTUDY_CACHE", str(blocker / "below"))
     ev = covstudy.evaluate(**SMALL)
     assert len(ev.table)
+
+
+def test_the_leaderboard_forecasts_and_cuts_its_audit_to_the_budget(capsys):
+    """The leaderboard's forecast counts its rows, models and resampled test sets (cost.leaderboard_plan): its
+    audit's test sets are cut to fit a tight budget, and it is not audited when even the least would not fit."""
+    from covstudy.evaluation.leaderboard import leaderboard
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 300)
+    models = {f"m{j}": np.where(rng.random(300) < 0.7 + 0.05 * j, truth, 1 - truth) for j in range(4)}
+    full = leaderboard(truth, models, reps=150, budget=math.inf, progress=True)
+    assert full.audit["reps"] == 150 and not full.cut
+    assert f"forecast: ~{full.forecast:.0f} CPU-s" in capsys.readouterr().err
+    per_set = (full.forecast - leaderboard(truth, models, audit=False).forecast) / 150
+    budget = full.forecast - 20 * per_set  # room for 130 test sets
+    cut = leaderboard(truth, models, reps=150, budget=budget)
+    assert cut.audit["reps"] in (129, 130)  # 130 up to the rounding of the budget
+    assert f"{cut.audit['reps']} resampled test sets" in cut.cut and "--budget" in cut.cut
+    assert cut.forecast <= budget + 1e-9 and cut.cut in cut.text()
+    none = leaderboard(truth, models, reps=150, budget=cost.OVERHEAD + 0.01)
+    assert none.audit is None and none.cut.startswith("not audited") and none.cut in none.text()

@@ -190,7 +190,6 @@ _NOT_LEADERBOARD = {  # options a leaderboard (--model) cannot honour, and why; 
     "--judge": "a leaderboard needs every row's true label; a judge is not supported with --model",
     "--positive": "a leaderboard ranks accuracy, which has no positive class; drop it",
     "--guarantee": "a leaderboard's audit is a plug-in Monte Carlo check, not a certified worst coverage; drop it",
-    "--budget": "a leaderboard's audit costs its --reps resampled test sets; it has no budget or forecast: drop it",
     "--no-cache": "a leaderboard's audit is not cached; drop it",
 }
 
@@ -198,7 +197,8 @@ _NOT_LEADERBOARD = {  # options a leaderboard (--model) cannot honour, and why; 
 def _leaderboard(args) -> int:
     """``--model COL`` repeated: the leaderboard of evaluation/leaderboard.py (its own table, figure and audit).
     Each model column is checked as --predicted is; --classes, --max-classes, --max-rows, --delta, --reps (at most
-    the audit's 2,000), --seed, --no-audit, --audit-all (its one method is audited), --quiet and --out are honoured,
+    the audit's 2,000), --seed, --no-audit, --audit-all (its one method is audited), --budget (the audit's test sets are
+    cut to fit), --quiet and --out are honoured,
     the rest refused (``_NOT_LEADERBOARD``)."""
     from .leaderboard import leaderboard
 
@@ -214,7 +214,7 @@ def _leaderboard(args) -> int:
             warnings.simplefilter("always")
             board = leaderboard(truth, models, delta=args.delta, reps=args.reps, seed=args.seed,
                                 audit=not args.no_audit, classes=args.classes, max_classes=args.max_classes,
-                                max_rows=args.max_rows)
+                                max_rows=args.max_rows, budget=args.budget, progress=not args.quiet)
     except ValueError as e:
         print(f"covstudy-evaluate: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2

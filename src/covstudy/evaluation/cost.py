@@ -72,6 +72,10 @@ REACH_AUDITS = 3  # methods a metric audits, typically, when its audit stops at 
 GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a metric, beyond one proportion
 GROWTH_BINOMIAL = 0.06  # ... a one-proportion metric's (exact widths, and the n for half the width)
 CALIBRATION_SECONDS = 1.5  # the calibration rows' own audit (ece_audit.ECE_BUDGET: about 2 CPU-s at most)
+LEADERBOARD_SECONDS = (5e-3, 1e-7)  # a leaderboard's intervals: fixed, per row × model (reading each included)
+LEADERBOARD_SET = (3e-4, 1.4e-4, 2.7e-8, 0.9e-8)  # ... a resampled test set of its audit: fixed, per model, per
+# row, per row × model (measured at 2, 5 and 12 models, 10² to 10⁶ rows: 0.55 ms at 2 × 100, 79 ms at 5 × 10⁶)
+LEADERBOARD_MIN_REPS = 100  # a cut leaderboard audit keeps at least these test sets (MCSE ≈ 0.02 at 0.95)
 INTERVAL_SECONDS = (1e-3, 4e-8)  # a method's interval on the data: fixed, per row of the file
 DRAW_INTERVAL_SECONDS = 1.5e-8  # ... a resampling method: per row and draw (capped by RESAMPLES_MAX)
 
@@ -381,6 +385,26 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     p.forecast = p.fixed + sum(max(min(v, p.allowance.get(m, math.inf)), float(np.median(first[m])))
                                for m, v in fresh.items())
     return p
+
+
+def leaderboard_plan(n, k, reps, audit, budget=None) -> tuple[float, int, str]:
+    """(forecast CPU-s, the audit's test sets, what was cut) of a leaderboard of k models on n rows: OVERHEAD,
+    its intervals (LEADERBOARD_SECONDS) and ``reps`` resampled test sets (LEADERBOARD_SET). Past the budget
+    the test sets are cut to fit (at least LEADERBOARD_MIN_REPS; fewer would not fit: no audit, reps 0)."""
+    budget = default_budget() if budget is None else float(budget)
+    fixed = OVERHEAD + LEADERBOARD_SECONDS[0] + LEADERBOARD_SECONDS[1] * n * k
+    if not audit:
+        return fixed, 0, ""
+    a, per_model, per_row, per_cell = LEADERBOARD_SET
+    one = a + per_model * k + (per_row + per_cell * k) * n
+    if fixed + one * reps <= budget:
+        return fixed + one * reps, reps, ""
+    fits = int((budget - fixed) / one)
+    if fits < min(LEADERBOARD_MIN_REPS, reps):
+        return fixed, 0, (f"not audited: {min(LEADERBOARD_MIN_REPS, reps)} resampled test sets (~{one * 100:.3g} "
+                          f"CPU-s a hundred) would pass the budget ({budget:g} CPU-s, --budget)")
+    return fixed + one * fits, fits, (f"audit cut to fit the budget (--budget): {fits:,} resampled test sets, "
+                                      f"not {reps:,}")
 
 
 def _certify_ops(s, qualified) -> float:

@@ -44,6 +44,8 @@ class Leaderboard:
     delta: float
     read: str = ""  # what was read (the truth's classes and counts), as covstudy.evaluate's info["read"]
     notes: tuple = ()  # warnings about what was read (a stray label, labels that are not whole numbers)
+    forecast: float | None = None  # CPU-s forecast before the work (cost.leaderboard_plan)
+    cut: str = ""  # what the budget cut ("" : nothing)
 
     def text(self) -> str:
         m = self.models
@@ -60,6 +62,8 @@ class Leaderboard:
                      f"by proof): {proven} of {len(p)} pairs differ; ranks "
                      + ", ".join(f"{r.model} {_ranks(r.guaranteed_rank_low, r.guaranteed_rank_high)}"
                                  for r in m.itertuples()))
+        if self.cut:
+            lines.append(self.cut)
         if self.audit:
             a = self.audit
             lines.append(f"audit ({a['reps']} resampled test sets): every pairwise interval covered "
@@ -113,9 +117,14 @@ def correctness(truth, predictions: dict, classes=None, max_classes=MAX_CLASSES,
 
 def leaderboard(truth, predictions: dict, delta: float = 0.05, reps: int = 400, seed: int = 0,
                 audit: bool = True, classes=None, max_classes: int = MAX_CLASSES,
-                max_rows: int = MAX_ROWS) -> Leaderboard:
+                max_rows: int = MAX_ROWS, budget=None, progress: bool = False) -> Leaderboard:
     """The leaderboard of ``predictions`` (model name -> predicted labels) against ``truth``; ``classes``,
-    ``max_classes`` and ``max_rows`` as for ``covstudy.evaluate``."""
+    ``max_classes``, ``max_rows`` and ``budget`` (CPU-s; default cost.default_budget()) as for
+    ``covstudy.evaluate``: the forecast (``forecast``) is made once the rows are read, before the intervals
+    and the audit; past the budget the audit's test sets are cut (``cut`` says so). ``progress``: print the
+    forecast on stderr."""
+    from .cost import budget_value, leaderboard_plan
+
     if not isinstance(predictions, dict):
         raise ValueError(f"predictions: a dict of model name -> predicted labels, got {type(predictions).__name__}")
     k = len(predictions)
@@ -125,11 +134,17 @@ def leaderboard(truth, predictions: dict, delta: float = 0.05, reps: int = 400, 
     audit = validate.flag("audit", audit)
     reps = validate.whole("--reps", reps, 1, MAX_REPS)
     seed = validate.seed(seed)
+    budget = None if budget is None else budget_value(budget)
     X, read, notes = correctness(truth, predictions, classes, validate.whole("max_classes", max_classes, 2),
                                  validate.whole("max_rows", max_rows, 1))
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"truth: a leaderboard needs at least 2 rows, got {n}")
+    forecast, reps, cut = leaderboard_plan(n, k, reps, audit, budget)
+    if progress:
+        import sys
+
+        print(f"covstudy-evaluate: forecast: ~{forecast:.0f} CPU-s{f' ({cut})' if cut else ''}", file=sys.stderr)
     correct, both, _ = sufficient(X[None])
     fam = max_t(correct, both, n, delta)
     sure = exact_bonferroni(correct, both, n, delta)  # guaranteed: the pairs and rank sets by proof
@@ -145,8 +160,8 @@ def leaderboard(truth, predictions: dict, delta: float = 0.05, reps: int = 400, 
                           "lower": fam.lower[0], "upper": fam.upper[0], "holm": claims,
                           "guaranteed_lower": sure.lower[0], "guaranteed_upper": sure.upper[0]})
     result = Leaderboard(models.sort_values("accuracy", ascending=False, kind="stable").reset_index(drop=True),
-                         table, None, delta, read, notes)
-    if audit:
+                         table, None, delta, read, notes, forecast, cut)
+    if audit and reps:
         result.audit = plug_in_audit(X, delta, reps, seed)
     return result
 
