@@ -129,6 +129,50 @@ def _trim(where: Path) -> None:
             pass
 
 
+def memo(name: str, parts, compute, valid, use: bool = True):
+    """``compute()``, or its value from the cache: for what is not an audit of a spec (the calibration rows'
+    audit), keyed by ``name``, ``parts`` (as ``key``'s fields: arrays by their digest) and ``code_digest``.
+    ``valid(value)`` checks a value read back (JSON: tuples come back as lists); one that fails is recomputed.
+    ``use`` False: neither read nor written (``--no-cache``)."""
+    if not use:
+        return compute()
+    digest = hashlib.blake2b(json.dumps([code_digest(), name, _plain(parts)]).encode(), digest_size=20).hexdigest()
+    path = folder() / f"{digest}.json"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            found = json.load(fh)
+        if isinstance(found, dict) and set(found) == {"memo"} and valid(found["memo"]):
+            return found["memo"]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        pass
+    value = compute()
+    _write_json(digest, {"memo": value})
+    return value
+
+
+def _write_json(digest: str, value, where: Path | None = None) -> None:
+    """A JSON value written atomically (as ``write``); errors are ignored."""
+    where = where or folder()
+    tmp = None
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(value, default=lambda v: v.item() if isinstance(v, np.generic) else str(v))
+        fd, tmp = tempfile.mkstemp(dir=where, prefix=".entry-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, where / f"{digest}.json")
+        tmp = None
+        _trim(where)
+    except (OSError, TypeError, ValueError):
+        pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
 def restore(value: dict) -> dict:
     """The audit's columns as the table holds them: JSON's null for a float column is NaN."""
     out = dict(value)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import cache as _cache
 from . import ece_audit
 from .recommend import EPSILON, meets
 
@@ -58,11 +59,18 @@ ROWS = (("debiased", True, "binned L1 ECE, 10 equal-width bins; recommended by t
                             "(bin shares and mean scores as observed)"))
 
 
-def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False):
+def _audited_shape(value) -> bool:
+    """A cached calibration audit: [{method: its audit columns}, the fitted point in words]."""
+    return (isinstance(value, list) and len(value) == 2 and isinstance(value[1], str) and isinstance(value[0], dict)
+            and all(isinstance(v, dict) and set(v) <= _cache.COLUMNS for v in value[0].values()))
+
+
+def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False, cache=False):
     """``table`` with the calibration rows appended (``reasons`` and ``info["calibration"]`` filled in); with
     ``audit``, each row's Monte Carlo coverage at the fitted plug-in point (``ece_audit``). The debiased row is
     recommended unless its audit finds it below the target (``_prefer_guaranteed``) or ``guarantee`` asks for a
-    guaranteed row (``methods/ece_guaranteed.py``, coverage >= 1 - delta by proof)."""
+    guaranteed row (``methods/ece_guaranteed.py``, coverage >= 1 - delta by proof). ``cache``: the audit is read
+    from and written to the audit cache (``cache.memo``, keyed by the scores, labels, δ and seed)."""
     import pandas as pd
 
     from ..methods import calibration as cal
@@ -74,7 +82,9 @@ def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False):
     fig = diagram(scores, labels, delta)
     observed = (fig["m"], fig["k"], fig["S"])
     shorts = tuple(short for short, _, _ in ROWS)
-    audited, where = ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed, shorts) if audit else ({}, "")
+    audited, where = ({}, "") if not audit else _cache.memo(
+        "calibration audit", [scores, labels, fig["edges"], repr(float(delta)), seed, list(shorts)],
+        lambda: ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed, shorts), _audited_shape, use=cache)
     rows = []
     for short, recommended, note in ROWS:
         method = get(short, "calibration")

@@ -462,7 +462,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                                                   "prior on the four paired cells; a probability, not an interval.")
         calibration_fig = {}
         if calibration.applies(d, metrics):  # evaluation/calibration.py: the ECE rows and the reliability diagram
-            table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit, guarantee)
+            table = calibration.add(d, delta, seed, table, reasons, calibration_fig, audit, guarantee, cache)
         table["note"] = table["note"].fillna("") if "note" in table else ""
         # rows added after ``recommend`` (superiority_probability, the ECE) or no rule run (the ECE alone)
         table["narrower"] = table["narrower"].fillna("") if "narrower" in table else ""
