@@ -93,3 +93,28 @@ def test_simulated_cache_is_bounded_in_bytes_of_weights_too(monkeypatch):
     held = [core._nbytes(o) for o in core._SIMULATED.values()]
     assert held and sum(held) <= core._SIMULATED_BYTES
     core.clear_cache()
+
+
+def test_memo_computes_once_and_recomputes_what_is_damaged_or_refused(tmp_path, monkeypatch):
+    """``cache.memo`` (the calibration rows' audit): a second call reads the first's value; a damaged entry, a
+    value of another shape or ``use=False`` computes again."""
+    from covstudy.evaluation import cache
+
+    monkeypatch.setenv(cache.ENV, str(tmp_path))
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return [{"m": {"coverage_at_estimate": 0.95}}, "where"]
+
+    parts = [np.arange(5.0), 0.05]
+    ok = lambda v: isinstance(v, list) and len(v) == 2  # noqa: E731
+    first = cache.memo("t", parts, compute, ok)
+    assert cache.memo("t", parts, compute, ok) == first and len(calls) == 1
+    assert cache.memo("t", [np.arange(5.0), 0.1], compute, ok) and len(calls) == 2  # other parts, other key
+    cache.memo("t", parts, compute, ok, use=False)
+    assert len(calls) == 3
+    for entry in tmp_path.glob("*.json"):
+        entry.write_text("{not json")
+    assert cache.memo("t", parts, compute, ok) == first and len(calls) == 4
+    assert cache.memo("t", parts, compute, lambda v: False) == first and len(calls) == 5
