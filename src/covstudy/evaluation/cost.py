@@ -48,7 +48,7 @@ FIRST_OPS = 2_500  # operations an outcome in certify's first round (its grid's 
 SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
               "exact_mcnemar", "exact_unconditional", "tango", "score"}
 SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval): (fixed, per unit)
-    "binormal": (4e-6, 2e-8),  # unit: a score (ranked)
+    "binormal": (4e-6, 5e-8),  # unit: a score (drawn and ranked; 9e-8 measured at 10³ scores, load ~9)
     "paired_binormal": (6e-6, 3e-8),
     "clustered": (3e-6, 2e-8),  # unit: a cluster
     "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
@@ -207,7 +207,8 @@ def _set_seconds(s, qualified) -> float:
 def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
     """(test sets a Monte Carlo audit simulates, its reps a point), following ``audit.audit_metric``."""
     from .audit import (AUC_AUDIT_MAX, AUC_MIN_REPS, AUC_BUDGET, AUC_SCORES, CONFIRM, PILOT_MIN_REPS, PILOT_POINTS,
-                        PILOT_SHARE, draw_points, draw_reps, draws_per_test_set, examples, search_budget)
+                        PILOT_SHARE, decide_budget, draw_points, draw_reps, draws_per_test_set, examples,
+                        search_budget)
 
     bounded = False
     if draws_per_test_set(qualified):
@@ -228,7 +229,12 @@ def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
         points = search_budget(r)
     sets = float(points * r)
     sets += PILOT_POINTS * max(PILOT_MIN_REPS, r // PILOT_SHARE)  # the pilot's first stage
-    if not bounded:
+    if s.design in ("binormal", "paired_binormal") and not draws_per_test_set(qualified):
+        # an AUC's worst near the floor is decided with up to AUC_SCORES scores (``audit.decide``): at 10³
+        # scores that is 40,000 test sets, more than its search (logit-1e3's DeLong audit: 5 of its 6 CPU-s)
+        # (its batches double from CONFIRM × reps: 16 × that is where a search of 200 test sets a point stops)
+        sets += CONFIRM_SHARE * min(decide_budget(qualified, s), 16 * CONFIRM * r)
+    elif not bounded:
         sets += CONFIRM_SHARE * CONFIRM * r
     if s.scores is not None:  # the smoothed-empirical search: as many points again
         sets += points * r

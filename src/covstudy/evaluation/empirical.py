@@ -34,6 +34,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .._lazy import optimize, stats
 from ..designs.sampling import dense_ranks
@@ -75,9 +76,9 @@ def true_auc(sm: Smoothed, shift: float = 0.0) -> float:
     """P(X > Y) of the populations, the positives shifted by ``shift`` (module docstring)."""
     scale = math.hypot(sm.h_pos, sm.h_neg)
     if sm.pos.size * sm.neg.size <= PAIRS_EXACT:
-        return float(np.mean(stats.norm.cdf((sm.pos[:, None] + shift - sm.neg[None, :]) / scale)))
+        return float(np.mean(special.ndtr((sm.pos[:, None] + shift - sm.neg[None, :]) / scale)))
     d, w = _differences(sm)
-    return float(np.dot(w, stats.norm.cdf((d + shift) / scale)))
+    return float(np.dot(w, special.ndtr((d + shift) / scale)))  # Φ, as stats.norm.cdf computes it, without its checks
 
 
 def _differences(sm: Smoothed) -> tuple[np.ndarray, np.ndarray]:
