@@ -310,3 +310,18 @@ def test_cluster_types_are_every_cluster_with_its_probability():
     o, e = np.append(seen[keep], seen[~keep].sum()), np.append(expected[keep], expected[~keep].sum())
     o, e = (o, e) if e[-1] > 0 else (o[:-1], e[:-1])
     assert stats.chi2.sf(np.sum((o - e) ** 2 / e), len(e) - 1) > 1e-4
+
+
+def test_obuchowski_variance_in_blocks_equals_all_at_once(monkeypatch):
+    """Test sets handled in blocks (memory bounded by _BLOCK_SCORES) give what all at once gives."""
+    from covstudy.methods import clustered_auc as ca
+
+    rng = np.random.default_rng(5)
+    s = rng.normal(size=(7, 40)).round(1)
+    lab = rng.random((7, 40)) < 0.4
+    c = rng.integers(0, 9, (7, 40))
+    whole = ca.obuchowski_variance(s, lab, c)
+    monkeypatch.setattr(ca, "_BLOCK_SCORES", 90)  # 2 test sets a block
+    blocks = ca.obuchowski_variance(s, lab, c)
+    for a, b in zip(whole, blocks):
+        np.testing.assert_allclose(b, a, rtol=1e-13, atol=1e-15)

@@ -51,6 +51,7 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "binormal": (4e-6, 5e-8),  # unit: a score (drawn and ranked; 9e-8 measured at 10³ scores, load ~9)
     "paired_binormal": (6e-6, 3e-8),
     "clustered": (3e-6, 2e-8),  # unit: a cluster
+    "clustered_binormal": (5e-6, 5e-7),  # unit: a score (sorted, placements summed by cluster; measured at 10⁴)
     "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
     "eval": (4e-6, 2e-8),  # unit: a question
     "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
@@ -180,6 +181,8 @@ def _units(s, qualified) -> float:
         return float(pt.get("n_pos", 0) + pt.get("n_neg", 0))
     if s.design == "clustered":
         return float(pt.get("clusters", 0))
+    if s.design == "clustered_binormal":
+        return float(examples(pt))
     if s.design == "eval":
         return float(pt.get("questions", examples(pt) if pt else 0))
     return 1.0
@@ -251,10 +254,13 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
     if method in NOT_AUDITED:
         return 0.0
     if s.plug_in_only:
-        from .plug_in import plug_in_reps
+        from .plug_in import BOOTSTRAP, plug_in_reps
+
+        from .audit import PLUG_IN_DECIDE
 
         r, _ = plug_in_reps(method, s.design, s.points[0], reps)
-        return (r or 0) * _set_seconds(s, qualified)
+        decided = 0 if method in BOOTSTRAP else CONFIRM_SHARE * PLUG_IN_DECIDE  # ``audit.decide_plug_in``
+        return (r or 0) * (1 + decided) * _set_seconds(s, qualified)
     if s.region is not None:
         n = int(s.points[0]["n"])
         window = n + 1 if n < WINDOW_FROM else 12 * math.sqrt(n) + 50  # the region's counts (a few sd of n·p)

@@ -84,6 +84,7 @@ def sorted_placements(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return auc, np.where(ll, v10, 0.0), np.where(ll, 0.0, v01), order
 
 
+_BLOCK_SCORES = 1 << 21  # scores of the test sets handled at once (~15 arrays of them: ~250 MB)
 _LAST: list = []  # [((scores, labels), placements)]: the last read-only test sets' (the core's shared ones)
 _KEPT_SCORES = 100_000  # ... or the last test set of at least this many scores (a user's file: every method
 _BY_VALUE: list = []  # meets it), kept as [(scores, labels, placements)] with a copy, checked value by value
@@ -118,6 +119,11 @@ def obuchowski_variance(scores, labels, clusters) -> tuple[np.ndarray, np.ndarra
     With one example a cluster it is DeLong's variance. NaN where I10 or I01 < 2 (not estimable)."""
     s, lab, c, shape = _rows(scores, labels, clusters)
     rows, n = s.shape
+    step = max(1, _BLOCK_SCORES // n)
+    if rows > step:  # in blocks of test sets: memory bounded by _BLOCK_SCORES, not by test sets × n
+        parts = [obuchowski_variance(s[i:i + step], lab[i:i + step], c[i:i + step]) for i in range(0, rows, step)]
+        return (np.concatenate([p[0] for p in parts]).reshape(shape),
+                np.concatenate([p[1] for p in parts]).reshape(shape))
     G = int(c.max()) + 1
     auc, v10, v01, order = _kept(scores, labels, s, lab)
     lab, c = np.take_along_axis(lab, order, 1), np.take_along_axis(c, order, 1)
