@@ -354,6 +354,17 @@ def _clip_icc(icc) -> float:
     return float(min(max(icc, 0.0), 0.99))
 
 
+def _spearman(u, v) -> float:
+    """Spearman's ρ: Pearson's correlation of the midranks (``stats.spearmanr``'s number, from one sort each
+    rather than its per-column ``rankdata``); NaN when either is constant."""
+    from ..methods.distinct import midranks
+
+    a, b = midranks(u), midranks(v)
+    a, b = a - a.mean(), b - b.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(np.dot(a, b) / np.sqrt(np.dot(a, a) * np.dot(b, b)))
+
+
 def score_icc(scores, labels, groups) -> float:
     """The one-way ANOVA ICC (MSB - MSW)/(MSB + (s0 - 1)·MSW) of the scores' normal scores
     Φ⁻¹((rank - ½)/n) less their class's mean, clusters as groups, s0 = (n - Σ s_i²/n)/(G - 1)
@@ -510,7 +521,7 @@ def _auc_difference_spec(d: Data, delta):
     auc, _ = delong_covariance(np.stack([p1, p2]), np.stack([n1, n2]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # constant scores within a class: no correlation (nan -> 0)
-        rs = [stats.spearmanr(u, v)[0] for u, v in ((p1, p2), (n1, n2))]
+        rs = [_spearman(u, v) for u, v in ((p1, p2), (n1, n2))]
     rho = float(np.clip(np.nanmean(rs) if not np.all(np.isnan(rs)) else 0.0, -0.99, 0.99))
     s = Spec("auc_difference", float(auc[0] - auc[1]),
              dict(metric="auc_difference", pos_first=p1, neg_first=n1, pos_second=p2, neg_second=n2),
