@@ -3,6 +3,7 @@ the audit equals coverage() at the same point, the recommendation rule, grouped 
 input, one-line input errors, and the CLI end to end."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -594,3 +595,21 @@ def test_searched_exact_audit_reads_the_plug_in_off_its_windows():
     assert row["audit"] == "searched" and row["engine"] == "exact"
     assert abs(row["coverage_at_estimate"] - exact.coverage) < 1e-10
     assert abs(row["mean_width"] - exact.mean_width) < 1e-10
+
+
+def test_spearman_is_scipys_with_ties_and_constants():
+    """metrics._spearman (the AUC difference's correlation at 10⁶ rows) against scipy.stats.spearmanr."""
+    from scipy import stats as st
+
+    from covstudy.evaluation.metrics import _spearman
+
+    rng = np.random.default_rng(1)
+    for t in range(30):
+        n = int(rng.integers(2, 200))
+        u = rng.integers(0, 5, n) + (rng.random(n) if t % 2 else 0)
+        v = rng.integers(0, 5, n) * (t % 3 != 0)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = st.spearmanr(u, v)[0]
+        got = _spearman(u, v)
+        assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12)
