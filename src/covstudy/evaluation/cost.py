@@ -210,7 +210,7 @@ def _set_seconds(s, qualified) -> float:
 def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
     """(test sets a Monte Carlo audit simulates, its reps a point), following ``audit.audit_metric``."""
     from .audit import (AUC_AUDIT_MAX, AUC_MIN_REPS, AUC_BUDGET, AUC_SCORES, CONFIRM, PILOT_MIN_REPS, PILOT_POINTS,
-                        PILOT_SHARE, decide_budget, draw_points, draw_reps, draws_per_test_set, examples,
+                        PILOT_SHARE, REPS, decide_budget, draw_points, draw_reps, draws_per_test_set, examples,
                         search_budget)
 
     bounded = False
@@ -233,10 +233,9 @@ def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
     sets = float(points * r)
     sets += PILOT_POINTS * max(PILOT_MIN_REPS, r // PILOT_SHARE)  # the pilot's first stage
     if s.design in ("binormal", "paired_binormal") and not draws_per_test_set(qualified):
-        # an AUC's worst near the floor is decided with up to AUC_SCORES scores (``audit.decide``): at 10³
-        # scores that is 40,000 test sets, more than its search (logit-1e3's DeLong audit: 5 of its 6 CPU-s)
-        # (its batches double from CONFIRM × reps: 16 × that is where a search of 200 test sets a point stops)
-        sets += CONFIRM_SHARE * min(decide_budget(qualified, s), 16 * CONFIRM * r)
+        # an AUC's worst near the floor is decided with up to AUC_SCORES scores (``audit.decide``), fewer as
+        # its reps are cut: at 10³ scores and 2,000 reps 40,000 test sets, more than its search
+        sets += CONFIRM_SHARE * decide_budget(qualified, s, 0, min(1.0, reps / REPS))
     elif not bounded:
         sets += CONFIRM_SHARE * CONFIRM * r
     if s.scores is not None:  # the smoothed-empirical search: as many points again
