@@ -78,7 +78,8 @@ LEADERBOARD_SET = (3e-4, 1.4e-4, 2.7e-8, 0.9e-8)  # ... a resampled test set of 
 # row, per row × model (measured at 2, 5 and 12 models, 10² to 10⁶ rows: 0.55 ms at 2 × 100, 79 ms at 5 × 10⁶)
 LEADERBOARD_MIN_REPS = 100  # a cut leaderboard audit keeps at least these test sets (MCSE ≈ 0.02 at 0.95)
 INTERVAL_SECONDS = (1e-3, 1.5e-8)  # a method's interval on the data: fixed, per row of the file (proba2, logit at 10⁶)
-DRAW_INTERVAL_SECONDS = 1.5e-8  # ... a resampling method: per row and draw (capped by RESAMPLES_MAX)
+DRAW_INTERVAL_SECONDS = 1.3e-8  # ... a resampling method: per number resampled a draw, and draw (capped by
+# RESAMPLES_MAX; the AUC's bootstrap measured at 10⁴ and 10⁵ scores)
 
 
 def budget_value(value) -> float:
@@ -289,15 +290,18 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
 
 
 def intervals_seconds(s, n) -> float:
-    """Every method's interval of one metric on n rows."""
+    """Every method's interval of one metric on n rows; a resampling method's draws × the numbers a draw
+    resamples (the door's arrays, as ``result.resampling_cost`` counts them: a confusion matrix's bootstrap
+    resamples its few counts, an AUC's every score), not computed past RESAMPLES_MAX."""
     from .audit import draws_per_test_set
 
+    size = sum(int(np.size(v)) for v in (s.door or {}).values() if np.ndim(v) > 0)
     out = 0.0
     for _, _, qualified in s.methods:
         draws = draws_per_test_set(qualified)
         out += INTERVAL_SECONDS[0] + INTERVAL_SECONDS[1] * n
-        if draws and draws * n <= RESAMPLES_MAX:  # beyond, not computed (``result.resampling_cost``)
-            out += DRAW_INTERVAL_SECONDS * draws * n
+        if draws and draws * size <= RESAMPLES_MAX:  # beyond, not computed (``result.resampling_cost``)
+            out += DRAW_INTERVAL_SECONDS * draws * size
     return out
 
 
@@ -389,7 +393,8 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     # this run reads what that one computed and stops where it stopped, so its other audits are not forecast
     seen = {j.metric for j in chosen.values() if j.cached}
     for j in chosen.values():
-        if not j.cached and not j.skip and j.metric not in seen:
+        alone = p.fixed + j.seconds > SLACK * budget  # ``Plan.admit`` will not run it: it costs nothing
+        if not j.cached and not j.skip and j.metric not in seen and not alone:
             fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
             first.setdefault(j.metric, []).append(j.seconds)
     # a metric's audits stop at its allowance; its first runs unless alone over budget (Plan.admit): a typical one's cost
