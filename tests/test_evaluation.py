@@ -613,3 +613,17 @@ def test_spearman_is_scipys_with_ties_and_constants():
             want = st.spearmanr(u, v)[0]
         got = _spearman(u, v)
         assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12)
+
+
+def test_n_for_half_width_not_planned_beyond_its_bound(monkeypatch):
+    """Beyond growth.HALF_N_MAX examples the n for half the width is not planned (its exact search costs
+    ~4.5e-5 CPU-s an example): the widths stay, the cell is empty."""
+    from covstudy.evaluation import growth
+
+    monkeypatch.setattr(growth, "HALF_N_MAX", 50)
+    rng = np.random.default_rng(3)
+    truth = rng.random(60) < 0.5
+    predicted = np.where(rng.random(60) < 0.85, truth, ~truth)
+    g = covstudy.evaluate(truth.astype(int), predicted.astype(int), metrics=["accuracy"], cache=False).growth
+    assert list(g.n) == [30, 60, 120, 240] and g.mean_width.notna().all()
+    assert g.n_for_half_width.isna().all()

@@ -71,7 +71,8 @@ CONFIRM_SHARE = 0.3  # Monte Carlo audits whose worst needs the confirmation (CO
 REACH_AUDITS = 3  # methods a metric audits, typically, when its audit stops at the first that meets the target
 # (1 to 13 of 15 measured): a plain method's audit runs with chance REACH_AUDITS / its metric's plain methods
 GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a metric, beyond one proportion
-GROWTH_BINOMIAL = 0.06  # ... a one-proportion metric's (exact widths, and the n for half the width)
+GROWTH_BINOMIAL = (0.06, 4.5e-5)  # ... a one-proportion metric's (exact widths, and the n for half the width,
+# planned up to growth.HALF_N_MAX examples): fixed, per example (13.6 CPU-s for three metrics at 10⁵ rows)
 CALIBRATION_SECONDS = 1.5  # the calibration rows' own audit (ece_audit.ECE_BUDGET: about 2 CPU-s at most)
 LEADERBOARD_SECONDS = (5e-3, 1e-7)  # a leaderboard's intervals: fixed, per row × model (reading each included)
 LEADERBOARD_SET = (3e-4, 1.4e-4, 2.7e-8, 0.9e-8)  # ... a resampled test set of its audit: fixed, per model, per
@@ -348,7 +349,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     def growth(mc):
         sets = GROWTH_SETS * min(1.0, mc)
         return (sum(sets * _set_seconds(s, s.methods[0][2]) for s in growing)
-                + GROWTH_BINOMIAL * sum(s.design == "binomial" for s in specs))
+                + sum(GROWTH_BINOMIAL[0] + GROWTH_BINOMIAL[1] * _half_n(s) for s in specs if s.design == "binomial"))
 
     def expected(js, mc):
         return growth(mc) + sum(j.reach * j.seconds for j in js.values())
@@ -421,6 +422,14 @@ def leaderboard_plan(n, k, reps, audit, budget=None) -> tuple[float, int, str]:
                           f"CPU-s a hundred) would pass the budget ({budget:g} CPU-s, --budget)")
     return fixed + one * fits, fits, (f"audit cut to fit the budget (--budget): {fits:,} resampled test sets, "
                                       f"not {reps:,}")
+
+
+def _half_n(s) -> float:
+    """The examples of a one-proportion metric whose n for half the width is planned (0 beyond HALF_N_MAX)."""
+    from .growth import HALF_N_MAX
+
+    n = s.points[0].get("n", 0) if s.points else 0
+    return float(n) if n <= HALF_N_MAX else 0.0
 
 
 def _certify_ops(s, qualified) -> float:

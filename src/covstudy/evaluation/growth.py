@@ -5,7 +5,7 @@ recommended method's expected width at the plug-in operating point for test sets
 user's: exact for one proportion, Monte Carlo with GROWTH_REPS test sets for the other designs, whose exact
 engines enumerate outcome spaces that grow with the size; for one-proportion metrics the n for half today's
 width, via ``planning.plan``). Flow: recommend -> growth -> render (the "shrinks with more data" section and the
-width-vs-n figure).
+width-vs-n figure). Beyond HALF_N_MAX examples the n for half the width is not planned (the cost bound).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from .audit import AUC_BUDGET, coverage_over, draw_reps, draws_per_test_set, exa
 SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as multiples of the user's
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
 GROWTH_REPS = 400  # test sets per size for a Monte Carlo expected width (relative MCSE of a width ~ 1%/sqrt(reps/10): 0.16%)
+HALF_N_MAX = 20_000  # beyond this many examples the n for half the width is not planned (its exact search up to
+# ~4n costs ~4.5e-5 CPU-s an example: 4.5 CPU-s a metric at 10⁵ rows); the table's cell stays empty
 GROWTH_MIN_REPS = 50  # ... at least, where fewer fit the AUC's budget (AUC_BUDGET scores at the largest size): a
 # DeLong width varies 0.6-1.7% between test sets at 5,000-40,000 scores, so 50 give it to ~0.2%
 
@@ -61,7 +63,7 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
                               **axes).mean_width
         widths = np.atleast_1d(widths)
         half = None
-        if s.design == "binomial":
+        if s.design == "binomial" and point["n"] <= HALF_N_MAX:
             try:
                 half = plan(qualified, delta=delta, p=point["p"], width=float(r.mean_width) / 2).n
             except ValueError:
