@@ -30,8 +30,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 RESAMPLES_MAX = 2 * 10**8  # draws × numbers resampled per draw of one resampling interval (~2 CPU-s)
 BUDGET = 10.0  # CPU-s of the whole command by default (issue 56: the README example ≤ 10, every file ≤ 15)
 BUDGET_ENV = "COVSTUDY_BUDGET"  # overrides BUDGET as the default (a number > 0, or inf), e.g. for a CI machine
@@ -67,8 +65,8 @@ SOLVED_SECONDS = {"posterior_jeffreys": (0.23, 1), "posterior": (12.0, 3)}  # me
 DRAW_DEFAULT = 2e-8
 BINOMIAL_SECONDS = (2e-3, 2e-7)  # a one-proportion audit: fixed, per count in its window
 CONFIRM_SHARE = 0.3  # Monte Carlo audits whose worst needs the confirmation (CONFIRM × reps at one point)
-REACH_AUDITS = 3  # methods a metric audits, typically, when its audit stops at the first that meets the target
-# (1 to 13 of 15 measured): a plain method's audit runs with chance REACH_AUDITS / its metric's plain methods
+FALLS_SHORT = 0.75  # chance a candidate falls short of the target, so that its metric's next is audited (the
+# candidates are narrower than a guaranteed interval: most fall short somewhere in the region)
 GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a metric, beyond one proportion
 GROWTH_BINOMIAL = 0.06  # ... a one-proportion metric's (exact widths, and the n for half the width)
 CALIBRATION_SECONDS = 1.5  # the calibration rows' own audit (ece_audit.ECE_BUDGET: about 2 CPU-s at most)
@@ -119,6 +117,7 @@ class Job:
     skip: str = ""  # why it is not audited ("" : it is)
     cut: str = ""  # what was cut, for the row's note ("" : nothing)
     cached: bool = False
+    heavy: bool = False  # more than its metric's even share of the budget even at the deepest cuts: runs only first
 
 
 @dataclass
@@ -132,28 +131,47 @@ class Plan:
     cuts: list = field(default_factory=list)  # what was cut, in words, once each
     charged: float = 0.0  # forecasts of the audits that ran (a deterministic count of the work done)
     growth_reps: int | None = None  # the width-vs-n table's test sets a size, when cut
-    allowance: dict = field(default_factory=dict)  # metric -> CPU-s its audits may be charged (none: no limit)
+    most: dict = field(default_factory=dict)  # metric -> CPU-s of every one of its candidates' audits, in audit order
     spent: dict = field(default_factory=dict)  # metric -> CPU-s charged
+    shares: dict = field(default_factory=dict)  # metric -> CPU-s its audits may be charged, set as its first runs
 
     def job(self, metric, qualified) -> Job | None:
         return self.jobs.get((metric, qualified))
 
     def admit(self, job: Job) -> str:
-        """"" if the job may run; else why not: its metric's share of the budget is spent, or the whole budget
-        is, by SLACK. A metric's first audit runs (a cut one, within its caps) unless it alone passes the whole
-        budget by SLACK: no metric goes unaudited because others came first, none costs minutes on its own."""
+        """"" if the job may run; else why not. A metric's first audit runs (a cut one, within its caps) unless
+        it alone passes the whole budget by SLACK: no metric goes unaudited because others came first, none costs
+        minutes on its own. The later ones run within the metric's share (``share``: what is left of the budget
+        as its first audit runs, water-filled over it and the metrics after it), by SLACK: a metric whose every
+        audit costs little (one proportion's, milliseconds) is never stopped, the costly ones share what is left
+        evenly, and what a metric leaves unused passes to the metrics after it. A heavy audit (more than a
+        metric's even share of the budget at the deepest cuts) runs only as its metric's first."""
         if job.skip:
             return job.skip
         if self.fixed + job.seconds > SLACK * self.budget:
             return (f"not audited: its audit alone (~{job.seconds:.3g} CPU-s) would pass the budget "
                     f"({self.budget:g} CPU-s, --budget)")
-        spent = self.spent.get(job.metric, 0.0)
-        if spent > 0 and spent + job.seconds > SLACK * self.allowance.get(job.metric, math.inf):
+        share = self.share(job.metric)
+        if self.spent.get(job.metric, 0.0) == 0:
+            return ""
+        if job.heavy:
+            return (f"not audited: its audit alone (~{job.seconds:.3g} CPU-s) is more than a metric's share of the "
+                    f"budget ({self.budget:g} CPU-s, --budget), and narrower methods were audited first")
+        if self.spent[job.metric] + job.seconds > SLACK * share:
             return (f"not audited: this metric's audits spent its share of the budget ({self.budget:g} CPU-s, "
                     f"--budget) on narrower methods")
-        if spent > 0 and self.fixed + self.charged + job.seconds > SLACK * self.budget:
-            return f"not audited: the audits before it spent the budget ({self.budget:g} CPU-s, --budget)"
         return ""
+
+    def share(self, metric) -> float:
+        """The CPU-s a metric's audits may be charged, fixed as its first audit is admitted: what the budget has
+        left then, water-filled (``water_fill``) over its and the later metrics' costs with every candidate
+        audited (``most``)."""
+        if metric not in self.shares:
+            names = list(self.most)
+            later = names[names.index(metric):] if metric in self.most else [metric]
+            left = max(self.budget - self.fixed - self.charged, 0.0)
+            self.shares[metric] = water_fill({m: self.most.get(m, 0.0) for m in later}, left)[metric]
+        return self.shares[metric]
 
     def charge(self, job: Job) -> None:
         self.charged += job.seconds
@@ -286,12 +304,17 @@ def intervals_seconds(s, n) -> float:
     return out
 
 
-def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None) -> Plan:
-    """The forecast and the cuts (module docstring). ``lookup(s, qualified, reps, work)`` says whether a cache
-    entry answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are
-    the first run's), only the forecast does (an audit read back costs nothing). ``calibration``: the
-    calibration rows will be computed."""
+def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None, widths=None) -> Plan:
+    """The forecast and the cuts (module docstring). ``widths``: {(metric, qualified): the interval's width on the
+    data}, which decide the audits that can run (``recommend.audit_order``: never a guaranteed row, nor one at
+    least as wide as the narrowest guaranteed row; a row missing from it was not computed, so not audited); None:
+    every row not guaranteed is a candidate. ``lookup(s, qualified, reps, work)`` says whether a cache entry
+    answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are the first
+    run's), only the forecast does (an audit read back costs nothing). ``calibration``: the calibration rows
+    will be computed."""
     from .audit import BOOTSTRAP, draws_per_test_set
+    from .certify import WORK
+    from .recommend import audit_order
 
     budget = default_budget() if budget is None else float(budget)
     fixed = OVERHEAD + sum(intervals_seconds(s, n) for s in specs)
@@ -304,12 +327,25 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                and s.multiclass is None and not s.plug_in_only and s.scale is None]
     jobs = []
     for s in specs:
-        every = s.region is not None or audit_all
-        drawing = [method in BOOTSTRAP or draws_per_test_set(qualified) > 0 for method, _, qualified in s.methods]
-        plain = max(1, len(drawing) - sum(drawing))
-        for (method, _, qualified), draws in zip(s.methods, drawing):
-            reach = 1.0 if every or draws else min(1.0, REACH_AUDITS / plain)
-            jobs.append((s, method, qualified, reach, draws, _certify_ops(s, qualified)))
+        rows = [dict(method=method, guaranteed=_guaranteed(qualified),
+                     width=math.nan if widths is None else widths.get((s.metric, qualified), math.nan))
+                for method, _, qualified in s.methods]
+        order, _ = audit_order(rows, audit_all)
+        for rank, i in enumerate(order):
+            method, _, qualified = s.methods[i]
+            if widths is not None and (s.metric, qualified) not in widths:
+                continue  # not computed on these data (``result.resampling_cost``): no audit
+            # the audit stops at the first candidate that meets the target: the k-th runs if the k before fell short
+            reach = 1.0 if audit_all else FALLS_SHORT ** rank
+            drawing = method in BOOTSTRAP or draws_per_test_set(qualified) > 0
+            jobs.append((s, method, qualified, reach, drawing, _certify_ops(s, qualified)))
+
+    room = budget - fixed
+    # a metric's even share of the room: the most a certified audit's outcome operations may cost (``certify``
+    # stops there with its least bound, a lower bound still: a bound near the floor could take minutes), and the
+    # line above which an audit is heavy (below)
+    fair = SLACK * room / max(1, len({s.metric for s, *_ in jobs}))
+    fair_work = max(MIN_WORK, CERTIFY_RATE * fair)
 
     def choose(mc, cert, drop_drawing):
         out = {}
@@ -322,6 +358,8 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                 r = max(MIN_REPS, int(reps * mc)) if mc < 1 else None
                 r = None if r is not None and r >= reps else r
                 w = max(MIN_WORK, ops * cert) if cert < 1 and ops else None
+                if ops and fair_work < WORK and (w is None or w > fair_work):
+                    w = fair_work
                 out[key] = Job(s.metric, qualified, audit_seconds(s, method, qualified, r or reps, w), reach,
                                reps=r, work=w)
         return out
@@ -332,28 +370,35 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                 + GROWTH_BINOMIAL * sum(s.design == "binomial" for s in specs))
 
     def expected(js, mc):
-        return growth(mc) + sum(j.reach * j.seconds for j in js.values())
+        return growth(mc) + sum(j.reach * j.seconds for j in js.values() if not j.heavy)
 
-    room = budget - fixed
+    # an audit that would cost more than a metric's even share of the room at the deepest cuts could run only as
+    # its metric's first (``Plan.admit``): it must not drive the cuts of every other audit to their floors
+    heavy = {key for key, j in choose(MIN_REPS / reps, 1 / 64, False).items() if j.seconds > fair}
+
+    def choose_light(mc, cert, drop_drawing):
+        out = choose(mc, cert, drop_drawing)
+        for key in heavy:
+            out[key].heavy = True
+        return out
+
     mc, cert, drop = 1.0, 1.0, False
-    chosen = choose(mc, cert, drop)
+    chosen = choose_light(mc, cert, drop)
     if expected(chosen, mc) > room:
         drop = True
-        chosen = choose(mc, cert, drop)
+        chosen = choose_light(mc, cert, drop)
     while expected(chosen, mc) > room and reps * mc > MIN_REPS:
         mc /= 2
-        chosen = choose(mc, cert, drop)
+        chosen = choose_light(mc, cert, drop)
     while expected(chosen, mc) > room and cert > 1 / 64:
         cert /= 2
-        chosen = choose(mc, cert, drop)
-    # still over: each metric may spend its share of the room (in proportion to its expected cost), and its
-    # audits stop there (``Plan.admit``), so that no metric's audits starve another's
-    per_metric = {}
+        chosen = choose_light(mc, cert, drop)
+    # the worst case, every candidate audited: where it does not fit, each metric's later audits are held to its
+    # share of the budget (``Plan.admit``)
     for j in chosen.values():
-        per_metric[j.metric] = per_metric.get(j.metric, 0.0) + j.reach * j.seconds
-    spend, left = sum(per_metric.values()), max(room - growth(mc), 0.0)
-    if spend > left:
-        p.allowance = {m: left * v / spend for m, v in per_metric.items()}
+        if not j.skip and not j.heavy:
+            p.most[j.metric] = p.most.get(j.metric, 0.0) + j.seconds
+    share = water_fill(p.most, max(room - growth(mc), 0.0))
     cuts = []  # what was cut, each once, if it touched an audit
     if drop and any("resampling" in j.skip for j in chosen.values()):
         cuts.append("the resampling methods' audits")
@@ -361,7 +406,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
         cuts.append(f"the Monte Carlo audits' test sets a point (×{mc:g}, at least {MIN_REPS})")
     if any(j.work is not None and not j.skip for j in chosen.values()):
         cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)")
-    if p.allowance:
+    if sum(p.most.values()) > room - growth(mc):
         cuts.append("each metric's audits to its share of the budget (the narrowest methods first)")
     if lookup is not None:
         for (metric, qualified), j in chosen.items():
@@ -369,18 +414,40 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
             j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work)
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
     p.fixed = fixed + growth(mc)
-    fresh, first = {}, {}
-    # a metric with an audit in the cache was audited by an earlier run of the same command with the same cuts:
-    # this run reads what that one computed and stops where it stopped, so its other audits are not forecast
-    seen = {j.metric for j in chosen.values() if j.cached}
+    expect, first = {}, {}
     for j in chosen.values():
-        if not j.cached and not j.skip and j.metric not in seen:
-            fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
-            first.setdefault(j.metric, []).append(j.seconds)
-    # a metric's audits stop at its allowance; its first runs unless alone over budget (Plan.admit): a typical one's cost
-    p.forecast = p.fixed + sum(max(min(v, p.allowance.get(m, math.inf)), float(np.median(first[m])))
-                               for m, v in fresh.items())
+        expect.setdefault(j.metric, 0.0)
+        if not j.skip:
+            expect[j.metric] += 0.0 if j.heavy else j.reach * j.seconds
+            if j.seconds + p.fixed <= SLACK * budget:  # its narrowest candidate runs unless alone over budget
+                first.setdefault(j.metric, j.seconds)
+    # a metric with an audit in the cache was audited by an earlier run of the same command with the same cuts:
+    # this run reads what that one computed and stops where it stopped, so it costs nothing to forecast
+    seen = {j.metric for j in chosen.values() if j.cached}
+    p.forecast = p.fixed + sum(max(min(v, share.get(m, math.inf)), first.get(m, 0.0))
+                               for m, v in expect.items() if m not in seen)
     return p
+
+
+def water_fill(most: dict, room: float) -> dict:
+    """Each metric's share of the room: its ``most`` if every metric's fits, else min(most, L) with the level L
+    such that the shares add up to the room. A metric that needs less than the others' share gets all it needs;
+    the costly ones share the rest evenly."""
+    if sum(most.values()) <= room:
+        return dict(most)
+    left, count, level = room, len(most), 0.0
+    for k, v in enumerate(sorted(most.values())):
+        if v * (count - k) >= left:
+            level = left / (count - k)
+            break
+        left -= v
+    return {m: min(v, level) for m, v in most.items()}
+
+
+def _guaranteed(qualified) -> bool:
+    from ..methods import methods
+
+    return bool(methods()[qualified].guaranteed)
 
 
 def _certify_ops(s, qualified) -> float:

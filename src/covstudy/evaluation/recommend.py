@@ -193,6 +193,37 @@ def recommend(rows, level, audited, s, guarantee=False):
     return None, "not audited: no recommendation."
 
 
+def audit_order(rows, audit_all=False) -> tuple[list, dict]:
+    """Which of one metric's rows to audit and in which order, decided from the intervals on the data alone:
+    (the candidates' positions, narrowest first; {position: why a row is not audited}).
+
+    ``rows``: dicts with ``method``, ``width`` (on the data) and ``guaranteed``. A guaranteed row meets the
+    target by proof, so its audit could not change the recommendation: it is not audited (no note: its
+    ``meets_target`` says ``guaranteed``). Nor is a row at least as wide on the data as the narrowest guaranteed
+    row (a resampling one unless more than TIE narrower, the rule's price of a seed-dependent interval): the
+    guaranteed row would be recommended before it. The rest are the candidates, the plain ones narrowest first,
+    then the resampling ones; ``_audit_rows`` stops at the first that meets the target. ``audit_all``: every
+    row, in order."""
+    if audit_all:
+        return list(range(len(rows))), {}
+    proven = [(r["width"], r["method"]) for r in rows if r.get("guaranteed") and r["width"] == r["width"]]
+    bar, by = min(proven) if proven else (np.inf, "")
+    order, skip = [], {}
+    for i, r in enumerate(rows):
+        resampling = r["method"] in BOOTSTRAP
+        if r.get("guaranteed"):
+            continue
+        if r["width"] >= bar and not resampling:
+            skip[i] = f"not audited: at least as wide on your data as {by}, which meets the target by proof (--audit-all)"
+        elif resampling and r["width"] * (1 + TIE) >= bar:
+            skip[i] = (f"not audited: less than {TIE:.0%} narrower on your data than {by}, which meets the target by "
+                       f"proof; a resampling method is recommended only for a larger gain (--audit-all)")
+        else:
+            order.append(i)
+    order.sort(key=lambda i: (rows[i]["method"] in BOOTSTRAP, np.isnan(rows[i]["width"]), rows[i]["width"]))
+    return order, skip
+
+
 def _worst(r) -> str:
     """A row's worst coverage in words: ``≤`` where it is an upper bound, ``± MCSE`` where Monte Carlo."""
     at_most = "≤ " if r.get("worst_is_upper_bound", False) else ""

@@ -161,26 +161,26 @@ def resampling_cost(qualified, door) -> str:
 
 
 def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None, hits=None, store=False):
-    """Audit one metric's rows ((row, qualified name) pairs, updated in place). One-proportion metrics
-    (exact, microseconds) and ``audit_all``: every row, in order. Otherwise the methods that do not
-    resample, narrowest on the user's data first: once one meets the target (certified at 1 - delta
-    with ``guarantee``), every row at least as wide is left unaudited with a note, since the
-    recommendation could not be it (a narrower interval that meets the target exists). Resampling
-    methods come last, each audited only if it could still be recommended: no method met the target,
-    or it is more than recommend.TIE narrower than the one that did (``recommend``'s rule).
+    """Audit one metric's rows ((row, qualified name) pairs, updated in place): the candidates of
+    ``recommend.audit_order`` (not a guaranteed row, which meets the target by proof, nor one at least as wide
+    on the data as the narrowest guaranteed row), the plain methods narrowest on the user's data first: once
+    one meets the target (certified at 1 - delta with ``guarantee``), every row at least as wide is left
+    unaudited with a note, since the recommendation could not be it (a narrower interval that meets the target
+    exists). Resampling methods come last, each audited only if it could still be recommended: no method met
+    the target, or it is more than recommend.TIE narrower than the one that did (``recommend``'s rule).
+    ``audit_all``: every row, in order.
 
     ``plan`` (``cost.plan``): each audit as the budget cut it, charged its forecast; ``hits`` the cache
     entries found while planning ({key: audit columns}); ``store``: write each fresh audit to the cache."""
     from . import cache
     from .audit import BOOTSTRAP
-    from .recommend import TIE, meets
+    from .recommend import TIE, audit_order, meets
 
     level = 1 - delta
-    every = s.region is not None or audit_all
-    order = list(range(len(rows)))
-    if not every:  # plain methods narrowest first, then the resampling ones narrowest first
-        order.sort(key=lambda i: (rows[i][0]["method"] in BOOTSTRAP, np.isnan(rows[i][0]["width"]),
-                                  rows[i][0]["width"]))
+    order, skip = audit_order([row for row, _ in rows], audit_all)
+    for i, note in skip.items():
+        rows[i][0]["note"] = note
+    bar.update(len(rows) - len(order))
     stop = None  # (width, method) of the narrowest row that meets the target
     for i in order:
         row, qualified = rows[i]
@@ -209,7 +209,7 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None
                 if cut := cost.cut_note(job, audited, reps):
                     row["note"] = cut
             verdict = meets(row, level - EPSILON)
-            if (not every and stop is None and row["method"] not in BOOTSTRAP and verdict in MET
+            if (not audit_all and stop is None and row["method"] not in BOOTSTRAP and verdict in MET
                     and (not guarantee or verdict == "guaranteed" or row["guaranteed"]
                          or verdict == "certified" and row["worst_bound"] >= level)):
                 stop = (row["width"], row["method"])
@@ -376,12 +376,19 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     if judge is not None and (metrics is None or judged.METRIC in metrics):
         specs.append(judged.spec(d, unlabelled, delta))
     hits = {} if cache and audit else None
-    plan = cost.plan(specs, d.n, reps, audit, audit_all, budget, calibration.applies(d, metrics),
-                     _lookup(hits, delta, seed) if hits is not None else None)
-    if progress:  # before any work: what it will cost
-        cut = f"; cut to fit: {', '.join(plan.cuts)}" if plan.cuts else ""
-        print(f"covstudy-evaluate: forecast: ~{plan.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
-    rows = []
+
+    def forecast(widths=None):
+        """The plan, its forecast printed: before any work without an audit, else once the intervals' widths
+        (which decide the audits that can run) are known, before any audit."""
+        p = cost.plan(specs, d.n, reps, audit, audit_all, budget, calibration.applies(d, metrics),
+                      _lookup(hits, delta, seed) if hits is not None else None, widths)
+        if progress:
+            cut = f"; cut to fit: {', '.join(p.cuts)}" if p.cuts else ""
+            print(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
+        return p
+
+    plan = None if audit else forecast()
+    rows, audits = [], []
     bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
                unit="step",
                file=sys.stderr, disable=not progress, delay=PROGRESS_AFTER, leave=False, dynamic_ncols=True,
@@ -412,7 +419,10 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                 spec_rows.append((row, qualified))
                 if not audit:
                     bar.update()
-            if audit:
+            audits.append((s, spec_rows))
+        if audit:
+            plan = forecast({(s.metric, q): row["width"] for s, spec_rows in audits for row, q in spec_rows})
+            for s, spec_rows in audits:
                 _audit_rows(s, spec_rows, delta, reps, seed, guarantee, audit_all, bar, plan, hits, store=cache)
         table = pd.DataFrame(rows)
         level = 1 - delta
