@@ -253,21 +253,23 @@ def draw_points(qualified, s: Spec, reps) -> int:
     return int(min(BOOT_SEARCH_POINTS, draw_budget(qualified, s) // reps))
 
 
-def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None) -> dict:
+def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None, confirm=None) -> dict:
     """The audit columns of one metric × method (empty for a bootstrap too costly to audit): certified
     where ``certify`` covers the design and the method is deterministic (within ``work`` outcome operations,
-    ``certified_audit``), else searched over the box."""
+    ``certified_audit``), else searched over the box; a Monte Carlo decision (``decide``) draws at most
+    ``confirm`` test sets (None: its own budget, ``decide_budget``; the budget's plan, ``cost``, sets it)."""
     if method in NOT_AUDITED:
         return {}
     if s.plug_in_only:  # the grouped metrics beyond accuracy: Monte Carlo at the plug-in point (``plug_in``)
         from .plug_in import audit_plug_in
 
-        return decide_plug_in(s, method, qualified, delta, seed, audit_plug_in(s, method, qualified, delta, reps, seed))
+        return decide_plug_in(s, method, qualified, delta, seed, audit_plug_in(s, method, qualified, delta, reps, seed),
+                              confirm)
     if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
         out = certified_audit(qualified, s, delta, work)
         if out is not None:
             return out
-        return searched_audit(qualified, s, delta, reps, seed, monte_carlo=True)  # too many outcomes
+        return searched_audit(qualified, s, delta, reps, seed, monte_carlo=True, confirm=confirm)  # too many outcomes
     points = None
     if draws_per_test_set(qualified):
         reps = draw_reps(qualified, s, reps)
@@ -284,7 +286,8 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None) -> di
         affordable = max(PILOT_POINTS, AUC_SCORES // (2 * reps * size))  # points a search, two searches
         points = affordable if affordable < search_budget(reps) else None
     if s.box is not None and s.point_of is not None:
-        return searched_audit(qualified, s, delta, reps, seed, bounded=points is not None, points=points)
+        return searched_audit(qualified, s, delta, reps, seed, bounded=points is not None, points=points,
+                              confirm=confirm)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region, s.scale)
 
 
@@ -303,7 +306,7 @@ def _monte_carlo(s: Spec) -> bool:
 
 
 def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_carlo=False, pilot=False,
-                   points=None, known=None) -> dict:
+                   points=None, known=None, confirm=None) -> dict:
     """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
     point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
     the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
@@ -386,11 +389,17 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
     worst, mcse = out["worst_coverage"], out["worst_mcse"]
     if out["engine"] == "mc" and reps and worst - Z_MCSE * mcse < floor <= worst + CONFIRM_Z * mcse:
         # not decided at the search's MCSE: fresh test sets at the worst point until it is (``decide``)
-        out.update(decide(evaluate, at, worst, mcse, floor, int(reps), seed, decide_budget(qualified, s, used)))
+        budget = decide_budget(qualified, s, used)
+        decided = decide(evaluate, at, worst, mcse, floor, int(reps), seed,
+                         budget if confirm is None else min(budget, int(confirm)))
+        if not decided and confirm is not None and confirm < budget and floor <= worst + Z_MCSE * mcse:
+            decided = {"note": f"undecided: {worst:.4f} ± {mcse:.4f}, {worst - floor:+.4f} from the floor {floor:.3f}, "
+                               f"and the budget (--budget) left no test sets to decide it at its worst point"}
+        out.update(decided)
     return out
 
 
-def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict) -> dict:
+def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict, confirm=None) -> dict:
     """A plug-in audit (``plug_in``: Monte Carlo at one point) decided like a searched one (``decide``), within
     PLUG_IN_DECIDE times its test sets; a resampling method (its test sets cost draws each) is left as it is."""
     from ..engine.coverage import coverage
@@ -407,7 +416,8 @@ def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict) -> dict:
                      **s.points[0], **params)
         return r.coverage, r.mcse, r.mean_width
 
-    out.update(decide(evaluate, {}, worst, mcse, floor, reps, seed, PLUG_IN_DECIDE * reps))
+    budget = PLUG_IN_DECIDE * reps if confirm is None else min(PLUG_IN_DECIDE * reps, int(confirm))
+    out.update(decide(evaluate, {}, worst, mcse, floor, reps, seed, budget))
     return out
 
 

@@ -118,6 +118,7 @@ class Job:
     cut: str = ""  # what was cut, for the row's note ("" : nothing)
     cached: bool = False
     heavy: bool = False  # more than its metric's even share of the budget even at the deepest cuts: runs only first
+    confirm: int | None = None  # test sets a Monte Carlo decision may draw (None: the audit's own budget)
 
 
 @dataclass
@@ -218,10 +219,14 @@ def _set_seconds(s, qualified) -> float:
     return out
 
 
-def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
-    """(test sets a Monte Carlo audit simulates, its reps a point), following ``audit.audit_metric``."""
+def _search_sets(s, method, qualified, reps, confirm=None) -> tuple[float, int]:
+    """(test sets a Monte Carlo audit simulates, its reps a point), following ``audit.audit_metric``: the
+    decision's (``audit.decide``) with chance CONFIRM_SHARE, its first batch (a budgeted audit: its whole budget,
+    which a method that draws, near the floor after its few test sets a point, mostly spends), at most
+    ``confirm``."""
     from .audit import (AUC_AUDIT_MAX, AUC_MIN_REPS, AUC_BUDGET, AUC_SCORES, CONFIRM, PILOT_MIN_REPS, PILOT_POINTS,
-                        PILOT_SHARE, draw_points, draw_reps, draws_per_test_set, examples, search_budget)
+                        PILOT_SHARE, decide_budget, draw_points, draw_reps, draws_per_test_set, examples,
+                        search_budget)
 
     bounded = False
     if draws_per_test_set(qualified):
@@ -242,16 +247,18 @@ def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
         points = search_budget(r)
     sets = float(points * r)
     sets += PILOT_POINTS * max(PILOT_MIN_REPS, r // PILOT_SHARE)  # the pilot's first stage
-    if not bounded:
-        sets += CONFIRM_SHARE * CONFIRM * r
+    searched = float(points * r) * (2 if s.scores is not None else 1)
+    decision = decide_budget(qualified, s, int(searched)) if bounded else CONFIRM * r
+    sets += CONFIRM_SHARE * (decision if confirm is None else min(decision, confirm))
     if s.scores is not None:  # the smoothed-empirical search: as many points again
         sets += points * r
     return sets, r
 
 
-def audit_seconds(s, method, qualified, reps, work=None) -> float:
-    """The forecast CPU-s of ``audit.audit_metric(s, method, qualified, ...)`` at ``reps`` test sets a point
-    and (certified audits) at most ``work`` outcome operations (module docstring)."""
+def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
+    """The forecast CPU-s of ``audit.audit_metric(s, method, qualified, ...)`` at ``reps`` test sets a point,
+    (certified audits) at most ``work`` outcome operations and (Monte Carlo) at most ``confirm`` test sets for the
+    decision (module docstring)."""
     from .audit import (CERTIFIED, CERTIFY_OUTCOMES, EXACT_OUTCOMES, NOT_AUDITED, PAIRED_EXACT_OUTCOMES,
                         QUADRATURE, QUADRATURE_EXACT_OUTCOMES, WINDOW_FROM, _draws, _outcomes)
     from .certify import WORK
@@ -281,7 +288,7 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
             else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
                 ops = (8 ** d + 6 * 5 ** d) * size * 5
             return build + ops / CERTIFY_RATE
-    sets, _ = _search_sets(s, method, qualified, reps)
+    sets, _ = _search_sets(s, method, qualified, reps, confirm)
     solved = 0.0
     if s.multiclass is not None and method in SOLVED_SECONDS:
         # fewer test sets, fewer distinct outcomes to solve
@@ -360,8 +367,11 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                 w = max(MIN_WORK, ops * cert) if cert < 1 and ops else None
                 if ops and fair_work < WORK and (w is None or w > fair_work):
                     w = fair_work
-                out[key] = Job(s.metric, qualified, audit_seconds(s, method, qualified, r or reps, w), reach,
-                               reps=r, work=w)
+                # the decision's test sets: what is left of an even share once the rest of the audit is paid
+                c = None if math.isinf(fair) else int(max(fair - audit_seconds(s, method, qualified, r or reps, w, 0),
+                                                          0.0) / _set_seconds(s, qualified))
+                out[key] = Job(s.metric, qualified, audit_seconds(s, method, qualified, r or reps, w, c), reach,
+                               reps=r, work=w, confirm=c)
         return out
 
     def growth(mc):
@@ -411,7 +421,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     if lookup is not None:
         for (metric, qualified), j in chosen.items():
             s = next(x for x in specs if x.metric == metric)
-            j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work)
+            j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work, j.confirm)
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
     p.fixed = fixed + growth(mc)
     expect, first = {}, {}

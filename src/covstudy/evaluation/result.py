@@ -196,18 +196,19 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None
             row["note"] = refused
         else:
             r = reps if job is None or job.reps is None else job.reps
-            work = None if job is None else job.work
-            digest = cache.key(s, qualified, delta, r, seed, {"work": work}) if hits is not None or store else None
+            work, confirm = (None, None) if job is None else (job.work, job.confirm)
+            digest = (cache.key(s, qualified, delta, r, seed, {"work": work, "confirm": confirm})
+                      if hits is not None or store else None)
             found = (hits or {}).get(digest)
             audited = cache.restore(found) if found is not None else audit_metric(s, row["method"], qualified, delta,
-                                                                                  r, seed, work)
+                                                                                  r, seed, work, confirm)
             if store and found is None:
                 cache.write(digest, audited)
             row.update(audited)
             if job is not None:
                 plan.charge(job)
-                if cut := cost.cut_note(job, audited, reps):
-                    row["note"] = cut
+                if cut := cost.cut_note(job, audited, reps):  # after the audit's own note (an undecided margin)
+                    row["note"] = f"{row['note']}; {cut}" if row.get("note") else cut
             verdict = meets(row, level - EPSILON)
             if (not audit_all and stop is None and row["method"] not in BOOTSTRAP and verdict in MET
                     and (not guarantee or verdict == "guaranteed" or row["guaranteed"]
@@ -220,8 +221,8 @@ def _lookup(hits, delta, seed):
     """``cost.plan``'s question, does a cache entry answer this audit: read it into ``hits`` if so."""
     from . import cache
 
-    def lookup(s, qualified, reps, work):
-        digest = cache.key(s, qualified, delta, reps, seed, {"work": work})
+    def lookup(s, qualified, reps, work, confirm):
+        digest = cache.key(s, qualified, delta, reps, seed, {"work": work, "confirm": confirm})
         if digest not in hits:
             found = cache.read(digest)
             if found is None:
