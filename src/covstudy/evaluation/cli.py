@@ -43,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="Monte Carlo test sets per audited point (default 2000; bootstrap methods: at most 400)")
     p.add_argument("--no-audit", action="store_true", help="intervals only, no coverage audit")
     p.add_argument("--audit-all", action="store_true",
-                   help="audit every method (default: a metric's audit stops at the narrowest method that meets the "
+                   help="audit every method not guaranteed by proof (default: the methods narrower on your data "
+                        "than the narrowest guaranteed one, narrowest first, stopping at the first that meets the "
                         "target; wider ones could not be recommended)")
     p.add_argument("--max-classes", type=int, default=100, metavar="K",
                    help="refuse more classes than this before any work (default 100)")

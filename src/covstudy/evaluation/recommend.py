@@ -198,14 +198,14 @@ def audit_order(rows, audit_all=False) -> tuple[list, dict]:
     (the candidates' positions, narrowest first; {position: why a row is not audited}).
 
     ``rows``: dicts with ``method``, ``width`` (on the data) and ``guaranteed``. A guaranteed row meets the
-    target by proof, so its audit could not change the recommendation: it is not audited (no note: its
-    ``meets_target`` says ``guaranteed``). Nor is a row at least as wide on the data as the narrowest guaranteed
-    row (a resampling one unless more than TIE narrower, the rule's price of a seed-dependent interval): the
-    guaranteed row would be recommended before it. The rest are the candidates, the plain ones narrowest first,
-    then the resampling ones; ``_audit_rows`` stops at the first that meets the target. ``audit_all``: every
-    row, in order."""
+    target by proof, so no audit could change what it says: it is never audited (no note: its ``meets_target``
+    says ``guaranteed``). Nor, unless ``audit_all``, is a row at least as wide on the data as the narrowest
+    guaranteed row (a resampling one unless more than TIE narrower, the rule's price of a seed-dependent
+    interval): the guaranteed row would be recommended before it. The rest are the candidates, the plain ones
+    narrowest first, then the resampling ones; ``_audit_rows`` stops at the first that meets the target.
+    ``audit_all``: every row not guaranteed, in order."""
     if audit_all:
-        return list(range(len(rows))), {}
+        return [i for i, r in enumerate(rows) if not r.get("guaranteed")], {}
     proven = [(r["width"], r["method"]) for r in rows if r.get("guaranteed") and r["width"] == r["width"]]
     bar, by = min(proven) if proven else (np.inf, "")
     order, skip = [], {}
