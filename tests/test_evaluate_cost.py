@@ -216,7 +216,7 @@ def test_a_guaranteed_row_is_never_audited(monkeypatch, audit_all):
     monkeypatch.setattr(audit, "BOOT_BUDGET", 0)  # the bootstraps' audits: not the point, and costly
     calls = _counting(monkeypatch)
     ev = covstudy.evaluate(**{**SMALL, "metrics": ["accuracy", "precision", "auc"]}, scores=SCORES, cache=False,
-                           audit_all=audit_all)
+                           audit_all=audit_all, budget=3.0)
     assert calls and not any(_guaranteed(q) for q in calls)
     proven = ev.table[ev.table.guaranteed]
     assert len(proven) >= 4 and (proven.meets_target == "guaranteed").all()
@@ -275,3 +275,30 @@ def test_cheap_audits_are_never_refused_for_a_share():
         assert not rows.note.fillna("").str.contains("budget").any()
         candidates = rows[~rows.guaranteed & ~rows.note.fillna("").str.startswith("not audited")]
         assert len(candidates) >= 3 and candidates.coverage_at_estimate.notna().all()
+
+
+def test_every_decision_draws_within_the_plans_cap(monkeypatch):
+    """A Monte Carlo decision (audit.decide) draws at most the test sets the plan gave it (``Job.confirm``: what an
+    even share of the budget leaves once the rest of the audit is paid); main let a drawing method's decision
+    spend its whole budget of random numbers (an F1 bootstrap's: ~20 CPU-s on a 10-CPU-s budget)."""
+    from covstudy.evaluation import audit
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    budgets, plans = [], []
+    decide, plan = audit.decide, cost.plan
+
+    def counted(evaluate, at, worst, mcse, floor, reps, seed, budget=audit.DECIDE_TEST_SETS):
+        budgets.append(budget)
+        return decide(evaluate, at, worst, mcse, floor, reps, seed, budget)
+
+    monkeypatch.setattr(audit, "decide", counted)
+    monkeypatch.setattr(cost, "plan", lambda *a, **k: plans.append(plan(*a, **k)) or plans[-1])
+    metrics = ["recall_difference", "f1_difference"]
+    covstudy.evaluate(truth=TRUTH, predicted=PREDICTED, second_predicted=np.roll(PREDICTED, 3), metrics=metrics,
+                      reps=400, progress=False, cache=False, budget=2.0)
+    caps = [j.confirm for j in plans[-1].jobs.values() if not j.skip]
+    assert caps and None not in caps and budgets and max(budgets) <= max(caps)
+    d = prepare(TRUTH, PREDICTED, None, None, np.roll(PREDICTED, 3), None, None, None, None, 100, 10**7)
+    free = plan(metric_specs(d, 0.05, metrics), d.n, 400, True, False, math.inf)
+    assert free.jobs and all(j.confirm is None for j in free.jobs.values())  # no budget, the audit's own caps
