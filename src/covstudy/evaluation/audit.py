@@ -393,8 +393,9 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
         decided = decide(evaluate, at, worst, mcse, floor, int(reps), seed,
                          budget if confirm is None else min(budget, int(confirm)))
         if not decided and confirm is not None and confirm < budget and floor <= worst + Z_MCSE * mcse:
-            decided = {"note": f"undecided: {worst:.4f} ± {mcse:.4f}, {worst - floor:+.4f} from the floor {floor:.3f}, "
-                               f"and the budget (--budget) left no test sets to decide it at its worst point"}
+            decided = {"note": f"undecided: {worst:.4f} ± {mcse:.4f}, {worst - floor:+.4f} from the floor "
+                               f"{floor:.3f}, and the budget (--budget) left no test sets to decide it at its worst "
+                               f"point"}
         out.update(decided)
     return out
 

@@ -5,9 +5,11 @@ work it will do times a measured rate (``benchmarks/evaluate_cost.py`` measured 
 
     OVERHEAD                                imports and reading the file
   + Σ_metrics intervals(n, methods)        every method's interval on the data (``intervals_seconds``)
-  + Σ_audits reach × audit(job)            each metric × method audit (``audit_seconds``), the ones a cache
-                                            entry answers excepted; ``reach`` the chance it runs at all
-                                            (a metric's audit stops at the first method that meets the target)
+  + Σ_audits reach × audit(job)            each metric × method audit that can run (``recommend.audit_order``: never
+                                            a guaranteed row, nor one at least as wide on the data as the narrowest
+                                            guaranteed row), the ones a cache entry answers excepted; ``reach`` the
+                                            chance it runs at all (a metric's audit stops at the first candidate that
+                                            meets the target: the k-th runs with chance FALLS_SHORT^k)
   + extras                                  the width-vs-n table and the calibration rows
 
 An audit's work follows ``audit.audit_metric``'s own rules: a one-proportion audit costs its count window;
@@ -19,10 +21,14 @@ The budget (``--budget``, default BUDGET) is a promise about the whole command. 
 the plan cuts, in this order, until it fits: (1) the resampling methods' audits (they are recommended only
 for a gain of more than recommend.TIE in width, and cost the most) are left out; (2) the Monte Carlo audits'
 test sets a point are divided (down to MIN_REPS), and the certified audits' outcome operations too (the bound
-is then lower, still a lower bound: ``certify`` stops with the least bound over its cells); (3) the costliest
-remaining audits are left out. Each cut row's note says what was cut. While the audits run, the plan charges
-each one its forecast, not the clock: a run's cuts depend on its inputs and budget only, never on the load of
-the machine, so its table is the same on every run (and the cache's keys hold).
+is then lower, still a lower bound: ``certify`` stops with the least bound over its cells). An audit heavier
+than a metric's even share of the budget at the deepest cuts (``Job.heavy``) does not drive the cuts: it runs
+only as its metric's first. With a finite budget no certified audit's outcome operations, and no Monte Carlo
+decision's test sets (``Job.confirm``), pass what an even share buys. While the audits run, the plan charges
+each one its own forecast, not the clock, and holds each metric's audits after its first to its share
+(``Plan.share``: what is left, water-filled over the metrics not yet audited, so cheap audits are never
+refused): a run's cuts depend on its inputs and budget only, never on the load of the machine, so its table is
+the same on every run (and the cache's keys hold). Each cut row's note says what was cut.
 """
 
 from __future__ import annotations

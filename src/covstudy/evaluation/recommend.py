@@ -214,7 +214,8 @@ def audit_order(rows, audit_all=False) -> tuple[list, dict]:
         if r.get("guaranteed"):
             continue
         if r["width"] >= bar and not resampling:
-            skip[i] = f"not audited: at least as wide on your data as {by}, which meets the target by proof (--audit-all)"
+            skip[i] = (f"not audited: at least as wide on your data as {by}, which meets the target by proof "
+                       f"(--audit-all)")
         elif resampling and r["width"] * (1 + TIE) >= bar:
             skip[i] = (f"not audited: less than {TIE:.0%} narrower on your data than {by}, which meets the target by "
                        f"proof; a resampling method is recommended only for a larger gain (--audit-all)")

@@ -313,13 +313,14 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         Bounds checked before any work (default 100 classes, 10⁷ rows): beyond, an ``InputError`` that
         says how to raise them.
     audit_all : bool
-        Audit every method. By default a metric audited over a region (all but one proportion's) is
-        audited narrowest interval first and stops at the first method that meets the target: a wider
-        interval could not be the recommendation, and its row says so (``_audit_rows``).
+        Audit every method but the guaranteed ones (their coverage is proven; never audited). By default
+        only the methods narrower on the data than the narrowest guaranteed one are audited, narrowest
+        first, stopping at the first that meets the target: a wider interval could not be the
+        recommendation, and its row says so (``_audit_rows``).
     budget : float, optional
         CPU seconds the whole run may take (default $COVSTUDY_BUDGET, else ``cost.BUDGET``, 10; ``inf``: no
         budget). The cost is
-        forecast before any work (``info["forecast"]``; with ``progress``, a line on stderr); where the
+        forecast before any audit (``info["forecast"]``; with ``progress``, a line on stderr); where the
         forecast passes the budget the audits are cut to fit, and each cut row's note says what was cut
         (``cost``; docs/evaluate.md "Cost").
     cache : bool
