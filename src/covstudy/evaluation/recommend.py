@@ -8,7 +8,8 @@ the region and operating point in words); output: the ``meets_target``, ``recomm
 
 * ``certified``: the certified lower bound of the worst coverage (``worst_bound``) is at least the floor;
 * ``guaranteed``: a guaranteed method (the registry's ``guaranteed=True``) whose audit does not contradict its
-  proof (neither certified nor ``no``): it meets the target by construction, audited or not;
+  proof (neither certified nor ``no``): it meets the target by construction, audited or not (``evaluate`` never
+  audits it, nor a row at least as wide on the data: ``audit_order``);
 * ``estimated``: the worst was found by a search, not certified (Monte Carlo: its lower limit
   ``worst_coverage - Z_MCSE·worst_mcse`` is at least the floor, Z_MCSE = 2, so a noisier audit needs a larger
   margin, never a smaller one; exact: at least the floor);
