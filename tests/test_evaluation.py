@@ -509,10 +509,10 @@ def test_bea_is_audited_as_the_accuracy_it_maps():
     rng = np.random.default_rng(8)
     t = rng.integers(0, 4, 150)
     p = np.where(rng.random(150) < 0.8, t, rng.integers(0, 4, 150))
-    ev = covstudy.evaluate(t, p, metrics=["accuracy", "bea"], progress=False)
+    ev = covstudy.evaluate(t, p, metrics=["accuracy", "bea"], progress=False, audit_all=True)
     k = int(np.sum(t == p))
     weight = stats.binom.pmf(np.arange(151), 150, k / 150)
-    for method in ("wilson", "clopper_pearson", "blaker"):
+    for method in ("wilson", "agresti_coull", "mid_p"):  # not guaranteed ones: never audited
         a, b = _row(ev, "accuracy", method), _row(ev, "bea", method)
         assert (b.coverage_at_estimate, b.worst_coverage, b.audit) == (a.coverage_at_estimate, a.worst_coverage,
                                                                           "certified")
@@ -522,10 +522,11 @@ def test_bea_is_audited_as_the_accuracy_it_maps():
 
 
 def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
-    """By default a region metric is audited narrowest interval on the data first, and every row at least as
-    wide as the first non-resampling method that meets the target is left unaudited with a note naming it;
-    the audited rows have audit_all's numbers, and every narrower row is audited but a resampling one within
-    1% of it (it could not be recommended)."""
+    """By default a metric is audited narrowest interval on the data first, and every row at least as wide as the
+    first non-resampling method that meets the target is left unaudited with a note naming it, as is every row
+    at least as wide as the narrowest guaranteed one (never audited itself); the audited rows have audit_all's
+    numbers, and every narrower row is audited but a resampling one within 1% of it (it could not be
+    recommended)."""
     rng = np.random.default_rng(11)
     y = rng.integers(0, 2, 120)
     p = np.where(rng.random(120) < 0.85, y, 1 - y)
@@ -541,9 +542,11 @@ def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
         audited = b.index[b.coverage_at_estimate.notna()]
         pd.testing.assert_frame_equal(a.loc[audited, columns], b.loc[audited, columns])
         left = b.index[b.note.str.startswith("not audited: wider on your data than")]
-        if metric == "accuracy":  # one proportion: every method, exact, in microseconds
-            assert not len(left)
-            continue
+        proven = b.guaranteed.astype(bool)
+        assert b[proven].coverage_at_estimate.isna().all() and (b[proven].meets_target == "guaranteed").all()
+        wide = b.index[b.note.str.startswith("not audited: at least as wide on your data as")]
+        assert (b.loc[wide, "width"] >= b[proven].width.min()).all()
+        assert b[~proven & (b.width < b[proven].width.min())].note.str.startswith("not audited: at least").sum() == 0
         stop = b.loc[left[0], "note"].split(" than ")[1].split(",")[0] if len(left) else None
         if stop is None:
             continue

@@ -168,7 +168,7 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None
     unaudited with a note, since the recommendation could not be it (a narrower interval that meets the target
     exists). Resampling methods come last, each audited only if it could still be recommended: no method met
     the target, or it is more than recommend.TIE narrower than the one that did (``recommend``'s rule).
-    ``audit_all``: every row, in order.
+    ``audit_all``: every row but the guaranteed ones, in order.
 
     ``plan`` (``cost.plan``): each audit as the budget cut it, charged its forecast; ``hits`` the cache
     entries found while planning ({key: audit columns}); ``store``: write each fresh audit to the cache."""
@@ -386,7 +386,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                       _lookup(hits, delta, seed) if hits is not None else None, widths)
         if progress:
             cut = f"; cut to fit: {', '.join(p.cuts)}" if p.cuts else ""
-            print(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
+            tqdm.write(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})",
+                       file=sys.stderr)  # above the progress line, if the intervals took long enough to show it
         return p
 
     plan = None if audit else forecast()
