@@ -319,10 +319,9 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         recommendation, and its row says so (``_audit_rows``).
     budget : float, optional
         CPU seconds the whole run may take (default $COVSTUDY_BUDGET, else ``cost.BUDGET``, 10; ``inf``: no
-        budget). The cost is
-        forecast before any audit (``info["forecast"]``; with ``progress``, a line on stderr); where the
-        forecast passes the budget the audits are cut to fit, and each cut row's note says what was cut
-        (``cost``; docs/evaluate.md "Cost").
+        budget). The cost is forecast before any audit (``info["forecast"]``; with ``progress``, a line on
+        stderr); where the forecast passes the budget the audits are cut to fit, and each cut row's note says
+        what was cut (``cost``; docs/evaluate.md "Cost").
     cache : bool
         Read and write the audit cache (``evaluation.cache``: a second run on the same counts, method,
         delta, reps and seed reads each audit back; in $COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy,
