@@ -253,7 +253,9 @@ def test_evaluate_with_a_judge_reports_judged_rate_with_the_door_s_intervals(jud
     assert ((rows.lower <= rows.estimate) & (rows.estimate <= rows.upper)).all(), rows[["estimate", "lower", "upper"]]
     audited = evaluate(truth, judge=judge, metrics=["judged_rate"], reps=100, seed=1, progress=False, audit_all=True)
     assert audited.table.metric.unique().tolist() == ["judged_rate"]
-    assert audited.table.recommended.sum() == 1 and audited.table.worst_coverage.notna().all()
+    proven = audited.table.guaranteed.astype(bool)  # clopper_pearson, cp_box: never audited, guaranteed by proof
+    assert audited.table.recommended.sum() == 1 and audited.table[~proven].worst_coverage.notna().all()
+    assert proven.any() and (audited.table[proven].meets_target == "guaranteed").all()
     assert "judged_rate" in audited.reasons
 
 
