@@ -185,10 +185,17 @@ def _md(frame, cols) -> str:
     return "\n".join([head, rule, *body])
 
 
-def text(frame) -> str:
-    """The console table of recommended rows (a row that does not meet the target says so)."""
+FULL = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse", "worst_coverage",
+        "worst_mcse", "worst_bound", "meets_target", "mean_width", "engine", "recommended", "narrower", "note")
+
+
+def text(frame, full: bool = False) -> str:
+    """A console table: the recommended rows (``recommended_columns``), or with ``full`` every row of the table with
+    its audit (``FULL``: ``covstudy-evaluate --table``); a row that does not meet the target says so."""
     frame = flagged(frame)
     cols = recommended_columns(frame)
+    if full:
+        cols = [c for c in FULL if c in frame and (c not in ("narrower", "note") or c in cols)]
     cells = [[c for c in cols]] + [[_fmt(r[c]) for c in cols] for _, r in frame.iterrows()]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     return "\n".join("  ".join(v.rjust(w) if j and cols[j] not in ("narrower", "note") else v.ljust(w)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import calibration, cost, render
+from . import answer, calibration, cost, render
 from .audit import REPS, audit_metric
 from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare
 from .growth import growth_table
@@ -64,8 +64,22 @@ class Evaluation:
         """The recommended row of each metric."""
         return self.table[self.table.recommended].reset_index(drop=True)
 
+    @property
+    def answer(self) -> list:
+        """The answer in words: one sentence per comparison of two models (``<metric>_difference``: "A is better
+        than B on recall: difference 0.047, 95% interval [0.012, 0.081]", or "No difference shown on ..."), the
+        probability that the first is the more accurate, the judged rate (``answer.sentences``)."""
+        return answer.sentences(self)
+
     def __repr__(self):
-        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + render.text(self.recommended)
+        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + answer.screen(self)
+
+    def _repr_html_(self):
+        """Jupyter's view: the answer (each metric's recommended interval and verdict, the comparisons' sentences)
+        first, then the legend and every method's row, folded (``report.evaluation_page.notebook``)."""
+        from ..report.evaluation_page import notebook
+
+        return notebook(self)
 
     def to_markdown(self) -> str:
         """The report: the recommended intervals, why, warnings, the full audited table, a LaTeX table."""
@@ -485,4 +499,6 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             "reps": reps, "seed": seed, "columns": d.names, "budget": budget, "forecast": plan.forecast,
             "work": plan.work, "cuts": plan.cuts,
             "plug_in": {s.metric: s.plug_in for s in specs}, **calibration_fig}
+    if judge is not None:  # the judged rate's sentence names its rows (``answer.judged_sentence``)
+        info["judged"] = {"labelled": d.n, "examples": d.n + int(np.size(unlabelled))}
     return Evaluation(table, reasons, notes, info, growth)
