@@ -136,11 +136,20 @@ def judged_sentence(r, info, level) -> str:
     rows = (f" over all {j['examples']:,} rows ({j['labelled']:,} labelled by humans, {j['examples'] - j['labelled']:,}"
             f" by the judge alone)") if j else ""
     positive = info.get("positive")
-    what = f"The rate of {positive!r}" if positive is not None else "The positive rate"
+    what = f"Judged rate: the rate of {positive!r}" if positive is not None else "Judged rate: the positive rate"
     if r["lower"] != r["lower"]:
         return f"{what}{rows}: no interval ({r.get('note') or 'undefined'})"
     return (f"{what}{rows} is {number(r['estimate'])}, {pct} interval [{number(r['lower'])}, {number(r['upper'])}] "
             f"({r['method']}; meets the target: {says(r)})")
+
+
+def intro(ev) -> str:
+    """The line before the comparisons' sentences: which model is subtracted from which ("" : no comparison)."""
+    if not any(m.endswith(DIFFERENCE) for m in ev.recommended.metric):
+        return ""
+    first, second = models(ev.info)
+    return (f"Comparisons ({first} − {second} on the same {ev.info['n']:,} examples; a model is better only where "
+            f"the interval excludes 0):")
 
 
 def screen(ev) -> str:
@@ -166,10 +175,7 @@ def screen(ev) -> str:
                 lines.append(" " * (widths[0] + 2) + f"narrower: {r['price']}")
     said = _sentences(ev)
     if said:
-        first, second = models(ev.info)
-        lines += ["", f"Comparisons ({first} − {second} on the same {ev.info['n']:,} examples; a model is better "
-                      f"only where the interval excludes 0):"] if any(
-            r.endswith(DIFFERENCE) for r in ev.recommended.metric) else [""]
+        lines += ["", intro(ev)] if intro(ev) else [""]
         for sentence, price in said:
             lines.append(f"- {sentence}.")
             if price:
@@ -236,7 +242,7 @@ def leaderboard_screen(board) -> str:
     which family of intervals they come from."""
     fam = leaderboard_family(board)
     m = board.models
-    lines = [f"{'model':<20} {'accuracy':>8}  {f'{1 - board.delta:g} interval':<17} ranks"]
+    lines = [f"{'model':<20} {'accuracy':>8}  {f'{percent(1 - board.delta)} interval':<17} ranks"]
     for r, lo, hi in zip(m.itertuples(), fam["rank_low"], fam["rank_high"]):
         ranks = str(lo) if lo == hi else f"{lo}-{hi}"
         lines.append(f"{str(r.model):<20} {r.accuracy:8.4f}  [{r.lower:.4f}, {r.upper:.4f}]  {ranks}")

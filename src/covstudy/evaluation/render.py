@@ -2,8 +2,8 @@
 
 The last step of the flow (data -> metrics -> audit -> recommend -> growth -> render): reads an
 evaluation's table, reasons, warnings, info and growth table and computes nothing new. ``text`` is the
-console table (``repr``, the CLI), ``markdown`` the report (with ``latex``), ``forest`` and
-``width_figure`` the figures, ``save`` writes table.csv, report.md, report.html (``report.explorer``),
+console table (``--table``; the default screen is ``answer.screen``), ``markdown`` the report (with ``latex``), ``forest`` and
+``width_figure`` the figures, ``save`` writes table.csv, report.md, report.tex, report.html (``report.explorer``),
 forest.png/.pdf and width_vs_n.png/.pdf. The ``Evaluation`` methods of ``result`` delegate here.
 """
 
@@ -28,6 +28,7 @@ def markdown(ev) -> str:
              f"Monte Carlo audit with {i['reps']} test sets, seed {i['seed']}.", ""]
     for w in ev.warnings:
         lines += [f"> **Warning:** {w}", ""]
+    lines += answer_markdown(ev)
     shown = flagged(ev.recommended)
     lines += ["## Recommended intervals", "", _md(shown, recommended_columns(shown)), ""]
     below = shown.metric[shown.meets_target == BELOW].tolist() if "meets_target" in shown else []
@@ -67,6 +68,30 @@ def markdown(ev) -> str:
     lines += references(ev.table)
     lines += ["## LaTeX", "", "```latex", latex(ev.recommended), "```", ""]
     return "\n".join(lines)
+
+
+def answer_markdown(ev) -> list[str]:
+    """The report's opening (Markdown lines): each metric's recommended interval and whether it meets the target
+    (``answer.verdicts``), the comparisons' sentences (``answer.sentences``), and the legend (``LEGEND``)."""
+    from ..report.evaluation_page import LEGEND
+    from .answer import intro, percent, sentences, verdicts
+
+    lines = ["## The answer", ""]
+    rows = verdicts(ev)
+    if rows:
+        lines += [f"| metric | estimate | {percent(1 - ev.info['delta'])} interval | method | meets the target? |",
+                  "|---|---:|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['metric']} | {r['estimate']} | {r['interval']} | {r['method']} | {r['meets']} |")
+            if r["price"]:
+                lines.append(f"| | | narrower: {r['price']} | | |")
+        lines.append("")
+    said = sentences(ev)
+    if said:
+        lines += [intro(ev), ""] if intro(ev) else []
+        lines += [f"- {x}." for x in said] + [""]
+    lines += ["### Legend", ""] + [f"- **{term}**: {meaning}" for term, meaning in LEGEND] + [""]
+    return lines
 
 
 def forest(ev, path=None):
@@ -162,6 +187,7 @@ def _write(ev, out: Path) -> None:
             figure(ev.info["calibration"], out / f"reliability.{ext}")
         extra = "\n![reliability diagram](reliability.png)\n"
     (out / "report.md").write_text(markdown(ev) + "\n![forest plot](forest.png)\n" + extra)
+    (out / "report.tex").write_text(tex(ev), encoding="utf-8")
     write_evaluation_html(ev, out)
 
 
@@ -225,6 +251,29 @@ def latex(frame) -> str:
     tail = [r"\par\smallskip\noindent{\footnotesize " + r"\\ ".join(refs)
             + rf" \\ (every method's reference: {tex_escape(PAGE)})}}"] if refs else []
     return "\n".join(rows + [r"\hline", r"\end{tabular}"] + tail)
+
+
+def tex(ev) -> str:
+    """report.tex: a LaTeX fragment to \\input, opening with the answer's sentences (``answer.sentences``), then the
+    recommended rows' table with its references (``latex``) and the legend (``LEGEND``)."""
+    from ..report.evaluation_page import LEGEND
+    from ..report.markdown import tex_escape
+    from .answer import sentences
+
+    def esc(text):  # the sentences' and legend's symbols as math, so that pdflatex takes them too
+        return "".join(TEX_SYMBOLS.get(ch, ch) for ch in tex_escape(text))
+
+    said = sentences(ev)
+    out = [f"% covstudy-evaluate report: {esc(ev.info['read'])}", r"\paragraph{The answer.}"]
+    if said:
+        out += [r"\begin{itemize}"] + [rf"\item {esc(x)}." for x in said] + [r"\end{itemize}"]
+    out += [latex(ev.recommended), "", r"\paragraph{Legend.}", r"{\footnotesize"]
+    out += [rf"\textbf{{{esc(t)}}}: {esc(m)}.\\" for t, m in LEGEND] + ["}", ""]
+    return "\n".join(out)
+
+
+TEX_SYMBOLS = {"−": "$-$", "≥": r"$\geq$", "≤": r"$\leq$", "δ": r"$\delta$", "ε": r"$\varepsilon$", "±": r"$\pm$",
+               "×": r"$\times$", "…": r"\ldots{}", "Š": r"\v{S}", "ö": r'\"o', "|": r"$|$", "“": "``", "”": "''"}
 
 
 def references(table) -> list[str]:

@@ -71,6 +71,17 @@ class Evaluation:
         probability that the first is the more accurate, the judged rate (``answer.sentences``)."""
         return answer.sentences(self)
 
+    @property
+    def comparing(self) -> str:
+        """The line before the comparisons' sentences: which model is subtracted from which ("": none)."""
+        return answer.intro(self)
+
+    @property
+    def verdicts(self) -> list:
+        """Per metric that is not a comparison: its recommended interval and whether it meets the target in words
+        (dicts: metric, estimate, interval, method, meets, price; ``answer.verdicts``)."""
+        return answer.verdicts(self)
+
     def __repr__(self):
         return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + answer.screen(self)
 
