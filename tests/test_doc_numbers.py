@@ -22,12 +22,16 @@ PPI_PP_RARE = {**PPI_RARE, "method": "judged.ppi_plus_plus"}
 MISCALIBRATED = dict(target="ece", scores=None, slope=(0.6, 1.6))  # Beta(2, 5) scores, over- or under-confident
 BINORMAL = {**MISCALIBRATED, "scores": "binormal"}
 DEBIASED, PLUGIN = dict(method="debiased"), dict(method="plugin")
+AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the README says so, with the MCSE)
+COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
+COMPARING_AUCS = "results/comparing_aucs/results.parquet"  # Monte Carlo, 2000 test sets a point (auc_second 0.8)
+DELONG, NEWCOMBE_AUC = dict(method="delong", levels=0), dict(method="newcombe", levels=0)
 POSTERIOR = dict(metric="macro_recall", label="posterior (prior 1/(2K), the default)")
 UNIFORM = dict(metric="macro_recall", label="posterior (uniform prior)")
 
 
 def field(table, where, column, how, digits=3):
-    """The text of ``how`` ("min", "max", "range") of ``column`` over the rows ``where`` of ``table``."""
+    """The text of ``how`` ("min", "max", "mean", "range") of ``column`` over the rows ``where`` of ``table``."""
     rows = table
     for key, value in where.items():
         rows = rows[rows[key].isna()] if value is None else \
@@ -35,7 +39,7 @@ def field(table, where, column, how, digits=3):
     assert len(rows), f"no rows of {where}"
     v = rows[column]
     fmt = f"{{:.{digits}f}}"
-    return {"min": fmt.format(v.min()), "max": fmt.format(v.max()),
+    return {"min": fmt.format(v.min()), "max": fmt.format(v.max()), "mean": fmt.format(v.mean()),
             "range": f"{fmt.format(v.min())}–{fmt.format(v.max())}"}[how]
 
 
@@ -93,6 +97,31 @@ CLAIMS = [
      [(CALIBRATION, {**MISCALIBRATED, **PLUGIN, "bins": (5, 10)}, "coverage", "range"),
       (CALIBRATION, {**MISCALIBRATED, **PLUGIN, "bins": (5, 10)}, "mcse", "max"),
       (CALIBRATION, {**MISCALIBRATED, **DEBIASED, "bins": (5, 10)}, "coverage", "range")]),
+    ("experiments/auc/README.md",
+     "at AUC = 0.9 coverage is {} (n = 10 per class) and {} (25); at AUC = 0.95, {} and {}; at AUC = 0.99 it is {} "
+     "at n = 10",
+     [(AUC, {**DELONG, "auc": 0.9, "n_pos": 10}, "coverage", "min", 2),
+      (AUC, {**DELONG, "auc": 0.9, "n_pos": 25}, "coverage", "min", 2),
+      (AUC, {**DELONG, "auc": 0.95, "n_pos": 10}, "coverage", "min", 2),
+      (AUC, {**DELONG, "auc": 0.95, "n_pos": 25}, "coverage", "min", 2),
+      (AUC, {**DELONG, "auc": 0.99, "n_pos": 10}, "coverage", "min", 2)]),
+    ("experiments/auc/README.md", "is the only interval at or near nominal on the whole grid (minimum {})",
+     [(AUC, {"method": "newcombe"}, "coverage", "min")]),
+    ("experiments/auc/README.md", "(at AUC = 0.95: {} against DeLong's {} at n = 10, {} against {} at n = 50)",
+     [(AUC, {**NEWCOMBE_AUC, "auc": 0.95, "n_pos": 10}, "mean_width", "min", 2),
+      (AUC, {**DELONG, "auc": 0.95, "n_pos": 10}, "mean_width", "min", 2),
+      (AUC, {**NEWCOMBE_AUC, "auc": 0.95, "n_pos": 50}, "mean_width", "min"),
+      (AUC, {**DELONG, "auc": 0.95, "n_pos": 50}, "mean_width", "min")]),
+    *[("experiments/comparing_metrics/README.md", f"| `{m}` | {{}} / {{}} | {{}} / {{}} | {{}} / {{}} |",
+       [(COMPARING_METRICS, {"method": m, "n": n}, "coverage", how) for n in (50, 200, 1000) for how in ("mean", "min")])
+      for m in ("mover", "delta", "bootstrap", "dirichlet")],
+    *[("experiments/comparing_aucs/README.md",
+       f"| `{m}` | {{}} / {{}} | {{}} / {{}} | {{}} / {{}} | {{}} ({{}}) | {{}} / {{}} / {{}} |",
+       [*[(COMPARING_AUCS, {"method": m, "n": n}, "coverage", how) for n in (50, 200, 1000) for how in ("mean", "min")],
+        (COMPARING_AUCS, {"method": m, "auc_first": 0.8}, "excludes_zero", "mean"),
+        (COMPARING_AUCS, {"method": m, "auc_first": 0.8}, "excludes_zero", "max"),
+        *[(COMPARING_AUCS, {"method": m, "auc_first": 0.85, "n": n}, "excludes_zero", "mean") for n in (50, 200, 1000)]])
+      for m in ("delong", "logit_delong")],
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),

@@ -279,11 +279,6 @@ TEX_SYMBOLS = {"−": "$-$", "≥": r"$\geq$", "≤": r"$\leq$", "δ": r"$\delta
 def references(table) -> list[str]:
     """The report's references section (Markdown lines): each method of ``table`` numbered as in the LaTeX
     table, with its reference and its entry in docs/methods.md."""
-    from ..report.references import PAGE, cited
+    from ..report.references import cited, markdown_lines
 
-    refs = cited(table)
-    if not refs:
-        return []
-    return ["## References", "", f"Each method's reference (numbered as in the LaTeX table; every method's: `{PAGE}`):",
-            ""] + [f"{n}. `{q}` ({display}): {reference} — `{PAGE}#{where}`"
-                   for n, q, display, reference, where in refs] + [""]
+    return markdown_lines(cited(table))

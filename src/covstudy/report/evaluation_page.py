@@ -290,13 +290,9 @@ def evaluation_page(ev, folder) -> str:
 
 def _references(table) -> str:
     """The methods' references (``references.cited``), each with its entry in docs/methods.md."""
-    from html import escape
+    from .references import cited, html_section
 
-    from .references import PAGE, cited
-
-    items = "".join(f"<li><code>{escape(q)}</code> ({escape(display)}): {escape(reference)} — "
-                    f"<code>{PAGE}#{where}</code></li>" for _, q, display, reference, where in cited(table))
-    return f"<section><h2>References</h2><ol>{items}</ol></section>" if items else ""
+    return html_section(cited(table))
 
 
 def write_evaluation_html(ev, folder) -> Path:
