@@ -24,6 +24,9 @@ BINORMAL = {**MISCALIBRATED, "scores": "binormal"}
 DEBIASED, PLUGIN = dict(method="debiased"), dict(method="plugin")
 AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the README says so, with the MCSE)
 COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
+EVALS = "results/evals/results.parquet"  # Monte Carlo, 1,000 test sets a cell (the README gives the MCSE)
+EVAL_METHODS = ("eval.naive", "eval.question", "eval.clustered", "eval.clustered_t", "eval.wilson_design",
+                "eval.clopper_pearson_design")
 COMPARING_AUCS = "results/comparing_aucs/results.parquet"  # Monte Carlo, 2000 test sets a point (auc_second 0.8)
 DELONG, NEWCOMBE_AUC = dict(method="delong", levels=0), dict(method="newcombe", levels=0)
 POSTERIOR = dict(metric="macro_recall", label="posterior (prior 1/(2K), the default)")
@@ -31,7 +34,8 @@ UNIFORM = dict(metric="macro_recall", label="posterior (uniform prior)")
 
 
 def field(table, where, column, how, digits=3):
-    """The text of ``how`` ("min", "max", "mean", "range") of ``column`` over the rows ``where`` of ``table``."""
+    """The text of ``how`` ("min", "max", "mean", "median", "range"; "span": the range, one number where both ends round
+    alike) of ``column`` over the rows ``where`` of ``table``."""
     rows = table
     for key, value in where.items():
         rows = rows[rows[key].isna()] if value is None else \
@@ -39,8 +43,10 @@ def field(table, where, column, how, digits=3):
     assert len(rows), f"no rows of {where}"
     v = rows[column]
     fmt = f"{{:.{digits}f}}"
-    return {"min": fmt.format(v.min()), "max": fmt.format(v.max()), "mean": fmt.format(v.mean()),
-            "range": f"{fmt.format(v.min())}–{fmt.format(v.max())}"}[how]
+    low, high = fmt.format(v.min()), fmt.format(v.max())
+    return {"min": low, "max": high, "mean": fmt.format(v.mean()),
+            "median": fmt.format(v.median()), "range": f"{low}–{high}",
+            "span": low if low == high else f"{low}–{high}"}[how]
 
 
 # (page, sentence with {} fields, [(table, rows, column, how[, digits]) per field])
@@ -122,6 +128,35 @@ CLAIMS = [
         (COMPARING_AUCS, {"method": m, "auc_first": 0.8}, "excludes_zero", "max"),
         *[(COMPARING_AUCS, {"method": m, "auc_first": 0.85, "n": n}, "excludes_zero", "mean") for n in (50, 200, 1000)]])
       for m in ("delong", "logit_delong")],
+    *[("experiments/evals/README.md", f"| {row} | {{}} | {{}} | {{}} | {{}} | {{}} | {{}} |",
+       [(EVALS, {**where, "method": m}, "coverage", "span", 2) for m in EVAL_METHODS]) for row, where in (
+        ("no groups (icc_group = 0), p = 0.5, K = 1", dict(icc_group=0, p=0.5, answers=1)),
+        ("no groups, p = 0.5, K = 10", dict(icc_group=0, p=0.5, answers=10)),
+        ("icc_group = 0.1, 10 groups, p = 0.5", dict(icc_group=0.1, groups=10, p=0.5)),
+        ("icc_group = 0.1, 100 groups, p = 0.5", dict(icc_group=0.1, groups=100, p=0.5)),
+        ("p = 0.99, 100 questions, K = 1, no groups", dict(p=0.99, questions=100, answers=1, icc_group=0)))],
+    ("experiments/evals/README.md", "it is the one interval near 95% across the grid (median {}, {})",
+     [(EVALS, {"method": "eval.wilson_design"}, "coverage", "median", 2),
+      (EVALS, {"method": "eval.wilson_design"}, "coverage", "range", 2)]),
+    ("experiments/evals/README.md", "At p = 0.99 with 10 groups (icc_group = 0.1) no interval reaches 0.8 once "
+     "m ≥ 1,000 (at most {})",
+     [(EVALS, {"p": 0.99, "groups": 10, "icc_group": 0.1, "questions": (1000, 10000)}, "coverage", "max", 2)]),
+    ("docs/guide/evals.md", "with grouped questions (icc_group = 0.1) it covers a median {} and {} at 10,000 "
+     "questions, and even without groups it falls to {} at K = 10",
+     [(EVALS, {"method": "eval.naive", "icc_group": 0.1}, "coverage", "median", 2),
+      (EVALS, {"method": "eval.naive", "icc_group": 0.1, "questions": 10000}, "coverage", "range", 2),
+      (EVALS, {"method": "eval.naive", "icc_group": 0, "answers": 10}, "coverage", "range", 2)]),
+    ("docs/guide/evals.md", "fixes K ({} without groups at p = 0.5) but not the groups (median {} with them). "
+     "Miller's clustered SE covers {} at p = 0.5, a little short with 10 groups ({})",
+     [(EVALS, {"method": "eval.question", "icc_group": 0, "p": 0.5}, "coverage", "range", 2),
+      (EVALS, {"method": "eval.question", "icc_group": 0.1}, "coverage", "median", 2),
+      (EVALS, {"method": "eval.clustered", "p": 0.5}, "coverage", "range", 2),
+      (EVALS, {"method": "eval.clustered", "p": 0.5, "groups": 10, "icc_group": 0.1}, "coverage", "range", 2)]),
+    ("docs/guide/evals.md", "median {} over the grid, {} at p = 0.5",
+     [(EVALS, {"method": "eval.wilson_design"}, "coverage", "median", 2),
+      (EVALS, {"method": "eval.wilson_design", "p": 0.5}, "coverage", "range", 2)]),
+    ("docs/guide/evals.md", "with only 10 groups (icc_group = 0.1) and 1,000 questions or more (at most {})",
+     [(EVALS, {"p": 0.99, "groups": 10, "icc_group": 0.1, "questions": (1000, 10000)}, "coverage", "max", 2)]),
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
