@@ -24,6 +24,7 @@ DIFFERENCE = "_difference"
 SUPERIORITY = "superiority_probability"
 JUDGED = "judged_rate"
 NAMES = {"auc": "AUC", "f1": "F1", "npv": "NPV", "ece": "ECE"}  # a metric's words where not its name's
+CAVEAT = "i.i.d."  # a recommended row's note the answer repeats: the row ignores the groups (result.IID_NOTE)
 SAYS = {"certified": "yes, certified", "guaranteed": "yes, guaranteed by proof", "estimated": "yes, estimated",
         "undecided": "undecided", "no": "NO: below target", "": "not audited"}  # meets_target in the answer
 
@@ -56,8 +57,8 @@ def says(row) -> str:
 
 def verdicts(ev) -> list[dict]:
     """Per metric that is not a comparison (nor the judged rate, which has its sentence): ``metric``, ``estimate``,
-    ``interval`` (text), ``method``, ``meets`` (``says``) and ``price`` (the narrower row's line, or "")."""
-    level = 1 - ev.info["delta"]
+    ``interval`` (text), ``method``, ``meets`` (``says``), ``price`` (the narrower row's line, or "") and ``caveat``
+    (an i.i.d. row beside clustered ones says it ignores the groups, or "")."""
     out = []
     for r in ev.recommended.to_dict("records"):
         m = r["metric"]
@@ -68,7 +69,8 @@ def verdicts(ev) -> list[dict]:
                         interval="" if undefined else f"[{r['lower']:.4f}, {r['upper']:.4f}]",
                         method="" if r["method"] == "—" else r["method"],
                         meets=(r.get("note") or "no interval") if undefined else says(r),
-                        price=r.get("narrower") or "", level=level))
+                        price=r.get("narrower") or "",
+                        caveat=r["note"] if str(r.get("note") or "").startswith(CAVEAT) else ""))
     return out
 
 
@@ -166,13 +168,17 @@ def screen(ev) -> str:
         def line(c):
             return "  ".join(v.rjust(w) if i == 1 else v.ljust(w) for i, (v, w) in enumerate(zip(c, widths))).rstrip()
 
-        lines.append(f"Recommended intervals (the narrowest method that meets the target {level:g}, else one "
-                     f"guaranteed by proof):")
+        audited = ev.table["meets_target"].fillna("").astype(str).ne("").any() if "meets_target" in ev.table else False
+        floor = level - ev.info["epsilon"]
+        lines.append(f"Recommended intervals (per metric the narrowest method that meets the target, coverage ≥ "
+                     f"{floor:g} over the region, else one guaranteed by proof):" if audited else
+                     "Recommended intervals (no audit: per metric its kind's guaranteed method where it has one):")
         lines.append(line(head))
         for r, c in zip(rows, cells[1:]):
             lines.append(line(c))
-            if r["price"]:
-                lines.append(" " * (widths[0] + 2) + f"narrower: {r['price']}")
+            for extra in (f"narrower: {r['price']}" if r["price"] else "", r["caveat"]):
+                if extra:
+                    lines.append(" " * (widths[0] + 2) + extra)
     said = _sentences(ev)
     if said:
         lines += ["", intro(ev)] if intro(ev) else [""]

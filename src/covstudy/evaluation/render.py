@@ -83,8 +83,9 @@ def answer_markdown(ev) -> list[str]:
                   "|---|---:|---|---|---|"]
         for r in rows:
             lines.append(f"| {r['metric']} | {r['estimate']} | {r['interval']} | {r['method']} | {r['meets']} |")
-            if r["price"]:
-                lines.append(f"| | | narrower: {r['price']} | | |")
+            for extra in (f"narrower: {r['price']}" if r["price"] else "", r["caveat"]):
+                if extra:
+                    lines.append(f"| | | {extra} | | |")
         lines.append("")
     said = sentences(ev)
     if said:

@@ -173,11 +173,12 @@ def answer_html(ev) -> str:
                  escape(v["meets"])]
         style = ' class="below"' if v["meets"].startswith("NO") else ""
         rows.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        if v["price"]:
-            rows.append(f'<tr class="price"><td></td><td colspan="4">narrower: {escape(v["price"])}</td></tr>')
-    table = ('<table class="answer"><thead><tr><th>metric</th><th>estimate</th>'
+        for extra in (f"narrower: {v['price']}" if v["price"] else "", v.get("caveat", "")):
+            if extra:
+                rows.append(f'<tr class="price"><td></td><td colspan="4">{escape(extra)}</td></tr>')
+    table = ('<div class="fit"><table class="answer"><thead><tr><th>metric</th><th>estimate</th>'
              f"<th>{level * 100:.10g}% interval</th><th>method</th><th>meets the target?</th></tr></thead><tbody>"
-             + "".join(rows) + "</tbody></table>") if rows else ""
+             + "".join(rows) + "</tbody></table></div>") if rows else ""
     said = "".join(f"<li>{escape(s)}.</li>" for s in getattr(ev, "answer", []))
     head = getattr(ev, "comparing", "")
     return table + (f"<p>{escape(head)}</p>" if head and said else "") + (
@@ -205,7 +206,7 @@ def notebook(ev) -> str:
     warn = "".join(f"<p><b>Warning:</b> {escape(w)}</p>" for w in ev.warnings)
     return (f'{ANSWER_CSS}<div class="covstudy-evaluation"><p><b>covstudy.evaluate</b>: '
             f"{escape(ev.info.get('read') or '')}; intervals at level {1 - ev.info['delta']:g}.</p>{warn}"
-            f"{answer_html(ev)}<details><summary>Legend</summary>{legend_html()}</details>"
+            f"{answer_html(ev)}<details class=\"legend\"><summary>Legend</summary>{legend_html()}</details>"
             f"<details><summary>Every method, audited ({len(table)} rows)</summary>"
             f"{_table_html(bounded(table), cols, 'audited', _header)}</details></div>")
 
@@ -270,7 +271,7 @@ def evaluation_page(ev, folder) -> str:
 {warnings}
 <section id="answer"><h2>The answer</h2>
 {answer_html(ev)}
-<details><summary>Legend: every term the report uses</summary>{legend_html()}</details></section>
+<details class="legend"><summary>Legend: every term the report uses</summary>{legend_html()}</details></section>
 <section><h2>Recommended intervals</h2>
 <div class="fit">{_table_html(shown, rec, "recommended", _header)}</div>
 {reasons}</section>
