@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the audit cache ($COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy, else "
                         "~/.cache/covstudy), which makes a second run on the same data read its audits back")
-    p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.html and forest.png/.pdf here")
+    p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.tex, report.html and forest.png/.pdf here")
     p.add_argument("--table", action="store_true",
                    help="print every method's row with its audit (default: one screen, each metric's recommended "
                         "interval and the comparisons in words; the reports always hold the full table)")
@@ -160,14 +160,14 @@ def _main(argv) -> int:
     print(text(ev.table, full=True) if args.table else screen(ev))
     if args.out:
         out = ev.save(args.out)
-        written = ["table.csv", "report.md", "report.html", "forest.png", "forest.pdf"]
+        written = ["table.csv", "report.md", "report.tex", "report.html", "forest.png", "forest.pdf"]
         written += ["width_vs_n.png", "width_vs_n.pdf"] if ev.growth is not None else []
         written += ["reliability.png", "reliability.pdf"] if ev.info.get("calibration") is not None else []
         print("wrote " + ", ".join(str(out / name) for name in written))
         page = out / "report.html"
         print(f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) and {out / 'report.md'}")
     else:
-        print("\nevery method's row, audited: --table; the report (report.html, interactive, report.md, report.tex): "
+        print("every method's row, audited: --table; the report (report.html, interactive, report.md, report.tex): "
               "--out FOLDER")
     return 0
 
