@@ -12,7 +12,8 @@ The wing's door: ``evaluate`` wires the steps, each a module of one job, data fl
     -> Evaluation            the result; its text, report, figures and files come from ``render``
 
 The metrics and their regions, the audit, and the rule are described in those modules' docstrings and in
-docs/evaluate.md.
+docs/evaluate.md. Long because ``evaluate`` wires every step in one readable function, and the ``Evaluation``
+it returns carries each view of the result (the screen, the answer in words, the notebook's HTML, the report).
 """
 
 from __future__ import annotations
