@@ -24,6 +24,7 @@ BINORMAL = {**MISCALIBRATED, "scores": "binormal"}
 DEBIASED, PLUGIN = dict(method="debiased"), dict(method="plugin")
 AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the README says so, with the MCSE)
 COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
+LEADERBOARD = "results/leaderboard/results.csv"  # Monte Carlo, 200 test sets a point (the README gives the MCSE)
 EVALS = "results/evals/results.parquet"  # Monte Carlo, 1,000 test sets a cell (the README gives the MCSE)
 EVAL_METHODS = ("eval.naive", "eval.question", "eval.clustered", "eval.clustered_t", "eval.wilson_design",
                 "eval.clopper_pearson_design")
@@ -157,6 +158,22 @@ CLAIMS = [
       (EVALS, {"method": "eval.wilson_design", "p": 0.5}, "coverage", "range", 2)]),
     ("docs/guide/evals.md", "with only 10 groups (icc_group = 0.1) and 1,000 questions or more (at most {})",
      [(EVALS, {"p": 0.99, "groups": 10, "icc_group": 0.1, "questions": (1000, 10000)}, "coverage", "max", 2)]),
+    *[("experiments/leaderboard/README.md", f"| {row} | {{}} | {{}} | {{}} | {{}} |",
+       [(LEADERBOARD, {"method": m, "spread": 0, "k": k}, "false_claim", "range") for k in (3, 5, 10, 20)])
+      for row, m in (("per-pair Wald", "wald"), ("per-pair Newcombe", "newcombe"), ("Bonferroni", "bonferroni"),
+                     ("Holm", "holm"), ("max-t", "max_t"), ("bootstrap max-t", "bootstrap_max_t"),
+                     ("Benjamini–Hochberg", "bh"))],
+    ("experiments/leaderboard/README.md", "(max-t family coverage {} at rho 0.3, {} at 0.7)",
+     [(LEADERBOARD, {"method": "max_t", "rho": 0.3}, "family_coverage", "mean"),
+      (LEADERBOARD, {"method": "max_t", "rho": 0.7}, "family_coverage", "mean")]),
+    ("experiments/leaderboard/README.md", "the mean rank set spans {} of 20 ranks at spread 0.05 and {} at spread 0.2 "
+     "({} at n = 1,000, {} at n = 200)",
+     [(LEADERBOARD, {"method": "max_t", "k": 20, "n": 5000, "spread": 0.05}, "rank_size", "mean", 1),
+      (LEADERBOARD, {"method": "max_t", "k": 20, "n": 5000, "spread": 0.2}, "rank_size", "mean", 1),
+      (LEADERBOARD, {"method": "max_t", "k": 20, "n": 1000, "spread": 0.2}, "rank_size", "mean", 1),
+      (LEADERBOARD, {"method": "max_t", "k": 20, "n": 200, "spread": 0.2}, "rank_size", "mean", 1)]),
+    ("experiments/leaderboard/README.md", "per-pair {}, {}, {}, {} at k = 3, 5, 10, 20;",
+     [(LEADERBOARD, {"method": "wald", "k": k}, "family_coverage", "mean", 2) for k in (3, 5, 10, 20)]),
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
