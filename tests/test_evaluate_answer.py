@@ -171,3 +171,18 @@ def test_screen_without_comparisons_has_no_sentences():
                            metrics=["accuracy"], audit=False, progress=False)
     assert ev.answer == [] and ev.comparing == ""
     assert screen(ev).splitlines()[2].split()[:3] == ["accuracy", "0.8000", "[0.6628,"]
+
+
+def test_the_readme_shows_the_committed_example_s_answer():
+    """The README's output block is the one screen of results/evaluate_example/table.csv (what the command wrote)."""
+    from pathlib import Path
+
+    from covstudy.evaluation.result import Evaluation
+
+    root = Path(__file__).resolve().parents[1]
+    table = pd.read_csv(root / "results" / "evaluate_example" / "table.csv")
+    info = dict(delta=0.05, epsilon=0.005, n=int(table.n.iloc[0]),
+                columns=dict(predicted="logistic_label", second_predicted="naive_bayes_label"))
+    shown = screen(Evaluation(table, {}, [], info)).splitlines()
+    readme = (root / "README.md").read_text().splitlines()
+    assert len(shown) > 20 and [x for x in shown if x not in readme] == []

@@ -68,9 +68,9 @@ def verdicts(ev) -> list[dict]:
         out.append(dict(metric=m, estimate="" if r["estimate"] != r["estimate"] else f"{r['estimate']:.4f}",
                         interval="" if undefined else f"[{r['lower']:.4f}, {r['upper']:.4f}]",
                         method="" if r["method"] == "—" else r["method"],
-                        meets=(r.get("note") or "no interval") if undefined else says(r),
-                        price=r.get("narrower") or "",
-                        caveat=r["note"] if str(r.get("note") or "").startswith(CAVEAT) else ""))
+                        meets=(_text(r, "note") or "no interval") if undefined else says(r),
+                        price=_text(r, "narrower"),
+                        caveat=_text(r, "note") if _text(r, "note").startswith(CAVEAT) else ""))
     return out
 
 
@@ -119,10 +119,10 @@ def _sentences(ev) -> list[tuple[str, str]]:
         if m.endswith(DIFFERENCE):
             what = m.removesuffix(DIFFERENCE)
             if r["lower"] != r["lower"]:
-                out.append((f"No interval for the difference in {words(what)}: {r.get('note') or 'undefined'}", ""))
+                out.append((f"No interval for the difference in {words(what)}: {_text(r, 'note') or 'undefined'}", ""))
                 continue
             out.append((comparison(what, r["estimate"], r["lower"], r["upper"], first, second, level, r["method"],
-                                   says(r)), r.get("narrower") or ""))
+                                   says(r)), _text(r, "narrower")))
         elif m == SUPERIORITY:
             out.append((f"P({first} is more accurate than {second} | the data) = {r['estimate']:.3f} (Bayes, a "
                         f"uniform prior on the four paired cells)", ""))
@@ -140,7 +140,7 @@ def judged_sentence(r, info, level) -> str:
     positive = info.get("positive")
     what = f"Judged rate: the rate of {positive!r}" if positive is not None else "Judged rate: the positive rate"
     if r["lower"] != r["lower"]:
-        return f"{what}{rows}: no interval ({r.get('note') or 'undefined'})"
+        return f"{what}{rows}: no interval ({_text(r, 'note') or 'undefined'})"
     return (f"{what}{rows} is {number(r['estimate'])}, {pct} interval [{number(r['lower'])}, {number(r['upper'])}] "
             f"({r['method']}; meets the target: {says(r)})")
 
@@ -263,6 +263,12 @@ def _and(names) -> str:
 
 def _capital(s: str) -> str:
     return s[:1].upper() + s[1:] if s.startswith("the ") else s
+
+
+def _text(row, column) -> str:
+    """A text cell, "" where empty (None, or NaN in a table read back from table.csv)."""
+    v = row.get(column)
+    return "" if v is None or v != v else str(v)
 
 
 def _true(v) -> bool:
