@@ -25,6 +25,7 @@ DEBIASED, PLUGIN = dict(method="debiased"), dict(method="plugin")
 AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the README says so, with the MCSE)
 COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
 LEADERBOARD = "results/leaderboard/results.csv"  # Monte Carlo, 200 test sets a point (the README gives the MCSE)
+CLUSTERED = "results/clustered/results.parquet"  # engine both: the i.i.d. rows' exact coverage beside the MC one
 EVALS = "results/evals/results.parquet"  # Monte Carlo, 1,000 test sets a cell (the README gives the MCSE)
 EVAL_METHODS = ("eval.naive", "eval.question", "eval.clustered", "eval.clustered_t", "eval.wilson_design",
                 "eval.clopper_pearson_design")
@@ -188,6 +189,18 @@ CLAIMS = [
     ("docs/gallery.md", "the delta method and the bootstrap fall to {} and {} at n = 50",
      [(COMPARING_METRICS, {"method": "delta", "n": 50}, "coverage", "min", 2),
       (COMPARING_METRICS, {"method": "bootstrap", "n": 50}, "coverage", "min", 2)]),
+    *[("experiments/clustered/README.md", f"| {m} × {size} ({m * size}) | {{}} | {{}} | {{}} | {{}} | {{}} | {{}} |",
+       [(CLUSTERED, {"method": "wilson", "clusters": m, "cluster_size": size, "icc": icc}, "exact_coverage", "range")
+        for icc in (0, 0.01, 0.05, 0.1, 0.2, 0.5)]) for m, size in ((10, 5), (40, 5), (10, 20), (40, 20))],
+    *[("experiments/clustered/README.md", f"| {label} | {ms} | {{}} | {{}} | {{}} |",
+       [(CLUSTERED, {"method": methods, "clusters": clusters, "cluster_size": (5, 20), "icc": icc}, "coverage", "range")
+        for icc in ((0, 0.01, 0.05, 0.1), 0.2, 0.5)])
+      for label, methods, ms, clusters in (
+          ("`wilson_vif`, `scas_vif`", ("wilson_vif", "scas_vif"), "10", 10),
+          ("`wilson_vif`, `scas_vif`", ("wilson_vif", "scas_vif"), "40", 40),
+          ("`ratio_wald`, `cluster_bootstrap`", ("ratio_wald", "cluster_bootstrap"), "10", 10),
+          ("`ratio_wald`, `cluster_bootstrap`", ("ratio_wald", "cluster_bootstrap"), "40", 40),
+          ("`wilson_deff` (oracle)", "wilson_deff", "10, 40", (10, 40)))],
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
