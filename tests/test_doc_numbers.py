@@ -27,6 +27,7 @@ AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the 
 COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
 LEADERBOARD = "results/leaderboard/results.csv"  # Monte Carlo, 200 test sets a point (the README gives the MCSE)
 NEWCOMBE = "results/newcombe1998/results.parquet"  # exact
+COEFFICIENTS = "results/confidence_coefficients/confidence_coefficients.csv"  # exact infima
 GROUNDLIGHT = "results/groundlight_balanced/results.parquet"  # Monte Carlo, 10,000 test sets a cell
 CLUSTERED = "results/clustered/results.parquet"  # engine both: the i.i.d. rows' exact coverage beside the MC one
 EVALS = "results/evals/results.parquet"  # Monte Carlo, 1,000 test sets a cell (the README gives the MCSE)
@@ -226,6 +227,11 @@ CLAIMS = [
       (GROUNDLIGHT, {"method": "posterior"}, "coverage", "mean", 2),
       (GROUNDLIGHT, {"method": "posterior"}, "coverage", "min", 2),
       (GROUNDLIGHT, {"method": "posterior_jeffreys"}, "coverage", "mean")]),
+    *[("experiments/confidence_coefficients/README.md", f"| {m} |" + " {} |" * 7,
+       [(COEFFICIENTS, {"method": m, "delta": 0.05, "n": n}, "confidence_coefficient", "min", 4)
+        for n in (10, 20, 50, 100, 200, 500, 1000)])
+      for m in ("wald", "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wald_cc", "wilson_cc",
+                "jeffreys_equal_tailed", "bayes_flat", "arcsine", "logit", "mid_p", "blaker", "lrt")],
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
