@@ -75,10 +75,12 @@ def verdicts(ev) -> list[dict]:
 
 
 def models(info) -> tuple[str, str]:
-    """The two models' names: their predicted-label columns, else "the first model" / "the second model"."""
+    """The two models' names: their predicted-label columns (else their score columns), else "the first model" /
+    "the second model" (unnamed arrays keep the argument's name, which names no model)."""
     names = info.get("columns") or {}
-    first, second = names.get("predicted"), names.get("second_predicted")
-    if first in (None, "predicted") or second in (None, "second_predicted"):
+    first = names.get("predicted", names.get("scores"))
+    second = names.get("second_predicted", names.get("second_scores"))
+    if first in (None, "predicted", "scores") or second in (None, "second_predicted", "second_scores"):
         return "the first model", "the second model"
     return str(first), str(second)
 
