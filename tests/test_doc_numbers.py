@@ -27,6 +27,7 @@ AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the 
 COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
 LEADERBOARD = "results/leaderboard/results.csv"  # Monte Carlo, 200 test sets a point (the README gives the MCSE)
 NEWCOMBE = "results/newcombe1998/results.parquet"  # exact
+BCD = "results/bcd2001/results.parquet"  # exact, on a 999-point grid of p
 COEFFICIENTS = "results/confidence_coefficients/confidence_coefficients.csv"  # exact infima
 GROUNDLIGHT = "results/groundlight_balanced/results.parquet"  # Monte Carlo, 10,000 test sets a cell
 CLUSTERED = "results/clustered/results.parquet"  # engine both: the i.i.d. rows' exact coverage beside the MC one
@@ -232,6 +233,16 @@ CLAIMS = [
         for n in (10, 20, 50, 100, 200, 500, 1000)])
       for m in ("wald", "wilson", "clopper_pearson", "jeffreys", "agresti_coull", "wald_cc", "wilson_cc",
                 "jeffreys_equal_tailed", "bayes_flat", "arcsine", "logit", "mid_p", "blaker", "lrt")],
+    ("experiments/bcd2001/README.md",
+     "At n = 50 the Wald interval's coverage averages {} over p and falls to {} at p = 0.001; [...] Wilson averages "
+     "{} and Jeffreys {}, Agresti–Coull {} (never below {}), Clopper–Pearson {} and never below 0.95. [...] (as p rises "
+     "to 0.0035393; grid {}), Jeffreys 0.8838 (as p falls to 0.0487585; grid {}), Clopper–Pearson 0.9508 (as p rises "
+     "to 0.0717008; grid {})",
+     [(BCD, {"method": "wald"}, "coverage", "mean", 4), (BCD, {"method": "wald", "p": 0.001}, "coverage", "min"),
+      (BCD, {"method": "wilson"}, "coverage", "mean", 4), (BCD, {"method": "jeffreys"}, "coverage", "mean", 4),
+      (BCD, {"method": "agresti_coull"}, "coverage", "mean", 4), (BCD, {"method": "agresti_coull"}, "coverage", "min", 4),
+      (BCD, {"method": "clopper_pearson"}, "coverage", "mean", 4),
+      *[(BCD, {"method": m}, "coverage", "min", 4) for m in ("wilson", "jeffreys", "clopper_pearson")]]),
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
