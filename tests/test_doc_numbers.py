@@ -27,6 +27,7 @@ AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the 
 COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
 LEADERBOARD = "results/leaderboard/results.csv"  # Monte Carlo, 200 test sets a point (the README gives the MCSE)
 NEWCOMBE = "results/newcombe1998/results.parquet"  # exact
+BANDS = "results/roc_bands/bands.parquet"  # Monte Carlo (the README gives the MCSE)
 BCD = "results/bcd2001/results.parquet"  # exact, on a 999-point grid of p
 COEFFICIENTS = "results/confidence_coefficients/confidence_coefficients.csv"  # exact infima
 GROUNDLIGHT = "results/groundlight_balanced/results.parquet"  # Monte Carlo, 10,000 test sets a cell
@@ -243,6 +244,16 @@ CLAIMS = [
       (BCD, {"method": "agresti_coull"}, "coverage", "mean", 4), (BCD, {"method": "agresti_coull"}, "coverage", "min", 4),
       (BCD, {"method": "clopper_pearson"}, "coverage", "mean", 4),
       *[(BCD, {"method": m}, "coverage", "min", 4) for m in ("wilson", "jeffreys", "clopper_pearson")]]),
+    ("experiments/roc_bands/README.md",
+     "conservative pointwise (≥ {} at every FPR) and holds the whole curve {} of the time ({} with ratings) [...] "
+     "**Working–Hotelling** holds the whole curve {} of the time on continuous binormal scores, with the smallest "
+     "simultaneous area ({}, {}, {} at n = 20, 100, 500",
+     [(BANDS, {"method": "credible", "curve": "roc"}, "min_pointwise", "min"),
+      (BANDS, {"method": "credible", "curve": "roc", "levels": 0}, "containment", "range"),
+      (BANDS, {"method": "credible", "curve": "roc", "levels": 5}, "containment", "range"),
+      (BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 0}, "containment", "range"),
+      *[(BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 0, "n_pos": n}, "mean_area", "mean", 2)
+        for n in (20, 100, 500)]]),
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
