@@ -27,6 +27,7 @@ AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the 
 COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
 LEADERBOARD = "results/leaderboard/results.csv"  # Monte Carlo, 200 test sets a point (the README gives the MCSE)
 NEWCOMBE = "results/newcombe1998/results.parquet"  # exact
+PEEKING = "results/peeking/results.parquet"  # exact (dynamic programming over looks and successes)
 BANDS = "results/roc_bands/bands.parquet"  # Monte Carlo (the README gives the MCSE)
 BCD = "results/bcd2001/results.parquet"  # exact, on a 999-point grid of p
 COEFFICIENTS = "results/confidence_coefficients/confidence_coefficients.csv"  # exact infima
@@ -254,6 +255,10 @@ CLAIMS = [
       (BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 0}, "containment", "range"),
       *[(BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 0, "n_pos": n}, "mean_area", "mean", 2)
         for n in (20, 100, 500)]]),
+    *[("experiments/peeking/README.md", f"| {label} |" + " {} |" * 5,
+       [(PEEKING, {"part": "peek", "n_max": 1000, "rule": "never", "adjust": "none", "method": m, "looks": k},
+         "simultaneous", "mean") for k in (1, 2, 5, 20, 100)])
+      for label, m in (("Wilson", "wilson"), ("Clopper–Pearson", "clopper_pearson"), ("Jeffreys", "jeffreys"))],
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
