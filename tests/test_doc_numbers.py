@@ -27,6 +27,7 @@ AUC = "results/auc/results.parquet"  # Monte Carlo, 1000 test sets a point (the 
 COMPARING_METRICS = "results/comparing_metrics/results.parquet"  # Monte Carlo, 1000 test sets a point
 LEADERBOARD = "results/leaderboard/results.csv"  # Monte Carlo, 200 test sets a point (the README gives the MCSE)
 NEWCOMBE = "results/newcombe1998/results.parquet"  # exact
+CROSSVAL = "results/crossval/results.parquet"  # Monte Carlo (the README gives the MCSE)
 PEEKING = "results/peeking/results.parquet"  # exact (dynamic programming over looks and successes)
 BANDS = "results/roc_bands/bands.parquet"  # Monte Carlo (the README gives the MCSE)
 BCD = "results/bcd2001/results.parquet"  # exact, on a 999-point grid of p
@@ -259,6 +260,12 @@ CLAIMS = [
        [(PEEKING, {"part": "peek", "n_max": 1000, "rule": "never", "adjust": "none", "method": m, "looks": k},
          "simultaneous", "mean") for k in (1, 2, 5, 20, 100)])
       for label, m in (("Wilson", "wilson"), ("Clopper–Pearson", "clopper_pearson"), ("Jeffreys", "jeffreys"))],
+    *[("experiments/crossval/README.md", f"| `{m}`{label} | {{}} ({{}}) | {{}} ({{}}) |",
+       [(CROSSVAL, {"metric": "err_xy", "method": m, "n": n}, "coverage", how) for n in ((50, 100), (200, 500, 1000))
+        for how in ("mean", "min")])
+      for m, label in (("wald", " (Bates et al.'s naive)"), ("wilson", ""), ("clopper_pearson", ""),
+                       ("cv_t", " (t over folds)"), ("nadeau_bengio", ""), ("nested", ""), ("credible", ""),
+                       ("holdout_wilson", ""), ("holdout_cp", ""))],
     ("experiments/multiclass/README.md",
      "covers {} for K ≤ 5 and {} (n = 50) and {} (n = 250) at K = 10",
      [(MULTICLASS, {**POSTERIOR, "K": (2, 3, 5)}, "coverage", "range", 2),
