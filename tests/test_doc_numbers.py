@@ -44,8 +44,9 @@ UNIFORM = dict(metric="macro_recall", label="posterior (uniform prior)")
 
 
 def field(table, where, column, how, digits=3):
-    """The text of ``how`` ("min", "max", "mean", "median", "from_nominal": mean |v − 0.95|, "range"; "span": the range, one number where both ends round
-    alike) of ``column`` over the rows ``where`` of ``table``."""
+    """The text of ``how`` of ``column`` over the rows ``where`` of ``table``: "min", "max", "mean", "median",
+    "from_nominal" (mean |v − 0.95|), "range" (lo–hi) or "span" (the range, one number where both ends round
+    alike)."""
     rows = table
     for key, value in where.items():
         rows = rows[rows[key].isna()] if value is None else \

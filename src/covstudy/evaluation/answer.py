@@ -208,8 +208,8 @@ def leaderboard_family(board, epsilon: float | None = None) -> dict:
                     why=(f"simultaneous max-t intervals: their plug-in audit covered {a['family_coverage']:.3f} ± "
                          f"{a['family_coverage_mcse']:.3f}, which meets the target {floor:.3f} (estimated)"))
     why = ("no audit was run" if not a else
-           f"the max-t intervals' plug-in audit ({a['family_coverage']:.3f} ± {a['family_coverage_mcse']:.3f}) was not "
-           f"shown to meet {floor:.3f}")
+           f"the max-t intervals' plug-in audit ({a['family_coverage']:.3f} ± {a['family_coverage_mcse']:.3f}) was "
+           f"not shown to meet {floor:.3f}")
     return dict(name="guaranteed", lower=p.guaranteed_lower.to_numpy(), upper=p.guaranteed_upper.to_numpy(),
                 rank_low=m.guaranteed_rank_low.to_numpy(), rank_high=m.guaranteed_rank_high.to_numpy(),
                 why=f"the guaranteed intervals (coverage ≥ {1 - board.delta:g} by proof), because {why}")

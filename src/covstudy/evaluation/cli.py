@@ -1,8 +1,8 @@
 """``covstudy-evaluate FILE --truth COL ...``: ``covstudy.evaluate`` on a CSV or Parquet file.
 
-Prints one screen, each metric's recommended interval and whether it meets the target and the comparisons in
-words (``answer.screen``; ``--table``: every method's row), and writes table.csv, report.md, report.html and forest.png/.pdf to
-``--out``. A user's error is one line on stderr and exit status 2, without a traceback.
+Prints one screen, each metric's recommended interval and whether it meets the target and the comparisons
+in words (``answer.screen``; ``--table``: every method's row), and writes table.csv, report.md, report.tex,
+report.html and forest.png/.pdf to ``--out``. A user's error is one line on stderr and exit status 2, without a traceback.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the audit cache ($COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy, else "
                         "~/.cache/covstudy), which makes a second run on the same data read its audits back")
-    p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.tex, report.html and forest.png/.pdf here")
+    p.add_argument("--out", metavar="FOLDER",
+                   help="write table.csv, report.md, report.tex, report.html and forest.png/.pdf here")
     p.add_argument("--table", action="store_true",
                    help="print every method's row with its audit (default: one screen, each metric's recommended "
                         "interval and the comparisons in words; the reports always hold the full table)")

@@ -2,9 +2,10 @@
 
 The last step of the flow (data -> metrics -> audit -> recommend -> growth -> render): reads an
 evaluation's table, reasons, warnings, info and growth table and computes nothing new. ``text`` is the
-console table (``--table``; the default screen is ``answer.screen``), ``markdown`` the report (with ``latex``), ``forest`` and
-``width_figure`` the figures, ``save`` writes table.csv, report.md, report.tex, report.html (``report.explorer``),
-forest.png/.pdf and width_vs_n.png/.pdf. The ``Evaluation`` methods of ``result`` delegate here.
+console table (``--table``; the default screen is ``answer.screen``), ``markdown`` the report (with
+``latex``), ``forest`` and ``width_figure`` the figures, ``save`` writes table.csv, report.md, report.tex,
+report.html (``report.explorer``), forest.png/.pdf and width_vs_n.png/.pdf. The ``Evaluation`` methods of
+``result`` delegate here.
 """
 
 from __future__ import annotations
@@ -273,8 +274,9 @@ def tex(ev) -> str:
     return "\n".join(out)
 
 
-TEX_SYMBOLS = {"−": "$-$", "≥": r"$\geq$", "≤": r"$\leq$", "δ": r"$\delta$", "ε": r"$\varepsilon$", "±": r"$\pm$",
-               "×": r"$\times$", "…": r"\ldots{}", "Š": r"\v{S}", "ö": r'\"o', "|": r"$|$", "“": "``", "”": "''"}
+TEX_SYMBOLS = {"−": "$-$", "≥": r"$\geq$", "≤": r"$\leq$", "δ": r"$\delta$", "ε": r"$\varepsilon$",
+               "±": r"$\pm$", "×": r"$\times$", "…": r"\ldots{}", "Š": r"\v{S}", "ö": r'\"o', "|": r"$|$",
+               "“": "``", "”": "''"}
 
 
 def references(table) -> list[str]:

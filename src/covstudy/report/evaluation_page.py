@@ -22,7 +22,8 @@ RECOMMENDED = ("metric", "method", "estimate", "lower", "upper", "coverage_at_es
                "worst_bound", "meets_target")  # the recommended table of every evaluation output
 FIT = ("<style>.fit { max-width: 100%; overflow-x: auto; } "  # a wide table scrolls in its box: the page fits a window
        ".fit table.sortable th { overflow-wrap: normal; min-width: 4.5em; } "  # breaks at the <wbr> after _
-       ".fit table.sortable td { overflow-wrap: anywhere; max-width: 16em; min-width: 5.5em; }</style>")  # "guaranteed" whole
+       # a cell may break anywhere but is never narrower than "guaranteed"
+       ".fit table.sortable td { overflow-wrap: anywhere; max-width: 16em; min-width: 5.5em; }</style>")
 BELOW = "NO: below target"  # how a row that does not meet the target shows in the recommended tables
 
 
