@@ -51,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rows", type=int, default=10**7, metavar="N",
                    help="refuse more rows than this before any work (default 10,000,000)")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument("--table", action="store_true",
+                   help="print every method's row with its audit (default: one screen, each metric's recommended "
+                        "interval and the comparisons in words; the reports, report.tex too, hold the full table)")
     p.add_argument("--guarantee", action="store_true",
                    help="recommend only methods whose worst coverage over the region is certified >= 1 - delta, "
                         "or guaranteed by proof (the registry's guaranteed methods)")
@@ -60,11 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the audit cache ($COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy, else "
                         "~/.cache/covstudy), which makes a second run on the same data read its audits back")
-    p.add_argument("--out", metavar="FOLDER",
-                   help="write table.csv, report.md, report.tex, report.html and forest.png/.pdf here")
-    p.add_argument("--table", action="store_true",
-                   help="print every method's row with its audit (default: one screen, each metric's recommended "
-                        "interval and the comparisons in words; the reports always hold the full table)")
+    p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.html and forest.png/.pdf here")
     return p
 
 
