@@ -9,6 +9,7 @@ Reads an evaluation's recommended rows (``recommend``'s pick per metric) and com
   interval excludes 0 (the better model named first, the difference signed to it), else "No difference shown on
   accuracy: ..."; the posterior probability that the first model is the more accurate; the judged rate;
 * ``screen``: both as one screen of text (the CLI's default; ``--table`` prints every method's row instead);
+* ``Words``: these as an ``Evaluation``'s properties (``answer``, ``verdicts``, ``comparing``) and its Jupyter view;
 * ``leaderboard_sentences``: for k models, which are shown better than which, from the recommended family of
   pairwise intervals (``leaderboard_family``).
 
@@ -191,6 +192,36 @@ def screen(ev) -> str:
     return "\n".join(lines)
 
 
+class Words:
+    """An evaluation's answer in words, mixed into ``result.Evaluation`` (which gives ``table``, ``info``,
+    ``recommended``): what its reports and Jupyter show first."""
+
+    @property
+    def answer(self) -> list:
+        """One sentence per comparison of two models (``<metric>_difference``: "A is better than B on recall:
+        difference 0.047, 95% interval [0.012, 0.081]", or "No difference shown on ..."), the probability that the
+        first is the more accurate, the judged rate (``sentences``)."""
+        return sentences(self)
+
+    @property
+    def comparing(self) -> str:
+        """The line before the comparisons' sentences: which model is subtracted from which ("": none)."""
+        return intro(self)
+
+    @property
+    def verdicts(self) -> list:
+        """Per metric that is not a comparison: its recommended interval and whether it meets the target in words
+        (dicts: metric, estimate, interval, method, meets, price, caveat; ``verdicts``)."""
+        return verdicts(self)
+
+    def _repr_html_(self):
+        """Jupyter's view: the answer (each metric's recommended interval and verdict, the comparisons' sentences)
+        first, then the legend and every method's row, folded (``report.evaluation_page.notebook``)."""
+        from ..report.evaluation_page import notebook
+
+        return notebook(self)
+
+
 def leaderboard_family(board, epsilon: float | None = None) -> dict:
     """The recommended family of a leaderboard's pairwise intervals: max-t where its plug-in audit shows its
     coverage meets the target (the lower limit, coverage − Z_MCSE·MCSE, at least 1 − δ − ε, as ``recommend``
@@ -277,5 +308,5 @@ def _true(v) -> bool:
     return isinstance(v, (bool, np.bool_)) and bool(v)
 
 
-__all__ = ["comparison", "leaderboard_family", "leaderboard_screen", "leaderboard_sentences", "screen",
+__all__ = ["Words", "comparison", "leaderboard_family", "leaderboard_screen", "leaderboard_sentences", "screen",
            "sentences", "verdicts", "words"]

@@ -12,8 +12,7 @@ The wing's door: ``evaluate`` wires the steps, each a module of one job, data fl
     -> Evaluation            the result; its text, report, figures and files come from ``render``
 
 The metrics and their regions, the audit, and the rule are described in those modules' docstrings and in
-docs/evaluate.md. Long because ``evaluate`` wires every step in one readable function, and the ``Evaluation``
-it returns carries each view of the result (the screen, the answer in words, the notebook's HTML, the report).
+docs/evaluate.md.
 """
 
 from __future__ import annotations
@@ -39,8 +38,9 @@ COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_
 
 
 @dataclass
-class Evaluation:
-    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary.
+class Evaluation(answer.Words):
+    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary; in words
+    (``answer``, ``verdicts``, ``comparing``, Jupyter's view: ``answer.Words``).
 
     Examples
     --------
@@ -65,33 +65,8 @@ class Evaluation:
         """The recommended row of each metric."""
         return self.table[self.table.recommended].reset_index(drop=True)
 
-    @property
-    def answer(self) -> list:
-        """The answer in words: one sentence per comparison of two models (``<metric>_difference``: "A is better
-        than B on recall: difference 0.047, 95% interval [0.012, 0.081]", or "No difference shown on ..."), the
-        probability that the first is the more accurate, the judged rate (``answer.sentences``)."""
-        return answer.sentences(self)
-
-    @property
-    def comparing(self) -> str:
-        """The line before the comparisons' sentences: which model is subtracted from which ("": none)."""
-        return answer.intro(self)
-
-    @property
-    def verdicts(self) -> list:
-        """Per metric that is not a comparison: its recommended interval and whether it meets the target in words
-        (dicts: metric, estimate, interval, method, meets, price; ``answer.verdicts``)."""
-        return answer.verdicts(self)
-
     def __repr__(self):
         return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + answer.screen(self)
-
-    def _repr_html_(self):
-        """Jupyter's view: the answer (each metric's recommended interval and verdict, the comparisons' sentences)
-        first, then the legend and every method's row, folded (``report.evaluation_page.notebook``)."""
-        from ..report.evaluation_page import notebook
-
-        return notebook(self)
 
     def to_markdown(self) -> str:
         """The report: the recommended intervals, why, warnings, the full audited table, a LaTeX table."""
