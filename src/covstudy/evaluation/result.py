@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import calibration, cost, render
+from . import answer, calibration, cost, render
 from .audit import REPS, audit_metric
 from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare
 from .growth import growth_table
@@ -38,8 +38,9 @@ COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_
 
 
 @dataclass
-class Evaluation:
-    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary.
+class Evaluation(answer.Words):
+    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary; in words
+    (``answer``, ``verdicts``, ``comparing``, Jupyter's view: ``answer.Words``).
 
     Examples
     --------
@@ -65,7 +66,7 @@ class Evaluation:
         return self.table[self.table.recommended].reset_index(drop=True)
 
     def __repr__(self):
-        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + render.text(self.recommended)
+        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + answer.screen(self)
 
     def to_markdown(self) -> str:
         """The report: the recommended intervals, why, warnings, the full audited table, a LaTeX table."""
@@ -166,9 +167,8 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None
     on the data as the narrowest guaranteed row), the plain methods narrowest on the user's data first: once
     one meets the target (certified at 1 - delta with ``guarantee``), every row at least as wide is left
     unaudited with a note, since the recommendation could not be it (a narrower interval that meets the target
-    exists). Resampling methods come last, each audited only if it could still be recommended: no method met
-    the target, or it is more than recommend.TIE narrower than the one that did (``recommend``'s rule).
-    ``audit_all``: every row but the guaranteed ones, in order.
+    exists). Resampling methods come last, each audited only if it could still be recommended: no method met the
+    target, or it is more than recommend.TIE narrower than the one that did. ``audit_all``: every row not guaranteed.
 
     ``plan`` (``cost.plan``): each audit as the budget cut it, charged its forecast; ``hits`` the cache
     entries found while planning ({key: audit columns}); ``store``: write each fresh audit to the cache."""
@@ -379,14 +379,12 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     hits = {} if cache and audit else None
 
     def forecast(widths=None):
-        """The plan, its forecast printed: before any work without an audit, else once the intervals' widths
-        (which decide the audits that can run) are known, before any audit."""
+        """The plan and its forecast: without an audit before any work, else once the widths (which audits run)."""
         p = cost.plan(specs, d.n, reps, audit, audit_all, budget, calibration.applies(d, metrics),
                       _lookup(hits, delta, seed) if hits is not None else None, widths)
         if progress:
             cut = f"; cut to fit: {', '.join(p.cuts)}" if p.cuts else ""
-            tqdm.write(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})",
-                       file=sys.stderr)  # above the progress line, if the intervals took long enough to show it
+            tqdm.write(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
         return p
 
     plan = None if audit else forecast()
@@ -497,4 +495,6 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             "reps": reps, "seed": seed, "columns": d.names, "budget": budget, "forecast": plan.forecast,
             "work": plan.work, "cuts": plan.cuts,
             "plug_in": {s.metric: s.plug_in for s in specs}, **calibration_fig}
+    if judge is not None:  # the judged rate's sentence names its rows (``answer.judged_sentence``)
+        info["judged"] = {"labelled": d.n, "examples": d.n + int(np.size(unlabelled))}
     return Evaluation(table, reasons, notes, info, growth)
