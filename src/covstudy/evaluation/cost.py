@@ -421,7 +421,9 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     if any(j.reps is not None and not j.skip for j in chosen.values()):
         cuts.append(f"the Monte Carlo audits' test sets a point (×{mc:g}, at least {MIN_REPS})")
     if any(j.work is not None and not j.skip for j in chosen.values()):
-        cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)")
+        cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)" if cert < 1
+                    else f"the certified audits' outcome operations (at most {fair_work:.1e} each, an even share of "
+                         f"the budget; the bounds stay lower bounds)")
     if sum(p.most.values()) > room - growth(mc):
         cuts.append("each metric's audits to its share of the budget (the narrowest methods first)")
     if lookup is not None:

@@ -384,7 +384,7 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                       _lookup(hits, delta, seed) if hits is not None else None, widths)
         if progress:
             cut = f"; cut to fit: {', '.join(p.cuts)}" if p.cuts else ""
-            tqdm.write(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
+            print(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
         return p
 
     plan = None if audit else forecast()
