@@ -325,7 +325,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are the first
     run's), only the forecast does (an audit read back costs nothing). ``calibration``: the calibration rows
     will be computed."""
-    from .audit import BOOTSTRAP, draws_per_test_set
+    from .audit import BOOTSTRAP, DECIDE_TEST_SETS, draws_per_test_set
     from .certify import WORK
     from .recommend import audit_order
 
@@ -376,6 +376,8 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                 # the decision's test sets: what is left of an even share once the rest of the audit is paid
                 c = None if math.isinf(fair) else int(max(fair - audit_seconds(s, method, qualified, r or reps, w, 0),
                                                           0.0) / _set_seconds(s, qualified))
+                if c is not None and mc < 1:  # cut with the test sets a point, as the search was
+                    c = min(c, int(mc * DECIDE_TEST_SETS))
                 out[key] = Job(s.metric, qualified, audit_seconds(s, method, qualified, r or reps, w, c), reach,
                                reps=r, work=w, confirm=c)
         return out
