@@ -59,7 +59,8 @@ GRID_CELLS = 4096  # at most this many first cells
 BRANCH = 1024  # cells split at once
 NEGLIGIBLE = 1e-18  # outcomes whose largest probability over a batch of cells is below this are left out of its bounds
 COMPLETE = 20_000  # up to this many outcomes the whole space is enumerated (a far tighter second-order bound)
-CERTIFIED_DIMENSIONS = 2  # beyond, a cell's bound costs too many outcomes (paired with the concordant split: ~40,000 at n = 60)
+CERTIFIED_DIMENSIONS = 2  # beyond, this cell bound costs too many outcomes (paired with the concordant split: ~40,000
+# at n = 60); that box has its own (``certify_concordant``)
 
 
 class Factor:
