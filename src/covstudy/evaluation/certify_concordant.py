@@ -36,6 +36,9 @@ from scipy import special
 
 from .certify import Factor, Problem, _intervals, _proportion_window, window_curvature
 
+CELL_OPS = 500  # a cell's (or a point's) fixed cost in outcome operations (certify's unit, cost.CERTIFY_RATE a
+# second; the counts below are set so: 6.5e7 to 7.5e7 counted a second measured at n = 40 and 150, 1e8 at n = 7,
+# where the fixed cost of 15 to 30 µs a cell is all)
 SPLIT_S = 0.05  # s is halved when its width in standard deviations is over 1/SPLIT_S times θ's (``split``)
 
 
@@ -95,7 +98,7 @@ class ConcordantProblem(Problem):
         mass = running[row, c, lay["b"][last] + 1] - running[row, c, lay["b"][first]]
         inner = np.bincount(row * G + lay["pair"][first], weights=mass, minlength=points * G).reshape(points, G)
         probability = np.exp(lay["by_m"].log_pmf(x[:, 0]) + lay["by_f"].log_pmf(x[:, 1]))  # (points, pairs)
-        self._count(points * (lay["lower"].size * 0.4 + G * 3) + row.size)
+        self._count(points * (lay["lower"].size * 0.4 + G * 3 + CELL_OPS) + row.size)
         return np.where(np.isfinite(self.theta(x)), np.einsum("ij,ij->i", probability, inner), np.nan)
 
     def split(self, lo: np.ndarray, hi: np.ndarray, trials: np.ndarray) -> np.ndarray:
@@ -158,7 +161,7 @@ class ConcordantProblem(Problem):
         mass = [running[cell + k * cells, c, b1] - running[cell + k * cells, c, b0] for k in (0, 1)]
         weight = np.maximum(np.minimum(*mass), 0.0)
         H = np.bincount(cell * G + lay["pair"][first], weights=weight, minlength=cells * G).reshape(cells, G)
-        self._count(cells * (lay["lower"].size * 0.4 + G * 6) + cell.size)
+        self._count(cells * (lay["lower"].size * 0.4 + G * 6 + CELL_OPS) + cell.size)
         return _rectangle(lay, H, lo[:, :2], hi[:, :2], at)
 
     def _boundary(self, lay, t1, t2, at, running):
