@@ -52,9 +52,10 @@ THREE_EXACT_OUTCOMES = 400_000  # a paired method reading the concordant split: 
 # this many outcomes (247,717 at n = 150), beyond by Monte Carlo
 THREE_POINTS, THREE_STARTS = 17, 4  # a searched 3-coordinate box: a 17³ grid, then local grids from its 4 lowest
 # points (~3 CPU-s at n = 150; at or below the 17³ grid's minimum by construction, tests/test_certify.py)
-THREE_CERTIFY_OUTCOMES = 15_000  # ... up to this many outcomes (n ≈ 40), then certified by branch and bound
-# (``certify_concordant``: closed to 0.002 in ~2 CPU-s at n = 40; at n = 60, 31,000 outcomes, 0.004 short after 23)
-THREE_WORK = 1.5e8  # ... within this many outcome operations (~2 CPU-s), fewer when the budget cuts the audit
+THREE_CERTIFY_OUTCOMES = 40_000  # ... up to this many outcomes (n ≈ 60), then certified by branch and bound
+# (``certify_concordant``, closed to 0.002: ~0.6 CPU-s at n = 40, ~2-3.5 at n = 60; at n = 150, 160,000 outcomes,
+# 0.003 short after ~19 CPU-s, so beyond the limit the row stays searched)
+THREE_WORK = 2e8  # ... within this many outcome operations (~3 CPU-s), fewer when the budget cuts the audit
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 WINDOW_FROM = 2_000  # one proportion at n beyond this: the exact audit on the region's count window only
 SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
@@ -156,7 +157,7 @@ def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
     ``worst_coverage`` the lowest coverage found, ``worst_bound`` a certified lower bound of the infimum
     (after at most ``work`` outcome operations, certify.WORK if None: less work, a lower bound, still valid)."""
     from .certify import CERTIFIED_DIMENSIONS, certify, grid_search, paired_problem, stratified_problem
-    from .certify_concordant import concordant_problem
+    from .certify_concordant import FIRST_GRID, PROBE, concordant_problem
 
     pt = s.points[0]
     size = _outcomes(qualified, s)
@@ -190,7 +191,7 @@ def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
                 # certified from the lowest point the grids found (it fails at once if that is below the floor)
                 at = np.array([[found.at[k] for k in problem.names]])
                 found = certify(problem, at, work=THREE_WORK if work is None else min(work, THREE_WORK),
-                                decide=(1 - delta - EPSILON, 1 - delta))
+                                decide=(1 - delta - EPSILON, 1 - delta), grid=FIRST_GRID, probe=PROBE)
         if len(_SEARCHED) >= 256:
             _SEARCHED.clear()
         _SEARCHED[key] = found

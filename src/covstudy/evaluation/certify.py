@@ -379,9 +379,9 @@ def _batches(problem: Problem, values: np.ndarray, fn) -> np.ndarray:
 
 
 def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None = None, work: float | None = None,
-            grid: int = GRID, decide: tuple = (), probe: int | None = None) -> Certified:
+            grid: int | tuple = GRID, decide: tuple = (), probe: int | None = None) -> Certified:
     """Branch and bound over ``problem``'s box (module docstring). The box is first cut into ``grid``
-    cells along each coordinate (at most GRID_CELLS in all), whose centres and the ``start`` points
+    cells along each coordinate (or grid[j] along coordinate j; at most GRID_CELLS in all), whose centres and the ``start`` points
     (the plug-in point) give the first worst point. With ``decide`` (coverage thresholds), the search stops
     once every threshold is decided: the bound at least it (met), or a point below it (missed). ``probe``: exact
     coverage at the centres of only that many of each round's new cells, those of the lowest bounds (None: all;
@@ -391,8 +391,8 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
     d = len(problem.names)
     trials = np.array([max([1.0] + [float(f.m.max()) for f in problem.factors if f.axis == j]) for j in range(d)])
     low, high = problem.low.astype(float), problem.high.astype(float)
-    g = max(1, min(grid, int(round(GRID_CELLS ** (1 / d)))))
-    edges = [np.linspace(a, b, g + 1) if b > a else np.array([a, a]) for a, b in zip(low, high)]
+    g = [max(1, min(k, int(round(GRID_CELLS ** (1 / d))))) for k in np.broadcast_to(grid, (d,))]
+    edges = [np.linspace(a, b, k + 1) if b > a else np.array([a, a]) for a, b, k in zip(low, high, g)]
     index = np.array(list(itertools.product(*(range(len(e) - 1) for e in edges))))
     lo = np.stack([edges[j][index[:, j]] for j in range(d)], axis=1)
     hi = np.stack([edges[j][index[:, j] + 1] for j in range(d)], axis=1)
