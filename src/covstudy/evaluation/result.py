@@ -81,6 +81,49 @@ class Evaluation:
         test-set size (log-log), the user's n marked."""
         return render.width_figure(self)
 
+    @classmethod
+    def from_estimator(cls, estimator, X, y, second=None, *, response_method="auto", pos_label=None,
+                       sample_weight=None, **kwargs) -> "Evaluation":
+        """``evaluate`` on a fitted scikit-learn classifier's predictions on ``X`` against ``y``, in
+        scikit-learn's words (``RocCurveDisplay.from_estimator``): its score for the AUC is ``predict_proba``'s
+        ``pos_label`` column, else ``decision_function`` (``response_method``); ``pos_label`` (default
+        ``classes_[1]``) is ``evaluate``'s ``positive``; ``second`` a second fitted classifier, compared with
+        the first on the same examples. ``sample_weight`` is refused (each example counts once). Other
+        keywords are ``evaluate``'s (``delta``, ``metrics``, ``groups``, ``budget``, ...). A ``Pipeline``
+        works; a multi-class classifier gives its labels (evaluation/estimators.py).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.pipeline import make_pipeline
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from covstudy import Evaluation
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[::2], y[::2])
+        >>> ev = Evaluation.from_estimator(model, X[1::2], y[1::2], metrics=["accuracy", "auc"], audit=False,
+        ...                                progress=False)
+        >>> print(ev.recommended[["metric", "estimate"]].round(4).to_string(index=False))
+          metric  estimate
+        accuracy    0.9542
+             auc    0.9885
+        """
+        from .estimators import from_estimator
+
+        return from_estimator(estimator, X, y, second, response_method=response_method, pos_label=pos_label,
+                              sample_weight=sample_weight, **kwargs)
+
+    @classmethod
+    def from_predictions(cls, y_true, y_pred=None, y_score=None, *, pos_label=None, sample_weight=None,
+                         second_pred=None, second_score=None, **kwargs) -> "Evaluation":
+        """``evaluate(y_true, y_pred, y_score, positive=pos_label, second_predicted=second_pred,
+        second_scores=second_score, ...)`` in scikit-learn's words (``ConfusionMatrixDisplay.from_predictions``,
+        ``RocCurveDisplay.from_predictions``); ``sample_weight`` is refused (each example counts once)."""
+        from .estimators import from_predictions
+
+        return from_predictions(y_true, y_pred, y_score, pos_label=pos_label, sample_weight=sample_weight,
+                                second_pred=second_pred, second_score=second_score, **kwargs)
+
     def save(self, folder):
         """Write table.csv, report.md, report.html (interactive: ``report.evaluation_page``),
         forest.png/.pdf and (after an audit) width_vs_n.png/.pdf to ``folder``; returns its path."""
