@@ -53,6 +53,7 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "clustered": (3e-6, 2e-8),  # unit: a cluster
     "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
     "eval": (4e-6, 2e-8),  # unit: a question
+    "paired_eval": (8e-6, 4e-8),  # unit: a question (two runs' counts: twice the eval's, not measured)
     "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
 }
 POSTERIOR_SET = 1.5e-4  # a paired difference's posterior interval (``bayes``: quadrature) on one simulated test set
@@ -176,7 +177,7 @@ def _units(s, qualified) -> float:
         return float(pt.get("n_pos", 0) + pt.get("n_neg", 0))
     if s.design == "clustered":
         return float(pt.get("clusters", 0))
-    if s.design == "eval":
+    if s.design in ("eval", "paired_eval"):
         return float(pt.get("questions", examples(pt) if pt else 0))
     return 1.0
 

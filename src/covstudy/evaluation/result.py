@@ -25,7 +25,7 @@ import numpy as np
 
 from . import calibration, cost, render
 from .audit import REPS, audit_metric
-from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare
+from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare, prepare_answers
 from .growth import growth_table
 from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, MET, mark
@@ -297,10 +297,11 @@ def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, m
     return metrics, validate.whole("max_classes", max_classes, 2), validate.whole("max_rows", max_rows, 1)
 
 
-def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
+def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
              guarantee=False, classes=None, progress=True, judge=None, max_classes=MAX_CLASSES,
-             max_rows=MAX_ROWS, audit_all=False, budget=None, cache=True) -> "Evaluation":
+             max_rows=MAX_ROWS, audit_all=False, budget=None, cache=True, correct=None,
+             second_correct=None) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
@@ -364,6 +365,13 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         forecast before any work (``info["forecast"]``; with ``progress``, a line on stderr); where the
         forecast passes the budget the audits are cut to fit, and each cut row's note says what was cut
         (``cost``; docs/evaluate.md "Cost").
+    correct, second_correct : array-like, optional
+        Scored answers instead of labels: a 0/1 (or bool) per row, an LLM eval's per-sample metric (``acc``,
+        ``exact_match``, inspect_ai's C/I), with ``questions`` (default: each row its own question) and
+        ``groups``; ``truth`` is then left out. Gives ``eval_accuracy``; ``second_correct``, a second run's
+        score of the same rows, adds ``eval_accuracy_second`` and the paired ``eval_accuracy_difference``
+        (first minus second; the paired_eval methods, audited at the plug-in point). The log readers
+        (``evaluation.readers``: lm-evaluation-harness, inspect_ai) give these arguments.
     cache : bool
         Read and write the audit cache (``evaluation.cache``: a second run on the same counts, method,
         delta, reps and seed reads each audit back; in $COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy,
@@ -399,7 +407,17 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     budget = cost.default_budget() if budget is None else cost.budget_value(budget)
 
 
-    metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
+    answers = correct is not None or second_correct is not None
+    if answers:  # scored answers: no labels beside them (data.prepare_answers)
+        given = [k for k, v in dict(truth=truth, predicted=predicted, scores=scores, second_predicted=second_predicted,
+                                    second_scores=second_scores, judge=judge, positive=positive, classes=classes).items()
+                 if v is not None]
+        if given:
+            raise InputError(f"{given[0]}: scored answers (correct=) take no labels, scores or classes; give one or "
+                             f"the other")
+        if correct is None:
+            raise InputError("second_correct: a second run's scores need the first's (correct)")
+    metrics, max_classes, max_rows = _checked_options(correct if answers else truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
                                                       classes)
     if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
         from . import judged
@@ -407,8 +425,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         truth, predicted, unlabelled = judged.split(truth, judge, dict(
             predicted=predicted, scores=scores, groups=groups, second_predicted=second_predicted,
             second_scores=second_scores, questions=questions))
-    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
-                max_classes, max_rows)
+    if answers:
+        d = prepare_answers(correct, questions, groups, second_correct, max_rows)
+    else:
+        d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
+                    max_classes, max_rows)
     notes = []
     for msg in d.notes:  # what was read that may not be what was meant
         warnings.warn(msg, stacklevel=2)
