@@ -155,7 +155,8 @@ class Data:
         if self.answers:
             m = int(self.questions.max()) + 1
             runs = "" if self.second_correct is None else f", {int(self.second_correct.sum())} by the second run"
-            return (f"read {self.n} scored answers to {m} questions ({self.n / m:.3g} a question); "
+            groups = "" if self.groups is None else f" in {int(self.groups.max()) + 1} groups"
+            return (f"read {self.n} scored answers to {m} questions{groups} ({self.n / m:.3g} a question); "
                     f"{int(self.predicted.sum())} correct{runs}")
         each = ", ".join(f"{c!r}{' (positive)' if self.binary and c == self.positive else ''}: {k}"
                          for c, k in zip(self.classes, self.counts))

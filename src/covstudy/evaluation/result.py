@@ -142,6 +142,30 @@ UNAUDITED_CLUSTERED["clustered_recall"] = UNAUDITED_CLUSTERED["clustered_f1"] = 
 UNAUDITED_CLUSTERED["clustered_auc"] = ("obuchowski", "the Wald interval with Obuchowski's clustered variance of the AUC")
 
 
+# without an audit no eval method is guaranteed: these are recommended (the evals studies' choices, docs/guide/evals.md)
+_WILSON_DESIGN = ("wilson_design", "Wilson on the pooled answers at the Korn–Graubard effective sample size, t on "
+                                   "G − 1 degrees of freedom; median coverage 0.95 over the evals study's grid "
+                                   "(experiments/evals)")
+UNAUDITED_EVAL = {
+    "eval_accuracy": _WILSON_DESIGN, "eval_accuracy_second": _WILSON_DESIGN,
+    "eval_accuracy_difference": ("clustered_t", "the paired clustered t: CR1 standard error of the per-question "
+                                                "differences, t on G − 1 degrees of freedom; it kept false differences "
+                                                "at 4–6% where the unpaired comparison made 14–78% "
+                                                "(experiments/evals_paired)"),
+}
+
+
+def _unaudited_eval(table, reasons):
+    """An eval metric with no recommended row (no audit was run): UNAUDITED_EVAL's method."""
+    for metric, (method, what) in UNAUDITED_EVAL.items():
+        sel = table.metric == metric
+        hit = table.index[sel & (table.method == method)]
+        if not sel.any() or table.loc[sel, "recommended"].astype(bool).any() or not len(hit):
+            continue
+        table.loc[hit[0], "recommended"] = True
+        reasons[metric] = f"{method} ({what}) is recommended without an audit."
+
+
 def _clustered_first(table, reasons, audited):
     """With groups, the clustered rows lead and the recommended i.i.d. row of each metric they cover says it
     ignores them; a clustered metric with no recommendation (no audit, or none qualified) is given
@@ -507,6 +531,8 @@ def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predic
                            f"{level:g}): use the {s.metric} rows, not {iid}")
                     warnings.warn(msg, stacklevel=2)
                     notes.append(msg)
+        if not audit and "metric" in table:
+            _unaudited_eval(table, reasons)
         if any(s.metric in UNAUDITED_CLUSTERED for s in specs):
             table, reasons = _clustered_first(table, reasons, audit)
         if d.second is not None and (metrics is None or "superiority_probability" in metrics):
