@@ -1,4 +1,4 @@
-"""scikit-learn's door to ``evaluate``: ``Evaluation.from_estimator`` and ``Evaluation.from_predictions``.
+"""scikit-learn's door to ``evaluate``: the arguments of ``Evaluation.from_estimator`` and ``from_predictions``.
 
 The names and argument order are scikit-learn's own (``RocCurveDisplay.from_estimator(estimator, X, y)``,
 ``ConfusionMatrixDisplay.from_predictions(y_true, y_pred)``), and the score is picked as scikit-learn picks
@@ -24,25 +24,24 @@ NO_WEIGHTS = ("sample_weight: not supported: every interval and its coverage aud
               "(a weighted test set has no binomial count); give the examples themselves, or resample them by weight")
 
 
-def from_predictions(y_true, y_pred=None, y_score=None, *, pos_label=None, sample_weight=None, second_pred=None,
-                     second_score=None, **kwargs):
-    """``evaluate(y_true, y_pred, y_score, positive=pos_label, ...)``, in scikit-learn's words: ``second_pred``
-    and ``second_score`` are a second model's, the other keywords ``evaluate``'s."""
-    from .result import evaluate
-
+def predictions_arguments(y_true, y_pred=None, y_score=None, *, pos_label=None, sample_weight=None,
+                          second_pred=None, second_score=None, **kwargs) -> dict:
+    """``evaluate``'s keywords from scikit-learn's (``Evaluation.from_predictions``): ``y_true``, ``y_pred``,
+    ``y_score``, ``pos_label`` (its ``positive``), ``second_pred`` and ``second_score`` a second model's;
+    the other keywords are ``evaluate``'s, passed on."""
     if sample_weight is not None:
         raise InputError(NO_WEIGHTS)
     for taken in ("truth", "predicted", "scores", "positive", "second_predicted", "second_scores"):
         if taken in kwargs:
             raise InputError(f"{taken}: give it in scikit-learn's words (y_true, y_pred, y_score, pos_label, "
                              f"second_pred, second_score)")
-    return evaluate(y_true, y_pred, y_score, second_predicted=second_pred, second_scores=second_score,
-                    positive=pos_label, **kwargs)
+    return dict(truth=y_true, predicted=y_pred, scores=y_score, second_predicted=second_pred,
+                second_scores=second_score, positive=pos_label, **kwargs)
 
 
-def from_estimator(estimator, X, y, second=None, *, response_method="auto", pos_label=None, sample_weight=None,
-                   **kwargs):
-    """``from_predictions`` on ``estimator.predict(X)`` and its score (module docstring); ``second``: a second
+def estimator_arguments(estimator, X, y, second=None, *, response_method="auto", pos_label=None, sample_weight=None,
+                        **kwargs) -> dict:
+    """``predictions_arguments`` of ``estimator.predict(X)`` and its score (module docstring); ``second``: a second
     fitted estimator on the same ``X``, compared with the first (paired)."""
     if sample_weight is not None:
         raise InputError(NO_WEIGHTS)
@@ -57,8 +56,8 @@ def from_estimator(estimator, X, y, second=None, *, response_method="auto", pos_
                              f"{positive!r}; give pos_label")
         if (score is None) != (second_score is None):
             score = second_score = None  # the AUC difference needs both; each model's labels are still compared
-    return from_predictions(y, predicted, score, pos_label=positive, second_pred=second_pred,
-                            second_score=second_score, **kwargs)
+    return predictions_arguments(y, predicted, score, pos_label=positive, second_pred=second_pred,
+                                 second_score=second_score, **kwargs)
 
 
 def _responses(name, estimator, X, response_method, pos_label):

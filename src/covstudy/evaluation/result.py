@@ -12,7 +12,9 @@ The wing's door: ``evaluate`` wires the steps, each a module of one job, data fl
     -> Evaluation            the result; its text, report, figures and files come from ``render``
 
 The metrics and their regions, the audit, and the rule are described in those modules' docstrings and in
-docs/evaluate.md.
+docs/evaluate.md. Long because ``evaluate`` is the wing's one door: its documented parameters, the steps it
+wires, and the other doors onto it (``Evaluation.from_estimator``, ``from_predictions``: scikit-learn's words,
+evaluation/estimators.py) sit together.
 """
 
 from __future__ import annotations
@@ -108,10 +110,10 @@ class Evaluation:
         accuracy    0.9542
              auc    0.9885
         """
-        from .estimators import from_estimator
+        from .estimators import estimator_arguments
 
-        return from_estimator(estimator, X, y, second, response_method=response_method, pos_label=pos_label,
-                              sample_weight=sample_weight, **kwargs)
+        return evaluate(**estimator_arguments(estimator, X, y, second, response_method=response_method,
+                                              pos_label=pos_label, sample_weight=sample_weight, **kwargs))
 
     @classmethod
     def from_predictions(cls, y_true, y_pred=None, y_score=None, *, pos_label=None, sample_weight=None,
@@ -119,10 +121,11 @@ class Evaluation:
         """``evaluate(y_true, y_pred, y_score, positive=pos_label, second_predicted=second_pred,
         second_scores=second_score, ...)`` in scikit-learn's words (``ConfusionMatrixDisplay.from_predictions``,
         ``RocCurveDisplay.from_predictions``); ``sample_weight`` is refused (each example counts once)."""
-        from .estimators import from_predictions
+        from .estimators import predictions_arguments
 
-        return from_predictions(y_true, y_pred, y_score, pos_label=pos_label, sample_weight=sample_weight,
-                                second_pred=second_pred, second_score=second_score, **kwargs)
+        return evaluate(**predictions_arguments(y_true, y_pred, y_score, pos_label=pos_label,
+                                                sample_weight=sample_weight, second_pred=second_pred,
+                                                second_score=second_score, **kwargs))
 
     def save(self, folder):
         """Write table.csv, report.md, report.html (interactive: ``report.evaluation_page``),
