@@ -335,7 +335,8 @@ def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predic
     Parameters
     ----------
     truth : array-like or pandas Series
-        The true label per example (strings or integers; two classes or more).
+        The true label per example (strings or integers; two classes or more). Required, unless the rows
+        are scored answers (``correct``).
     predicted : array-like, optional
         The predicted label per example.
     scores : array-like, optional
