@@ -594,7 +594,7 @@ def _answer_specs(d: Data, delta, metrics) -> list:
     unknown = [m for m in (metrics or []) if m not in names]
     if unknown:
         raise InputError(f"metrics: {', '.join(unknown)}: scored answers (no labels) give {', '.join(names)}")
-    specs = [_eval_spec(d, delta), ]
+    specs = [_eval_spec(d, delta)]
     if d.second_correct is not None:
         specs += [_eval_spec(d, delta, d.second_correct, "eval_accuracy_second"), _paired_eval_spec(d, delta)]
     return [s for s in specs if metrics is None or s.metric in metrics]
