@@ -129,6 +129,19 @@ def test_two_runs_pair_answer_by_answer_and_must_answer_the_same_questions(tmp_p
         paired(read_lm_eval(twice), read_lm_eval(SEED2))
 
 
+def test_a_doc_id_that_is_another_document_is_refused(tmp_path):
+    other = _lines(SEED2)
+    other[3]["doc_hash"] = "0" * 64  # another task's document 3
+    path = tmp_path / "other_task.jsonl"
+    path.write_text("\n".join(map(json.dumps, other)) + "\n")
+    with pytest.raises(InputError, match=r"doc_id '3' is a different document in the two runs \(doc_hash b4c4c5ff371f… and 0{12}…\)"):
+        paired(read_lm_eval(SEED1), read_lm_eval(path))
+    joined = tmp_path / "joined.jsonl"
+    joined.write_text(SEED1.read_text() + path.read_text())
+    with pytest.raises(InputError, match=r"^doc_id 3: two different documents at .*:4 and line 16"):
+        read_lm_eval(joined)
+
+
 def test_scored_answers_give_the_eval_doors_intervals():
     args = paired(read_lm_eval(SEED1, group="topic"), read_lm_eval(SEED2, group="topic"))
     ev = evaluate(**args, **QUICK)

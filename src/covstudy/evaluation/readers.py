@@ -11,7 +11,8 @@ lm-evaluation-harness (``lm_eval ... --log_samples``; the format of ``lm_eval/ev
 each metric's value (``acc``, ``acc_norm``, ``exact_match``, ...). The question is ``doc_id``. A task's
 ``repeats: K`` is reduced to one response by its filter before scoring (majority vote, take-first), so
 such a log holds one score a document; lines with the same ``doc_id`` and filter are repeated answers
-(several runs' files joined, e.g. one per seed). A file with several filters needs one chosen.
+(several runs' files joined, e.g. one per seed), and must be one document (``doc_hash``: two tasks' files
+joined are refused). A file with several filters needs one chosen.
 
 inspect_ai (``inspect eval``): an ``EvalLog``, as ``.json`` (one JSON object: ``version``, ``status``,
 ``eval``, ``samples``) or ``.eval`` (a zip: ``header.json`` and ``samples/<id>_epoch_<n>.json``, one
@@ -58,6 +59,7 @@ class Answers:
     groups: np.ndarray | None  # the question's group (group=KEY), or None
     source: str  # what was read, in one line
     slots: np.ndarray | None = None  # an answer's place among its question's (epoch, repeat): pairs two runs
+    documents: np.ndarray | None = None  # lm-eval: each answer's doc_hash (one question, one document)
 
     def arguments(self) -> dict:
         """``evaluate``'s keywords: ``correct``, ``questions`` and (when read) ``groups``."""
@@ -81,6 +83,11 @@ def paired(first: Answers, second: Answers) -> dict:
         q = next(q for q in counts_a if counts_a[q] != counts_b[q])
         raise InputError(f"question ids (doc_id, sample id): question {q!r} has {counts_a[q]} answer(s) in the first run and {counts_b[q]} in "
                          f"the second; a paired comparison needs each question answered as often in both")
+    if a.documents is not None and b.documents is not None and list(a.documents) != list(b.documents):
+        i = next(i for i, (x, y) in enumerate(zip(a.documents, b.documents)) if x != y)
+        raise InputError(f"question ids (doc_id, sample id): doc_id {qa[i]!r} is a different document in the two runs "
+                         f"(doc_hash {str(a.documents[i])[:12]}… and {str(b.documents[i])[:12]}…): runs of different "
+                         f"tasks?")
     if a.groups is not None and b.groups is not None and [str(g) for g in a.groups] != [str(g) for g in b.groups]:
         i = next(i for i, (x, y) in enumerate(zip(a.groups, b.groups)) if str(x) != str(y))
         raise InputError(f"group: question {qa[i]!r} is in group {a.groups[i]!r} in the first run and "
@@ -103,7 +110,7 @@ def _ordered(x: Answers) -> Answers:
     order = sorted(range(x.correct.size), key=lambda i: (str(x.questions[i]), slots[i]))
     pick = np.array(order, dtype=np.int64)
     return Answers(x.correct[pick], x.questions[pick], None if x.groups is None else x.groups[pick], x.source,
-                   slots[pick])
+                   slots[pick], None if x.documents is None else x.documents[pick])
 
 
 def _binary(value, where: str, key: str) -> int:
@@ -184,7 +191,7 @@ def read_lm_eval(path, metric: str | None = None, filter: str | None = None, gro
         if metric is None:
             raise InputError(f"metric: {path} holds the metrics {', '.join(map(str, names)) or 'none'}; choose one "
                              f"(--metric NAME, metric=)")
-    correct, questions, groups = [], [], []
+    correct, questions, groups, documents, seen = [], [], [], [], {}
     for number, row in rows:
         where = f"{path}:{number} (doc_id {row['doc_id']!r})"
         if metric not in row:
@@ -192,6 +199,11 @@ def read_lm_eval(path, metric: str | None = None, filter: str | None = None, gro
                              f"{', '.join(map(str, row.get('metrics') or [])) or 'none'}")
         correct.append(_binary(row[metric], where, f"metric {metric}"))
         questions.append(row["doc_id"])
+        documents.append(row.get("doc_hash"))
+        first = seen.setdefault(str(row["doc_id"]), (documents[-1], number))
+        if first[0] != documents[-1]:  # repeated lines are one document answered again, not another task's
+            raise InputError(f"doc_id {row['doc_id']!r}: two different documents at {path}:{first[1]} and line "
+                             f"{number} (their doc_hash differs): samples of two tasks joined? give one task a file")
         if group is not None:
             groups.append(_group_of(row.get("doc"), group, where, "doc"))
     slots = _slots(questions)
@@ -199,7 +211,7 @@ def read_lm_eval(path, metric: str | None = None, filter: str | None = None, gro
     source = (f"lm-evaluation-harness samples {f.name}: metric {metric}, filter {filter}, {len(rows)} answers to "
               f"{len(set(map(str, questions)))} documents" + (f" (up to {k} a document)" if k > 1 else ""))
     return Answers(np.array(correct, dtype=np.int64), _array(questions), _array(groups) if group else None, source,
-                   np.array(slots, dtype=np.int64))
+                   np.array(slots, dtype=np.int64), _array(documents))
 
 
 def _slots(questions) -> list:
