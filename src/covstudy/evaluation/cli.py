@@ -1,8 +1,9 @@
 """``covstudy-evaluate FILE --truth COL ...``: ``covstudy.evaluate`` on a CSV or Parquet file, or on eval logs
 (``--lm-eval SAMPLES [SECOND]``, ``--inspect LOG [SECOND]``: evaluation/readers.py, scored answers).
 
-Prints the recommended intervals and writes table.csv, report.md, report.html and forest.png/.pdf to
-``--out``. A user's error is one line on stderr and exit status 2, without a traceback.
+Prints one screen, each metric's recommended interval and whether it meets the target and the comparisons
+in words (``answer.screen``; ``--table``: every method's row), and writes table.csv, report.md, report.tex,
+report.html and forest.png/.pdf to ``--out``. A user's error is one line on stderr and exit status 2, without a traceback.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rows", type=int, default=10**7, metavar="N",
                    help="refuse more rows than this before any work (default 10,000,000)")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument("--table", action="store_true",
+                   help="print every method's row with its audit (default: one screen, each metric's recommended "
+                        "interval and the comparisons in words; the reports, report.tex too, hold the full table)")
     p.add_argument("--guarantee", action="store_true",
                    help="recommend only methods whose worst coverage over the region is certified >= 1 - delta, "
                         "or guaranteed by proof (the registry's guaranteed methods)")
@@ -172,19 +176,21 @@ def _main(argv) -> int:
     print(f"covstudy-evaluate: note: {ev.info['read']}", file=sys.stderr)
     for w in caught:
         print(f"covstudy-evaluate: warning: {w.message}", file=sys.stderr)
+    from .answer import screen
     from .render import text
 
-    print(text(ev.recommended))
+    print(text(ev.table, full=True) if args.table else screen(ev))
     if args.out:
         out = ev.save(args.out)
-        written = ["table.csv", "report.md", "report.html", "forest.png", "forest.pdf"]
+        written = ["table.csv", "report.md", "report.tex", "report.html", "forest.png", "forest.pdf"]
         written += ["width_vs_n.png", "width_vs_n.pdf"] if ev.growth is not None else []
         written += ["reliability.png", "reliability.pdf"] if ev.info.get("calibration") is not None else []
         print("wrote " + ", ".join(str(out / name) for name in written))
         page = out / "report.html"
         print(f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) and {out / 'report.md'}")
     else:
-        print("report: add --out FOLDER to write it (report.html, interactive, and report.md) with the full table")
+        print("every method's row, audited: --table; the report (report.html, interactive, report.md, report.tex): "
+              "--out FOLDER")
     return 0
 
 
@@ -294,7 +300,10 @@ def _leaderboard(args) -> int:
     print(f"covstudy-evaluate: note: {board.read}", file=sys.stderr)
     for note in (*board.notes, *(str(w.message) for w in caught)):
         print(f"covstudy-evaluate: warning: {note}", file=sys.stderr)
-    print(board.text())
+    from .answer import leaderboard_screen
+
+    print(board.text() + "\n\n" + board.pairs.to_string(index=False, float_format="%.4f") if args.table
+          else leaderboard_screen(board))
     if args.out:
         out = board.save(args.out)
         print("wrote " + ", ".join(str(out / f) for f in ("leaderboard.csv", "pairs.csv", "leaderboard.md", "leaderboard.png")))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import calibration, cost, render
+from . import answer, calibration, cost, render
 from .audit import REPS, audit_metric
 from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare, prepare_answers
 from .growth import growth_table
@@ -40,8 +40,9 @@ COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_
 
 
 @dataclass
-class Evaluation:
-    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary.
+class Evaluation(answer.Words):
+    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary; in words
+    (``answer``, ``verdicts``, ``comparing``, Jupyter's view: ``answer.Words``).
 
     Examples
     --------
@@ -67,7 +68,7 @@ class Evaluation:
         return self.table[self.table.recommended].reset_index(drop=True)
 
     def __repr__(self):
-        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + render.text(self.recommended)
+        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + answer.screen(self)
 
     def to_markdown(self) -> str:
         """The report: the recommended intervals, why, warnings, the full audited table, a LaTeX table."""
@@ -579,4 +580,6 @@ def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predic
             "reps": reps, "seed": seed, "columns": d.names, "budget": budget, "forecast": plan.forecast,
             "work": plan.work, "cuts": plan.cuts,
             "plug_in": {s.metric: s.plug_in for s in specs}, **calibration_fig}
+    if judge is not None:  # the judged rate's sentence names its rows (``answer.judged_sentence``)
+        info["judged"] = {"labelled": d.n, "examples": d.n + int(np.size(unlabelled))}
     return Evaluation(table, reasons, notes, info, growth)
