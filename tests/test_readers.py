@@ -190,7 +190,10 @@ def test_bad_scored_answers_are_one_line_naming_them(kwargs, message):
 def test_the_command_reads_logs_and_refuses_what_does_not_fit(capsys):
     assert main(["--lm-eval", str(SEED1), str(SEED2), "--group", "topic", "--no-audit", "--quiet", "--no-cache"]) == 0
     out, err = capsys.readouterr()
-    assert "eval_accuracy_difference" in out and "clustered_t" in out
+    assert "No difference shown on eval accuracy: difference −0.083" in out and "(clustered_t, " in out
+    assert main(["--lm-eval", str(SEED1), str(SEED2), "--no-audit", "--quiet", "--no-cache", "--table"]) == 0
+    out, err = capsys.readouterr()
+    assert "eval_accuracy_difference" in out and "paired_eval" not in out  # every row, by its short name
     assert "note: second run: lm-evaluation-harness samples samples_covstudy_arith_seed2.jsonl" in err
     assert main(["--inspect", str(INSPECT / "log_streaming.eval"), "--no-audit", "--quiet", "--no-cache"]) == 0
     out, err = capsys.readouterr()
