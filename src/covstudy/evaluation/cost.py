@@ -57,6 +57,9 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "clustered": (3e-6, 2e-8),  # unit: a cluster
     "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
     "eval": (4e-6, 2e-8),  # unit: a question
+    # unit: a question; measured: coverage("paired_eval.clustered_t", 2,000 test sets, 10 groups, K = 3) took
+    # 2.9e-4 s a test set at 100 questions and 2.4e-3 s at 1,000 (the copula's Beta quantiles, two runs)
+    "paired_eval": (5e-5, 2.3e-6),
     "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
 }
 POSTERIOR_SET = 1.5e-4  # a paired difference's posterior interval (``bayes``: quadrature) on one simulated test set
@@ -201,7 +204,7 @@ def _units(s, qualified) -> float:
         return float(pt.get("n_pos", 0) + pt.get("n_neg", 0))
     if s.design == "clustered":
         return float(pt.get("clusters", 0))
-    if s.design == "eval":
+    if s.design in ("eval", "paired_eval"):
         return float(pt.get("questions", examples(pt) if pt else 0))
     return 1.0
 
@@ -266,7 +269,8 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
     (certified audits) at most ``work`` outcome operations and (Monte Carlo) at most ``confirm`` test sets for the
     decision (module docstring)."""
     from .audit import (CERTIFIED, CERTIFY_OUTCOMES, EXACT_OUTCOMES, NOT_AUDITED, PAIRED_EXACT_OUTCOMES,
-                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, WINDOW_FROM, _draws, _outcomes)
+                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, THREE_CERTIFY_OUTCOMES, THREE_WORK, WINDOW_FROM, _draws,
+                        _outcomes)
     from .certify import WORK
 
     if method in NOT_AUDITED:
@@ -274,8 +278,14 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
     if s.plug_in_only:
         from .plug_in import plug_in_reps
 
+        from .audit import CONFIRM
+        from .plug_in import BOOTSTRAP as RESAMPLING
+
         r, _ = plug_in_reps(method, s.design, s.points[0], reps)
-        return (r or 0) * _set_seconds(s, qualified)
+        # as a searched audit's: the share of rows whose coverage needs ``decide``'s fresh test sets (not a
+        # resampling method's: ``audit.decide_plug_in``)
+        confirm = 0 if method in RESAMPLING else CONFIRM_SHARE * CONFIRM * (r or 0)
+        return ((r or 0) + confirm) * _set_seconds(s, qualified)
     if s.region is not None:
         n = int(s.points[0]["n"])
         window = n + 1 if n < WINDOW_FROM else 12 * math.sqrt(n) + 50  # the region's counts (a few sd of n·p)
@@ -293,6 +303,8 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
                 ops = (33 ** d + 8 * 5 ** d) * math.sqrt(size) * 40
             else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
                 ops = (8 ** d + 6 * 5 ** d) * size * 5
+                if d == 3 and size <= THREE_CERTIFY_OUTCOMES:  # then certify_concordant's branch and bound
+                    ops += min(THREE_WORK, THREE_WORK if work is None else work)
             return build + ops / CERTIFY_RATE
     sets, _ = _search_sets(s, method, qualified, reps, confirm)
     solved = 0.0
