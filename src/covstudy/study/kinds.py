@@ -216,7 +216,7 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
             saved = found
             try:
                 with Progress(study.name, len(todo), cpu, progress) as bar:
-                    if cpu < IN_PROCESS_SECONDS and settings.backend == "loky":
+                    if not tasks or (cpu < IN_PROCESS_SECONDS and settings.backend == "loky"):
                         results = map(run_task, tasks)
                     else:
                         results = runner._on_workers(settings, tasks, workers, run_task)
