@@ -191,3 +191,66 @@ def test_a_kind_that_does_not_fit_in_memory_is_refused_before_any_work(tmp_path)
     with pytest.raises(ConfigError, match=r"^n_jobs: the forecast is ~\S+ GB a worker on 1 worker, more than this machine"):
         run_kind(huge, huge.load(coin(tmp_path / "h")))
     assert not (tmp_path / "h").exists()
+
+
+WING = '''"""A scratch study kind: one draw per p (tests/test_study_kinds.py)."""
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..seeds import stream
+from ..study.kinds import StudyKind, register_study_kind
+
+KEY = __name__.split(".")[1]
+
+
+@dataclass(frozen=True)
+class Scratch:
+    name: str
+    question: str
+    p: tuple
+    seed: int
+    out: Path
+    plot: bool
+
+
+def load(cfg):
+    return Scratch(cfg["name"], cfg.get("question", ""), tuple(cfg[KEY]["p"]), cfg["seed"], Path(cfg["out"]), False)
+
+
+def rows(study, p):
+    return {"results": [{"p": p, "draw": float(stream(study.seed, p=p).random())}]}
+
+
+def finish(study, tables):
+    tables["results"].to_csv(study.out / "results.csv", index=False)
+    return [study.out / "results.csv"]
+
+
+register_study_kind(StudyKind(key=KEY, load=load, cells=lambda study: list(study.p), rows=rows, finish=finish,
+                              summary=lambda study, tables: tables["results"]))
+'''
+
+
+def test_a_new_wing_is_a_study_kind_with_no_other_edit(tmp_path):
+    """A wing dropped into the package (its __init__.py and study.py) is a study kind the command runs
+    from its config key: no edit of cli.py, the runner, the store or the report."""
+    import shutil
+    import uuid
+
+    import covstudy
+
+    tag = f"scratch_{uuid.uuid4().hex[:8]}"
+    wing = Path(covstudy.__path__[0]) / tag
+    try:
+        wing.mkdir()
+        (wing / "__init__.py").write_text('"""A scratch wing."""\n')
+        (wing / "study.py").write_text(WING)
+        run = subprocess.run([sys.executable, "-m", "covstudy", f"+{tag}.p=[0.2,0.7]", "name=scratch", "seed=1",
+                              f"out={tmp_path / 'out'}"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    finally:
+        shutil.rmtree(wing)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.startswith("scratch: 2 of 2 cells to compute in 2 tasks"), run.stderr
+    table = pd.read_csv(tmp_path / "out" / "results.csv")
+    assert list(table.p) == [0.2, 0.7] and table.draw.between(0, 1).all()
+    assert (tmp_path / "out" / "report.html").is_file() and "scratch: 2 rows" in run.stdout

@@ -302,6 +302,14 @@ def how_to_open(folder: Path) -> str:
             f"and {Path(folder) / 'report.md'}")
 
 
+def _overrides() -> list[str]:
+    """The command line's overrides (none when called outside the Hydra app, as tests do)."""
+    try:
+        return list(HydraConfig.get().overrides.task)
+    except ValueError:
+        return []
+
+
 def _run_kind(kind, raw: dict) -> None:
     """A study of a registered study kind (study/kinds.py: bands, sequential, calibration, leaderboard, ...):
     validated, run by the study runner (resumable, on workers), its summary printed."""
@@ -318,7 +326,7 @@ def _run_kind(kind, raw: dict) -> None:
         _fail(str(err), out)
     try:
         with sigterm_as_interrupt():
-            tables = run_kind(kind, study, settings, overrides=list(HydraConfig.get().overrides.task))
+            tables = run_kind(kind, study, settings, overrides=_overrides())
     except Interrupted as err:
         print(f"covstudy: {err}", file=sys.stderr)
         sys.exit(130)

@@ -216,7 +216,7 @@ def cost(study: BandStudy, point: BandPoint) -> float:
     """Forecast CPU seconds of one point: per test set and example, per method (resampling methods
     per draw). Fitted to the committed study (61 CPU-s, 24 points): an order of magnitude, no more."""
     per_set = sum((dict(params).get("draws", 1)) for specs in study.methods.values() for _, params in specs)
-    return 2e-7 * study.reps * (point.n_pos + point.n_neg) * per_set + 0.05 * study.reps / 200
+    return 4e-8 * study.reps * (point.n_pos + point.n_neg) * per_set + 0.05 * study.reps / 200
 
 
 def memory(study: BandStudy, point: BandPoint) -> float:
