@@ -255,7 +255,7 @@ def cost(study: CalibrationStudy, point: dict) -> float:
     adjustments), per ECE method (its bootstrap per draw; the smooth ECE's most), per test. Fitted by
     eye to the committed study (~20 CPU-min over 108 points): an order of magnitude, no more."""
     ece = sum(study.draws * (4 if m in UNBINNED else 1) for m in study.ece_methods)
-    per_example = 5e-8 * (len(study.bin_methods) * (1 + len(study.adjustments)) + ece + len(study.tests))
+    per_example = 2e-8 * (len(study.bin_methods) * (1 + len(study.adjustments)) + ece + len(study.tests))
     return study.reps * point["n"] * per_example + 2e-3 * len(study.bin_methods) * point["bins"] + 0.01
 
 

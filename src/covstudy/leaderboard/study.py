@@ -189,11 +189,12 @@ def cost(study: LeaderboardStudy, cell) -> float:
 
 
 def memory(study: LeaderboardStudy, cell) -> float:
-    """A point's test sets (k models × n examples, 8 bytes) and a resampling method's draws of one."""
+    """A point's test sets (k models × n examples, a byte each, a few copies) and a resampling method's
+    draws of one test set (8 bytes each)."""
     if cell == "check":
         return 50e6
     draws = max([p.get("draws", 1) for _, p in study.methods] or [1])
-    return 8 * 4 * int(cell["k"]) * int(cell["n"]) * (study.reps + draws)
+    return int(cell["k"]) * int(cell["n"]) * (4 * study.reps + 8 * draws)
 
 
 def summary(study: LeaderboardStudy, tables: dict):

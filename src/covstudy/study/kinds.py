@@ -32,7 +32,6 @@ import dataclasses
 import datetime as dt
 import hashlib
 import importlib
-import importlib.util
 import json
 import pkgutil
 import sys
@@ -85,10 +84,9 @@ def kind_of(config: dict) -> StudyKind | None:
 
 def _wings() -> set[str]:
     """The wings of covstudy with a study module (each may define a study kind)."""
-    import covstudy
-
-    return {m.name for m in pkgutil.iter_modules(covstudy.__path__) if m.ispkg and m.name != "study"
-            and importlib.util.find_spec(f"covstudy.{m.name}.study") is not None}
+    package = Path(__file__).resolve().parents[1]
+    return {m.name for m in pkgutil.iter_modules([str(package)]) if m.ispkg and m.name != "study"
+            and (package / m.name / "study.py").is_file()}
 
 
 @dataclass(frozen=True)
@@ -197,7 +195,7 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
     try:
         fresh = not study.out.exists() or (study.out.is_dir() and not any(study.out.iterdir()))
         with KindStore(study.out, kind.tables) as store:
-            store.write_yaml("study.yaml", {"kind": kind.key, "name": study.name, **ident})
+            store.write_yaml("study.yaml", {"kind": kind.key, "name": study.name, "question": study.question, **ident})
             done = {} if settings.force else store.finished_cells()
             todo = [(i, c) for i, c in zip(ids, cells) if i not in done]
             cost = {i: kind.cost(study, c) if kind.cost else 0.01 for i, c in todo}
