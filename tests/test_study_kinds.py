@@ -86,6 +86,25 @@ def test_a_fifth_kind_is_one_module_and_runs_on_the_runner(tmp_path, monkeypatch
     pd.testing.assert_frame_equal(again, alone)
 
 
+def interrupted_at_the_second_p(study, p):
+    if p == 0.5:
+        raise KeyboardInterrupt  # as Ctrl-C in the driver while the second cell runs
+    return coin_rows(study, p)
+
+
+def test_ctrl_c_saves_the_finished_cells_and_a_rerun_resumes(tmp_path):
+    from covstudy.study.runner import Interrupted
+
+    stopped = StudyKind(key="coin", load=COIN.load, cells=COIN.cells, rows=interrupted_at_the_second_p,
+                        finish=coin_finish, summary=COIN.summary)
+    with pytest.raises(Interrupted, match=r"^interrupted: 1 of 3 cells saved in .*; rerun the same command to resume$"):
+        run_kind(stopped, COIN.load(coin(tmp_path)))
+    lines = []
+    resumed = run_kind(COIN, COIN.load(coin(tmp_path)), say=lines.append)["results"]
+    assert lines[0].startswith(f"coin: 2 of 3 cells to compute (1 found in {tmp_path})")
+    pd.testing.assert_frame_equal(resumed, run_kind(COIN, COIN.load(coin(tmp_path / "clean")))["results"])
+
+
 def test_a_damaged_part_is_moved_aside_and_its_cells_computed_again(tmp_path, capsys):
     first = run_kind(COIN, COIN.load(coin(tmp_path)))["results"]
     (part,) = (tmp_path / "parts").glob("*.jsonl")

@@ -172,7 +172,9 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
     from . import runner
     from .cost import BASE_BYTES, duration, physical_memory, size
     from .progress import Progress
-    from .store import KindStore
+    import yaml
+
+    from .store import KindStore, atomic_write
 
     settings = settings or RunSettings()
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
@@ -195,7 +197,9 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
     try:
         fresh = not study.out.exists() or (study.out.is_dir() and not any(study.out.iterdir()))
         with KindStore(study.out, kind.tables) as store:
-            store.write_yaml("study.yaml", {"kind": kind.key, "name": study.name, "question": study.question, **ident})
+            record = {"kind": kind.key, "name": study.name, "question": study.question, **ident}
+            atomic_write(study.out / "study.yaml",  # lists of numbers on one line each: a readable record
+                         yaml.safe_dump(record, sort_keys=False, default_flow_style=None, width=120).encode())
             done = {} if settings.force else store.finished_cells()
             todo = [(i, c) for i, c in zip(ids, cells) if i not in done]
             cost = {i: kind.cost(study, c) if kind.cost else 0.01 for i, c in todo}
