@@ -260,4 +260,14 @@ def markdown(df) -> str:
 # The leaderboard study kind (study/kinds.py): the runner runs it, resumably, on its workers.
 KIND = register_study_kind(StudyKind(
     key="leaderboard", load=LeaderboardStudy.from_config, cells=cells, rows=cell_rows, finish=finish,
-    summary=summary, tables=("results", "check"), cost=cost, memory=memory))
+    summary=summary, tables=("results", "check"), cost=cost, memory=memory,
+    explore={"title": "family measures against k, n, spread and rho",
+             "axes": (*AXES, "delta"),
+             "measures": {"family_coverage": ("simultaneous coverage of every pair", "family_coverage_mcse"),
+                          "false_claim": ("P(some false 'A beats B')", "false_claim_mcse"),
+                          "pair_coverage": ("per-pair coverage", None), "mean_width": ("mean width", None),
+                          "false_discovery": ("false discovery rate", None), "power": ("power", None),
+                          "rank_coverage": ("rank-set coverage", "rank_coverage_mcse"),
+                          "rank_size": ("mean rank-set size", None)},
+             "extra": ("family_coverage_mcse", "false_claim_mcse", "rank_coverage_mcse", "reps"),
+             "level": ("family_coverage", "rank_coverage")}))

@@ -268,4 +268,10 @@ def _markdown(df) -> str:
 # The sequential study kind (study/kinds.py): the runner runs it, resumably, on its workers.
 KIND = register_study_kind(StudyKind(
     key="sequential", load=SequentialStudy.from_config, cells=cells, rows=cell_rows, finish=finish,
-    summary=summary, tables=("results", "check"), cost=cost))
+    summary=summary, tables=("results", "check"), cost=cost,
+    explore={"title": "coverage at stopping, simultaneous coverage, expected labels, width against p",
+             "axes": ("part", "n_max", "looks", "batch", "rule", "rule_value", "p", "delta"),
+             "measures": {"coverage": ("coverage at stopping", None), "simultaneous": ("simultaneous coverage", None),
+                          "expected_n": ("expected labels at stopping", None), "width": ("width at stopping", None),
+                          "stopped_early": ("P(stopping before n_max)", None)},
+             "level": ("coverage", "simultaneous")}))

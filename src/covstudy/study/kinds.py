@@ -10,7 +10,8 @@ block is a band study) and a few functions of its validated study object::
     finish(study, tables) -> [path, ...]       # the tables' files, figures (with plot) and report.md
     summary(study, tables) -> DataFrame        # what the command prints and report.html shows
     cost(study, cell) -> CPU seconds; memory(study, cell) -> bytes (optional: the plan line and
-    the memory check); page(study, tables) -> report.html (optional: else a page of the summary)
+    the memory check); page(study, tables) -> report.html (optional: else report/kind_page.py's page of
+    the summary, with an interactive figure of the table when ``explore`` names its axes and measures)
 
 The study object has ``name``, ``question``, ``out``, ``plot`` and the fields that determine its
 numbers (``seed``, ``reps``, ...). A kind registers where it is defined
@@ -62,6 +63,7 @@ class StudyKind:
     cost: Callable[[Any, Any], float] | None = None
     memory: Callable[[Any, Any], float] | None = None
     page: Callable[[Any, dict], Path] | None = None
+    explore: dict | None = None  # the default page's figure: {"table", "axes", "measures", "level", "extra"}
 
 
 def register_study_kind(kind: StudyKind) -> StudyKind:
@@ -251,4 +253,6 @@ def write_page(kind: StudyKind, study, tables: dict) -> Path:
     """<out>/report.html of a kind without a page of its own: its summary, figures and files."""
     from ..report.kind_page import write_kind_html
 
-    return write_kind_html(study, kind.summary(study, tables))
+    explore = kind.explore
+    table = tables[explore.get("table", kind.tables[0])] if explore else None
+    return write_kind_html(study, kind.summary(study, tables), table, explore)
