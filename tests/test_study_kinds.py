@@ -273,3 +273,30 @@ def test_a_new_wing_is_a_study_kind_with_no_other_edit(tmp_path):
     table = pd.read_csv(tmp_path / "out" / "results.csv")
     assert list(table.p) == [0.2, 0.7] and table.draw.between(0, 1).all()
     assert (tmp_path / "out" / "report.html").is_file() and "scratch: 2 rows" in run.stdout
+
+
+@pytest.mark.parametrize("name", ["peeking", "leaderboard"])
+def test_a_committed_kind_page_is_what_its_tables_write(tmp_path, name):
+    """results/<name>/report.html (report/kind_page.py) is the page of its committed tables, byte for byte."""
+    import shutil
+
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from covstudy import cli
+
+    root = Path(__file__).resolve().parents[1] / "results" / name
+    if not (root / "report.html").is_file():
+        pytest.skip(f"results/{name} has no report.html")
+    folder = shutil.copytree(root, tmp_path / name)
+    (folder / "report.html").unlink()
+    with initialize_config_dir(config_dir=cli._conf_dir(), version_base="1.3"):
+        raw = OmegaConf.to_container(compose(config_name="config", overrides=[f"study={name}"]), resolve=True)
+    kind = kind_of(raw)
+    study = kind.load({**raw, "out": str(folder)})
+    read = {".parquet": pd.read_parquet, ".csv": pd.read_csv}
+    files = {"results": next(f for f in ("results.parquet", "results.csv") if (folder / f).is_file()),
+             "check": "check.csv"}
+    tables = {t: read[Path(files[t]).suffix](folder / files[t]) for t in kind.tables}
+    page = kind.page(study, tables) if kind.page else kinds.write_page(kind, study, tables)
+    assert page.read_bytes() == (root / "report.html").read_bytes()

@@ -257,17 +257,31 @@ def markdown(df) -> str:
     return head + "".join("\n| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False))
 
 
+# The default page's interactive figure (report/kind_page.py): the family measures against the grid.
+EXPLORE = {"title": "family measures against k, n, spread and rho",
+           "axes": (*AXES, "delta"),
+           "measures": {"family_coverage": ("simultaneous coverage of every pair", "family_coverage_mcse"),
+                        "false_claim": ("P(some false 'A beats B')", "false_claim_mcse"),
+                        "pair_coverage": ("per-pair coverage", None), "mean_width": ("mean width", None),
+                        "false_discovery": ("false discovery rate", None), "power": ("power", None),
+                        "rank_coverage": ("rank-set coverage", "rank_coverage_mcse"),
+                        "rank_size": ("mean rank-set size", None)},
+           "extra": ("family_coverage_mcse", "false_claim_mcse", "rank_coverage_mcse", "reps"),
+           "level": ("family_coverage", "rank_coverage")}
+
+
+def page(study: LeaderboardStudy, tables: dict) -> Path:
+    """report.html (report/kind_page.py) from results.csv as written (10 significant digits): a committed
+    page is what its committed table writes."""
+    import pandas as pd
+
+    from ..report.kind_page import write_kind_html
+
+    table = pd.read_csv(study.out / "results.csv")
+    return write_kind_html(study, headline(table), table, EXPLORE)
+
+
 # The leaderboard study kind (study/kinds.py): the runner runs it, resumably, on its workers.
 KIND = register_study_kind(StudyKind(
     key="leaderboard", load=LeaderboardStudy.from_config, cells=cells, rows=cell_rows, finish=finish,
-    summary=summary, tables=("results", "check"), cost=cost, memory=memory,
-    explore={"title": "family measures against k, n, spread and rho",
-             "axes": (*AXES, "delta"),
-             "measures": {"family_coverage": ("simultaneous coverage of every pair", "family_coverage_mcse"),
-                          "false_claim": ("P(some false 'A beats B')", "false_claim_mcse"),
-                          "pair_coverage": ("per-pair coverage", None), "mean_width": ("mean width", None),
-                          "false_discovery": ("false discovery rate", None), "power": ("power", None),
-                          "rank_coverage": ("rank-set coverage", "rank_coverage_mcse"),
-                          "rank_size": ("mean rank-set size", None)},
-             "extra": ("family_coverage_mcse", "false_claim_mcse", "rank_coverage_mcse", "reps"),
-             "level": ("family_coverage", "rank_coverage")}))
+    summary=summary, tables=("results", "check"), cost=cost, memory=memory, page=page))
