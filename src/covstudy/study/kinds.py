@@ -29,6 +29,7 @@ In the study wing this room sits beside the runner: it reuses the runner's worke
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
@@ -170,12 +171,11 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
     the memory forecast does not fit, ``Interrupted`` on Ctrl-C/SIGTERM (finished cells are saved; a
     rerun resumes), ``BackendError``, ``OutError``, ``StoreLocked``."""
     import pandas as pd
+    import yaml
 
     from . import runner
     from .cost import BASE_BYTES, duration, physical_memory, size
     from .progress import Progress
-    import yaml
-
     from .store import KindStore, atomic_write
 
     settings = settings or RunSettings()
@@ -219,11 +219,12 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
                 store.record_code(runner.code_fingerprint(), only=settings.force)
             saved = found
             try:
-                with Progress(study.name, len(todo), cpu, progress) as bar:
+                with Progress(study.name, len(todo), cpu, progress) as bar, contextlib.ExitStack() as stack:
                     if not tasks or (cpu < IN_PROCESS_SECONDS and settings.backend == "loky"):
-                        results = map(run_task, tasks)
-                    else:
-                        results = runner._on_workers(settings, tasks, workers, run_task)
+                        results = map(run_task, tasks)  # too little work to pay for starting workers
+                    else:  # closed on any error: what runs and is queued stops
+                        results = stack.enter_context(contextlib.closing(
+                            runner._on_workers(settings, tasks, workers, run_task)))
                     for finished in results:
                         store.save_cells(finished)
                         saved += len(finished)
