@@ -13,9 +13,10 @@ The config's ``leaderboard`` block::
     reps: 200
     check: {k: 3, n: 10, spread: 0.1, reps: 20000}   # exact against Monte Carlo (no bootstrap)
 
-``run_leaderboard_study`` runs it on the study runner (study/kinds.py) and writes <out>/results.csv (one row per point × method), check.csv (the
-exact engine against Monte Carlo at the check point, with z = difference/MCSE), report.md and,
-with ``plot``, the figures (plots/leaderboard.py).
+``run_leaderboard_study`` runs it on the study runner (a study kind, study/kinds.py: a cell per point, and
+the check) and writes <out>/results.csv (one row per point × method), check.csv (the exact engine against
+Monte Carlo at the check point, with z = difference/MCSE), report.md, report.html and, with ``plot``, the
+figures (plots/leaderboard.py).
 """
 
 from __future__ import annotations
