@@ -180,13 +180,14 @@ def finish(study: LeaderboardStudy, tables: dict) -> list[Path]:
 
 def cost(study: LeaderboardStudy, cell) -> float:
     """Forecast CPU seconds: per test set, model pair and method, resampling methods per draw; the
-    check's exact enumeration and its paths (fitted by eye to the committed study; a rough order)."""
+    check's exact enumeration and its paths (fitted to the committed study's rerun in issue 59: 465 CPU-s,
+    ~70 of them the check, on the loaded 2-core machine; an order of magnitude, no more)."""
     def per_method(m, params):
         return params.get("draws", 1) if get(m, "leaderboard").name in RESAMPLING else 1
     if cell == "check":
-        return 1e-5 * int(study.check.get("reps", 20000)) * len(study.methods) + 0.5
+        return 3e-4 * int(study.check.get("reps", 20000)) * len(study.methods) + 0.5
     k, n = int(cell["k"]), int(cell["n"])
-    return study.reps * sum(2e-7 * n * k + 3e-6 * k * k * per_method(m, p) for m, p in study.methods) + 0.01
+    return study.reps * sum(3e-8 * n * k + 4e-7 * k * k * per_method(m, p) for m, p in study.methods) + 0.01
 
 
 def memory(study: LeaderboardStudy, cell) -> float:
