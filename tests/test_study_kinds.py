@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,6 +141,8 @@ from covstudy.study import kinds, store
 save = store.KindStore.save_cells
 def save_then_die(self, cells):  # kill -9 the run right after its first finished task is stored
     save(self, cells)
+    with open(sys.argv[2], "w") as f:  # the run's children (workers, resource trackers): they must die with it
+        f.write(" ".join(open(t).read() for t in __import__("glob").glob(f"/proc/{os.getpid()}/task/*/children")))
     os.kill(os.getpid(), signal.SIGKILL)
 store.KindStore.save_cells = save_then_die
 kinds.IN_PROCESS_SECONDS = 0.0  # on loky workers
@@ -147,6 +150,13 @@ cfg = json.loads(sys.argv[1])
 kind = kinds.kind_of(cfg)
 kinds.run_kind(kind, kind.load(cfg), kinds.RunSettings(n_jobs=2))
 """
+
+
+def running(pid: int) -> bool:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 @pytest.fixture(scope="module")
@@ -177,9 +187,16 @@ def test_kill_9_then_resume_gives_the_uninterrupted_table(tmp_path, clean, key):
     cfg = {**SMALL[key], "out": str(tmp_path / key)}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(kinds.__file__).parents[2]),
                                                                       os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([sys.executable, "-c", DIE_AFTER_FIRST_PART, json.dumps(cfg)], env=env,
+    pids = tmp_path / "children"
+    proc = subprocess.run([sys.executable, "-c", DIE_AFTER_FIRST_PART, json.dumps(cfg), str(pids)], env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
+    pool = [int(p) for p in pids.read_text().split()]
+    assert pool, "the run had no workers"
+    deadline = time.time() + 60  # a guard only: the kernel kills them at once (PR_SET_PDEATHSIG), or a watcher soon
+    while time.time() < deadline and any(map(running, pool)):
+        time.sleep(0.1)
+    assert not any(map(running, pool)), "workers outlived the killed run"
     assert len(list((tmp_path / key / "parts").glob("*.jsonl"))) == 1
     assert not (tmp_path / key / TABLE[key]).exists()
     kind = kind_of(cfg)
