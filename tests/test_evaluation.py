@@ -38,6 +38,7 @@ def binary():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
         mp.setattr(certify, "WORK", 3e7)  # a smaller search (tests/test_certify.py checks the full one)
+        mp.setattr(audit, "DECIDE_TEST_SETS", 16 * REPS)  # decisions have tests of their own (test_recommend.py)
         ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS, audit_all=True)
     return (y, p, s, p2, s2), ev
 
@@ -394,7 +395,8 @@ def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
                  "--positive", "spam", "--reps", str(REPS), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
-    assert "balanced_accuracy" in printed and "accuracy_difference" in printed
+    assert "balanced_accuracy" in printed and "difference shown on accuracy: difference" in printed  # one screen
+    assert "coverage_at_estimate" not in printed  # the full table is --table's
     table = pd.read_csv(out / "table.csv")
     assert {"metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
             "worst_coverage", "mean_width", "recommended"} <= set(table.columns)
@@ -495,7 +497,7 @@ def test_progress_line_on_stderr_only_and_quiet(tmp_path, capsys, monkeypatch):
     pd.DataFrame({"t": y, "p": p}).to_csv(tmp_path / "f.csv", index=False)
     assert main([str(tmp_path / "f.csv"), "--truth", "t", "--predicted", "p", "--quiet"]) == 0
     out, err = capsys.readouterr()
-    assert "%|" not in err and "recall · " not in err and out.startswith("metric")  # the note of what was read stays
+    assert "%|" not in err and "recall · " not in err and out.startswith("Recommended")  # the note of what was read stays
 
 
 def test_bea_is_audited_as_the_accuracy_it_maps():

@@ -281,6 +281,6 @@ def test_covstudy_evaluate_judge_on_the_command_line(judged_rows, tmp_path, caps
     truth, judge = judged_rows
     pd.DataFrame({"human": truth, "llm": judge}).to_csv(tmp_path / "rows.csv", index=False)
     assert main([str(tmp_path / "rows.csv"), "--truth", "human", "--judge", "llm", "--no-audit", "--quiet"]) == 0
-    assert "judged_rate" in capsys.readouterr().out
+    assert "- Judged rate: the rate of 1 over all" in capsys.readouterr().out  # its one sentence
     assert main([str(tmp_path / "rows.csv"), "--truth", "human", "--judge", "nope", "--quiet"]) == 2
     assert capsys.readouterr().err.startswith("covstudy-evaluate: error: nope: no such column")

@@ -191,7 +191,7 @@ def test_design_messages_name_the_real_problem(overrides, message):
 
 DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.engine.coverage",
              "covstudy.engine.exact_curve", "covstudy.planning.plan", "covstudy.methods", "covstudy.methods.registry",
-             "covstudy.evaluation.result",
+             "covstudy.evaluation.result", "covstudy.evaluation.readers",
              "covstudy.bands.coverage", "covstudy.designs.binormal",
              "covstudy.planning.eval_power", "covstudy.methods.auc_difference", "covstudy.designs.sequential",
              "covstudy.planning.sequential", "covstudy.planning.search", "covstudy.study.config")

@@ -234,7 +234,7 @@ def draw_budget(qualified, s: Spec, point=None) -> int:
     draws × the numbers one draw makes (a resample of n scores draws n; a K-class Dirichlet draw K²)."""
     point = point or (s.points[0] if s.points else {})
     numbers = {"binormal": point.get("n_pos", 0) + point.get("n_neg", 0), "clustered": point.get("clusters", 0),
-               "stratified": 2, "paired_confusion": 8, "judged": 3,
+               "stratified": 2, "paired_confusion": 8, "judged": 3, "paired_eval": 2 * point.get("groups", 0),
                "paired_binormal": 2 * (point.get("n_pos", 0) + point.get("n_neg", 0))}.get(s.design, 0) \
         or (len(s.multiclass[1]) ** 2 if s.multiclass is not None else 1)
     return BOOT_BUDGET // (max(draws_per_test_set(qualified), 1) * numbers)

@@ -12,7 +12,9 @@ The wing's door: ``evaluate`` wires the steps, each a module of one job, data fl
     -> Evaluation            the result; its text, report, figures and files come from ``render``
 
 The metrics and their regions, the audit, and the rule are described in those modules' docstrings and in
-docs/evaluate.md.
+docs/evaluate.md. Long because ``evaluate`` is the wing's one door: its documented parameters, the steps it
+wires, and the other doors onto it (``Evaluation.from_estimator``, ``from_predictions``: scikit-learn's words,
+evaluation/estimators.py) sit together.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import calibration, cost, render
+from . import answer, calibration, cost, render
 from .audit import REPS, audit_metric
-from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare
+from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare, prepare_answers
 from .growth import growth_table
 from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, MET, mark
@@ -38,8 +40,9 @@ COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_
 
 
 @dataclass
-class Evaluation:
-    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary.
+class Evaluation(answer.Words):
+    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary; in words
+    (``answer``, ``verdicts``, ``comparing``, Jupyter's view: ``answer.Words``).
 
     Examples
     --------
@@ -65,7 +68,7 @@ class Evaluation:
         return self.table[self.table.recommended].reset_index(drop=True)
 
     def __repr__(self):
-        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + render.text(self.recommended)
+        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + answer.screen(self)
 
     def to_markdown(self) -> str:
         """The report: the recommended intervals, why, warnings, the full audited table, a LaTeX table."""
@@ -80,6 +83,50 @@ class Evaluation:
         """The width-vs-n figure: each metric's recommended interval's expected width against the
         test-set size (log-log), the user's n marked."""
         return render.width_figure(self)
+
+    @classmethod
+    def from_estimator(cls, estimator, X, y, second=None, *, response_method="auto", pos_label=None,
+                       sample_weight=None, **kwargs) -> "Evaluation":
+        """``evaluate`` on a fitted scikit-learn classifier's predictions on ``X`` against ``y``, in
+        scikit-learn's words (``RocCurveDisplay.from_estimator``): its score for the AUC is ``predict_proba``'s
+        ``pos_label`` column, else ``decision_function`` (``response_method``); ``pos_label`` (default
+        ``classes_[1]``) is ``evaluate``'s ``positive``; ``second`` a second fitted classifier, compared with
+        the first on the same examples. ``sample_weight`` is refused (each example counts once). Other
+        keywords are ``evaluate``'s (``delta``, ``metrics``, ``groups``, ``budget``, ...). A ``Pipeline``
+        works; a multi-class classifier gives its labels (evaluation/estimators.py).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.pipeline import make_pipeline
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from covstudy import Evaluation
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[::2], y[::2])
+        >>> ev = Evaluation.from_estimator(model, X[1::2], y[1::2], metrics=["accuracy", "auc"], audit=False,
+        ...                                progress=False)
+        >>> print(ev.recommended[["metric", "estimate"]].round(4).to_string(index=False))
+          metric  estimate
+        accuracy    0.9542
+             auc    0.9885
+        """
+        from .estimators import estimator_arguments
+
+        return evaluate(**estimator_arguments(estimator, X, y, second, response_method=response_method,
+                                              pos_label=pos_label, sample_weight=sample_weight, **kwargs))
+
+    @classmethod
+    def from_predictions(cls, y_true, y_pred=None, y_score=None, *, pos_label=None, sample_weight=None,
+                         second_pred=None, second_score=None, **kwargs) -> "Evaluation":
+        """``evaluate(y_true, y_pred, y_score, positive=pos_label, second_predicted=second_pred,
+        second_scores=second_score, ...)`` in scikit-learn's words (``ConfusionMatrixDisplay.from_predictions``,
+        ``RocCurveDisplay.from_predictions``); ``sample_weight`` is refused (each example counts once)."""
+        from .estimators import predictions_arguments
+
+        return evaluate(**predictions_arguments(y_true, y_pred, y_score, pos_label=pos_label,
+                                                sample_weight=sample_weight, second_pred=second_pred,
+                                                second_score=second_score, **kwargs))
 
     def save(self, folder):
         """Write table.csv, report.md, report.html (interactive: ``report.evaluation_page``),
@@ -97,6 +144,30 @@ UNAUDITED_CLUSTERED = {
 }
 UNAUDITED_CLUSTERED["clustered_recall"] = UNAUDITED_CLUSTERED["clustered_f1"] = UNAUDITED_CLUSTERED["clustered_precision"]
 UNAUDITED_CLUSTERED["clustered_auc"] = ("obuchowski", "the Wald interval with Obuchowski's clustered variance of the AUC")
+
+
+# without an audit no eval method is guaranteed: these are recommended (the evals studies' choices, docs/guide/evals.md)
+_WILSON_DESIGN = ("wilson_design", "Wilson on the pooled answers at the Korn–Graubard effective sample size, t on "
+                                   "G − 1 degrees of freedom; median coverage 0.95 over the evals study's grid "
+                                   "(experiments/evals)")
+UNAUDITED_EVAL = {
+    "eval_accuracy": _WILSON_DESIGN, "eval_accuracy_second": _WILSON_DESIGN,
+    "eval_accuracy_difference": ("clustered_t", "the paired clustered t: CR1 standard error of the per-question "
+                                                "differences, t on G − 1 degrees of freedom; it kept false differences "
+                                                "at 4–6% where the unpaired comparison made 14–78% "
+                                                "(experiments/evals_paired)"),
+}
+
+
+def _unaudited_eval(table, reasons):
+    """An eval metric with no recommended row (no audit was run): UNAUDITED_EVAL's method."""
+    for metric, (method, what) in UNAUDITED_EVAL.items():
+        sel = table.metric == metric
+        hit = table.index[sel & (table.method == method)]
+        if not sel.any() or table.loc[sel, "recommended"].astype(bool).any() or not len(hit):
+            continue
+        table.loc[hit[0], "recommended"] = True
+        reasons[metric] = f"{method} ({what}) is recommended without an audit."
 
 
 def _clustered_first(table, reasons, audited):
@@ -254,17 +325,19 @@ def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, m
     return metrics, validate.whole("max_classes", max_classes, 2), validate.whole("max_rows", max_rows, 1)
 
 
-def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
+def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
              guarantee=False, classes=None, progress=True, judge=None, max_classes=MAX_CLASSES,
-             max_rows=MAX_ROWS, audit_all=False, budget=None, cache=True) -> "Evaluation":
+             max_rows=MAX_ROWS, audit_all=False, budget=None, cache=True, correct=None,
+             second_correct=None) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
     Parameters
     ----------
     truth : array-like or pandas Series
-        The true label per example (strings or integers; two classes or more).
+        The true label per example (strings or integers; two classes or more). Required, unless the rows
+        are scored answers (``correct``).
     predicted : array-like, optional
         The predicted label per example.
     scores : array-like, optional
@@ -321,6 +394,13 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         forecast before any work (``info["forecast"]``; with ``progress``, a line on stderr); where the
         forecast passes the budget the audits are cut to fit, and each cut row's note says what was cut
         (``cost``; docs/evaluate.md "Cost").
+    correct, second_correct : array-like, optional
+        Scored answers instead of labels: a 0/1 (or bool) per row, an LLM eval's per-sample metric (``acc``,
+        ``exact_match``, inspect_ai's C/I), with ``questions`` (default: each row its own question) and
+        ``groups``; ``truth`` is then left out. Gives ``eval_accuracy``; ``second_correct``, a second run's
+        score of the same rows, adds ``eval_accuracy_second`` and the paired ``eval_accuracy_difference``
+        (first minus second; the paired_eval methods, audited at the plug-in point). The log readers
+        (``evaluation.readers``: lm-evaluation-harness, inspect_ai) give these arguments.
     cache : bool
         Read and write the audit cache (``evaluation.cache``: a second run on the same counts, method,
         delta, reps and seed reads each audit back; in $COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy,
@@ -356,7 +436,17 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     budget = cost.default_budget() if budget is None else cost.budget_value(budget)
 
 
-    metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
+    answers = correct is not None or second_correct is not None
+    if answers:  # scored answers: no labels beside them (data.prepare_answers)
+        given = [k for k, v in dict(truth=truth, predicted=predicted, scores=scores, second_predicted=second_predicted,
+                                    second_scores=second_scores, judge=judge, positive=positive, classes=classes).items()
+                 if v is not None]
+        if given:
+            raise InputError(f"{given[0]}: scored answers (correct=) take no labels, scores or classes; give one or "
+                             f"the other")
+        if correct is None:
+            raise InputError("second_correct: a second run's scores need the first's (correct)")
+    metrics, max_classes, max_rows = _checked_options(correct if answers else truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
                                                       classes)
     if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
         from . import judged
@@ -364,8 +454,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         truth, predicted, unlabelled = judged.split(truth, judge, dict(
             predicted=predicted, scores=scores, groups=groups, second_predicted=second_predicted,
             second_scores=second_scores, questions=questions))
-    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
-                max_classes, max_rows)
+    if answers:
+        d = prepare_answers(correct, questions, groups, second_correct, max_rows)
+    else:
+        d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
+                    max_classes, max_rows)
     notes = []
     for msg in d.notes:  # what was read that may not be what was meant
         warnings.warn(msg, stacklevel=2)
@@ -443,6 +536,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                            f"{level:g}): use the {s.metric} rows, not {iid}")
                     warnings.warn(msg, stacklevel=2)
                     notes.append(msg)
+        if not audit and "metric" in table:
+            _unaudited_eval(table, reasons)
         if any(s.metric in UNAUDITED_CLUSTERED for s in specs):
             table, reasons = _clustered_first(table, reasons, audit)
         if d.second is not None and (metrics is None or "superiority_probability" in metrics):
@@ -485,4 +580,6 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             "reps": reps, "seed": seed, "columns": d.names, "budget": budget, "forecast": plan.forecast,
             "work": plan.work, "cuts": plan.cuts,
             "plug_in": {s.metric: s.plug_in for s in specs}, **calibration_fig}
+    if judge is not None:  # the judged rate's sentence names its rows (``answer.judged_sentence``)
+        info["judged"] = {"labelled": d.n, "examples": d.n + int(np.size(unlabelled))}
     return Evaluation(table, reasons, notes, info, growth)
