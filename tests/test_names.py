@@ -138,7 +138,7 @@ def test_methods_lists_every_method_filterable_by_kind_or_design():
     bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
     sequences = [q for q in everything if q.startswith("sequential.")]
     boards = [q for q in everything if q.startswith(("leaderboard.", "leaderboard_auc."))]
-    assert len(boards) == 12
+    assert len(boards) == 13
     ece = [q for q in everything if q.startswith("ece.")]
     assert ece == ["ece.plugin", "ece.debiased", "ece.clopper_pearson_sidak", "ece.smooth"]
     assert len(everything) - len(bands) - len(sequences) - len(boards) - len(ece) == 115 and len(bands) == 13 and all("." in q for q in everything)

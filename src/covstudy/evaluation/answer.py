@@ -175,7 +175,8 @@ def screen(ev) -> str:
         floor = level - ev.info["epsilon"]
         lines.append(f"Recommended intervals (per metric the narrowest method that meets the target, coverage ≥ "
                      f"{floor:g} over the region, else one guaranteed by proof):" if audited else
-                     "Recommended intervals (no audit: per metric its kind's guaranteed method where it has one):")
+                     "Recommended intervals (no audit: per metric a method guaranteed by proof where it has one, else its "
+                     "kind's default; an audit checks them):")
         lines.append(line(head))
         for r, c in zip(rows, cells[1:]):
             lines.append(line(c))

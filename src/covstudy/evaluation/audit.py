@@ -15,7 +15,8 @@ smoothed scores (``empirical``), the lower of the two. A Monte Carlo search runs
 a fifth of the test sets, then on all): a method that clearly fails stops there. A Monte Carlo worst that is not
 decided (within Z_MCSE MCSE of the floor) is decided at its point on fresh test sets (``decide``), within
 DECIDE_TEST_SETS (a drawing method: what its budget leaves). The 3-coordinate paired rows are searched on exact
-tensor grids (``certify.grid_search``). Flow: metrics -> audit -> recommend (reads the
+tensor grids (``certify.grid_search``), then, up to THREE_CERTIFY_OUTCOMES outcomes, certified from the lowest
+point found (``certify_concordant``, within THREE_WORK). Flow: metrics -> audit -> recommend (reads the
 columns) and growth (reuses ``coverage_over`` and the reps rules); the audit knows nothing of the
 recommendation or the report.
 """
@@ -51,6 +52,10 @@ THREE_EXACT_OUTCOMES = 400_000  # a paired method reading the concordant split: 
 # this many outcomes (247,717 at n = 150), beyond by Monte Carlo
 THREE_POINTS, THREE_STARTS = 17, 4  # a searched 3-coordinate box: a 17³ grid, then local grids from its 4 lowest
 # points (~3 CPU-s at n = 150; at or below the 17³ grid's minimum by construction, tests/test_certify.py)
+THREE_CERTIFY_OUTCOMES = 40_000  # ... up to this many outcomes (n ≈ 60), then certified by branch and bound
+# (``certify_concordant``, closed to 0.002: ~0.6 CPU-s at n = 40, ~2-3.5 at n = 60; at n = 150, 160,000 outcomes,
+# 0.003 short after ~19 CPU-s, so beyond the limit the row stays searched)
+THREE_WORK = 2e8  # ... within this many outcome operations (~3 CPU-s), fewer when the budget cuts the audit
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 WINDOW_FROM = 2_000  # one proportion at n beyond this: the exact audit on the region's count window only
 SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
@@ -152,6 +157,7 @@ def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
     ``worst_coverage`` the lowest coverage found, ``worst_bound`` a certified lower bound of the infimum
     (after at most ``work`` outcome operations, certify.WORK if None: less work, a lower bound, still valid)."""
     from .certify import CERTIFIED_DIMENSIONS, certify, grid_search, paired_problem, stratified_problem
+    from .certify_concordant import FIRST_GRID, PROBE, concordant_problem
 
     pt = s.points[0]
     size = _outcomes(qualified, s)
@@ -162,8 +168,11 @@ def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
         return None
     searched = size > CERTIFY_OUTCOMES  # not certified: windows of SEARCH_BOUND, the plug-in read off the problem
     bound = SEARCH_BOUND if searched else None
+    three = s.design == "paired" and _reads_concordant(qualified)
     if s.design == "stratified":
         problem = stratified_problem(qualified, s.coverage_metric, pt["n_pos"], pt["n_neg"], s.box, delta, bound)
+    elif three:  # (d, r, s), its outcomes laid out for ``certify_concordant``'s bound
+        problem = concordant_problem(qualified, pt["n"], s.box, delta, bound)
     else:
         problem = paired_problem(qualified, pt["n"], s.box, delta, bound)
     x = np.array([[s.at[k] for k in problem.names]])
@@ -178,6 +187,11 @@ def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
             found = grid_search(problem, x, points=33, rounds=8)
         else:  # three coordinates (the paired methods reading the concordant split), or a large space
             found = grid_search(problem, x, points=THREE_POINTS, rounds=8, starts=THREE_STARTS)
+            if three and size <= THREE_CERTIFY_OUTCOMES and found.worst >= 1 - delta - EPSILON:
+                # certified from the lowest point the grids found (it fails at once if that is below the floor)
+                at = np.array([[found.at[k] for k in problem.names]])
+                found = certify(problem, at, work=THREE_WORK if work is None else min(work, THREE_WORK),
+                                decide=(1 - delta - EPSILON, 1 - delta), grid=FIRST_GRID, probe=PROBE)
         if len(_SEARCHED) >= 256:
             _SEARCHED.clear()
         _SEARCHED[key] = found

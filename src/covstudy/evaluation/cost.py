@@ -238,7 +238,8 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
     """The forecast CPU-s of ``audit.audit_metric(s, method, qualified, ...)`` at ``reps`` test sets a point
     and (certified audits) at most ``work`` outcome operations (module docstring)."""
     from .audit import (CERTIFIED, CERTIFY_OUTCOMES, EXACT_OUTCOMES, NOT_AUDITED, PAIRED_EXACT_OUTCOMES,
-                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, WINDOW_FROM, _draws, _outcomes)
+                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, THREE_CERTIFY_OUTCOMES, THREE_WORK, WINDOW_FROM, _draws,
+                        _outcomes)
     from .certify import WORK
 
     if method in NOT_AUDITED:
@@ -271,6 +272,8 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
                 ops = (33 ** d + 8 * 5 ** d) * math.sqrt(size) * 40
             else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
                 ops = (8 ** d + 6 * 5 ** d) * size * 5
+                if d == 3 and size <= THREE_CERTIFY_OUTCOMES:  # then certify_concordant's branch and bound
+                    ops += min(THREE_WORK, THREE_WORK if work is None else work)
             return build + ops / CERTIFY_RATE
     sets, _ = _search_sets(s, method, qualified, reps)
     solved = 0.0
