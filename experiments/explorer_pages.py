@@ -1,4 +1,4 @@
-"""Rewrite report.html of every committed study (band and calibration studies too), and results/index.html, from the committed tables.
+"""Rewrite report.html (and report.md) of every committed study (band and calibration studies: report.html), and results/index.html, from the committed tables.
 
 What ``covstudy study=<name> plot=true`` writes into results/<name>/report.html depends on the
 table, study.yaml, figures/index.csv and the run's overrides only, so after a change to the
@@ -19,6 +19,7 @@ from covstudy.bands.study import BandStudy
 from covstudy.calibration.study import CalibrationStudy
 from covstudy.report.calibration_page import write_calibration_html
 from covstudy.report.explorer import write_band_html, write_html, write_index
+from covstudy.report.markdown import write_report
 
 RESULTS = Path("results")
 
@@ -30,6 +31,7 @@ for folder in sorted(p.parent for p in RESULTS.glob("*/study.yaml")):
         provenance.write_text(json.dumps({"overrides": shlex.split(command)[1:]}))
     try:
         page = write_html(folder)
+        write_report(folder)  # report.md (and report.tex): their references section follows the methods
     finally:
         if made:
             provenance.unlink()

@@ -1,9 +1,11 @@
 """The distribution-free AUC intervals (methods/auc_distribution_free.py, methods/chernoff.py): the rate and
 the inversions against scipy, Monte Carlo coverage >= 1 - δ at edge points (continuous, tied, tiny, near
-0.5 and 1, two models that mostly agree), invariants by hypothesis, and the README example's widths."""
+0.5 and 1, two models that mostly agree; an AUC leaderboard's pairs at once), invariants by hypothesis, and the
+README example's widths."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -56,11 +58,21 @@ def test_trinomial_bounds_solve_the_rate_equation():
 
 
 def _mc(draw, truth, kernel, delta, reps, seed):
-    """Coverage of ``kernel`` over ``reps`` test sets from ``draw(rng, reps)`` and its MCSE."""
+    """Coverage of ``kernel`` over ``reps`` test sets from ``draw(rng, reps)`` and its MCSE; a test set covers when
+    every interval it gives covers its truth (a family: the last axis)."""
     lo, hi = kernel(*draw(np.random.default_rng(seed), reps), delta)
     hit = (lo <= truth + 1e-12) & (truth - 1e-12 <= hi)
-    c = float(hit.mean())
+    c = float(hit.reshape(reps, -1).all(axis=1).mean())
     return c, math.sqrt(max(c * (1 - c), 1e-4) / reps)
+
+
+def _assert_covers(points, point, kernel, reps, deltas=(0.05, 0.4)):
+    """Monte Carlo coverage of ``kernel`` at ``points[point]`` (draw, truth) >= 1 - δ - Z·MCSE at each δ (the large δ
+    misses often enough that an interval too narrow shows)."""
+    draw, truth = points[point]
+    for delta in deltas:
+        c, se = _mc(draw, truth, kernel, delta, reps, seed=len(point))
+        assert c >= 1 - delta - Z * se, (point, delta, c)
 
 
 def _discrete(values_pos, p_pos, values_neg, p_neg, m, n):
@@ -86,10 +98,7 @@ AUC_POINTS = {
 
 @pytest.mark.parametrize("point", AUC_POINTS)
 def test_auc_coverage_at_least_nominal(point):
-    draw, truth = AUC_POINTS[point]
-    for delta in (0.05, 0.4):
-        c, se = _mc(draw, truth, adf.chernoff_hoeffding, delta, 2000, seed=len(point))
-        assert c >= 1 - delta - Z * se, (point, delta, c)
+    _assert_covers(AUC_POINTS, point, adf.chernoff_hoeffding, 2000)
 
 
 def _paired(p_pos, p_neg, m, n):
@@ -133,10 +142,93 @@ DIFF_POINTS = {
 
 @pytest.mark.parametrize("point", DIFF_POINTS)
 def test_auc_difference_coverage_at_least_nominal(point):
-    draw, truth = DIFF_POINTS[point]
-    for delta in (0.05, 0.4):
-        c, se = _mc(draw, truth, adf.auc_difference_chernoff_hoeffding, delta, 1500, seed=len(point))
-        assert c >= 1 - delta - Z * se, (point, delta, c)
+    _assert_covers(DIFF_POINTS, point, adf.auc_difference_chernoff_hoeffding, 1500)
+
+
+def _board(p_pos, p_neg, m, n):
+    """Test sets of k models' scores from discrete joint laws over levels 0..L-1 (p_pos of shape (L,)*k: the
+    positives' k scores) and the true AUC differences of the pairs (leaderboard order, ties ½)."""
+    from covstudy.methods.leaderboard import pairs
+
+    p_pos, p_neg = np.asarray(p_pos, float), np.asarray(p_neg, float)
+    k, L = p_pos.ndim, p_pos.shape[0]
+    psi = (np.sign(np.arange(L)[:, None] - np.arange(L)[None, :]) + 1) / 2
+    marginal = lambda p, c: p.sum(axis=tuple(a for a in range(k) if a != c))
+    auc = np.array([marginal(p_pos, c) @ psi @ marginal(p_neg, c) for c in range(k)])
+    first, second = pairs(k)
+
+    def draw(rng, r):
+        cp, cn = (rng.choice(L ** k, (r, size), p=p.ravel()) for p, size in ((p_pos, m), (p_neg, n)))
+        return (np.moveaxis(np.array(np.unravel_index(c, (L,) * k)), 0, -2).astype(float) for c in (cp, cn))
+    return draw, auc[first] - auc[second]
+
+
+def _same(law, k):
+    """Every model gives a case the same level, its law ``law``: a joint law of shape (L,)*k on the diagonal."""
+    out = np.zeros((len(law),) * k)
+    out[(np.arange(len(law)),) * k] = law
+    return out
+
+
+def _outer(*laws):
+    return functools.reduce(np.multiply.outer, map(np.asarray, laws))
+
+
+BOARD_POINTS = {
+    # k models: identical (every D = 0, E|h| = 0), independent with ties, opposite (D near ±1), tiny classes,
+    # five mostly-agreeing models, the fewest models (k = 2)
+    "identical models, k = 3": _board(_same([0.1, 0.2, 0.3, 0.4], 3), _same([0.4, 0.3, 0.2, 0.1], 3), 20, 30),
+    "independent, heavy ties, k = 3": _board(_outer([0.1, 0.3, 0.6], [0.3, 0.4, 0.3], [0.5, 0.3, 0.2]),
+                                             _outer([0.6, 0.3, 0.1], [0.3, 0.4, 0.3], [0.2, 0.3, 0.5]), 15, 12),
+    "opposite models, k = 2": _board(_outer([0, 0, 0.1, 0.9], [0.9, 0.1, 0, 0]),
+                                     _outer([0.9, 0.1, 0, 0], [0, 0, 0.1, 0.9]), 10, 10),
+    "tiny classes, k = 3": _board(_outer([0.2, 0.8], [0.5, 0.5], [0.7, 0.3]), _outer([0.8, 0.2], [0.5, 0.5],
+                                                                                      [0.4, 0.6]), 2, 3),
+    "five agreeing models": _board(0.9 * _same([0.2, 0.8], 5) + 0.1 * _outer(*[[0.5, 0.5]] * 5),
+                                   0.9 * _same([0.8, 0.2], 5) + 0.1 * _outer(*[[0.5, 0.5]] * 5), 25, 25),
+    "k = 2, one model never worse": _board(*_agree(0.1, 0.05), 30, 40),
+}
+
+
+def _board_kernel(pos, neg, delta):
+    from covstudy.methods.auc_difference import delong_covariance
+
+    auc, cov = delong_covariance(pos, neg)
+    fam = get("chernoff_hoeffding", "leaderboard_auc").kernel(auc, cov, delta, scores_pos=pos, scores_neg=neg)
+    return fam.lower, fam.upper
+
+
+@pytest.mark.parametrize("point", BOARD_POINTS)
+def test_auc_leaderboard_family_coverage_at_least_nominal(point):
+    """Every pair's interval covers at once (and so every rank set holds) with probability >= 1 - δ."""
+    _assert_covers(BOARD_POINTS, point, _board_kernel, 600)
+
+
+def test_auc_leaderboard_is_each_pair_at_delta_over_p_and_its_door():
+    """Each pair's interval is the paired AUC difference's Chernoff–Hoeffding interval at δ/P (Bonferroni), its rank
+    sets the claims' (from_intervals); auc_leaderboard_coverage passes the scores and reports coverage >= 1 - δ;
+    without the scores the kernel says what it needs."""
+    from covstudy.designs.many_binormal import ManyBinormal
+    from covstudy.leaderboard.coverage import auc_leaderboard_coverage
+    from covstudy.methods.auc_difference import delong_covariance
+    from covstudy.methods.leaderboard import from_intervals, pairs
+
+    draw, _ = BOARD_POINTS["independent, heavy ties, k = 3"]
+    pos, neg = draw(np.random.default_rng(5), 40)
+    auc, cov = delong_covariance(pos, neg)
+    fam = get("chernoff_hoeffding", "leaderboard_auc").kernel(auc, cov, 0.1, scores_pos=pos, scores_neg=neg)
+    for p, (i, j) in enumerate(zip(*pairs(3))):
+        lo, hi = adf.auc_difference_chernoff_hoeffding(pos[:, i], neg[:, i], pos[:, j], neg[:, j], 0.1 / 3)
+        np.testing.assert_array_equal(fam.lower[:, p], lo)
+        np.testing.assert_array_equal(fam.upper[:, p], hi)
+    want = from_intervals(fam.lower, fam.upper, 3)
+    np.testing.assert_array_equal(fam.rank_low, want.rank_low)
+    np.testing.assert_array_equal(fam.rank_high, want.rank_high)
+    [row] = auc_leaderboard_coverage(ManyBinormal((0.9, 0.75, 0.6), 30, 40, rho=0.5), ["chernoff_hoeffding"],
+                                     delta=0.4, reps=200, seed=2)
+    assert row["family_coverage"] >= 0.6 and row["rank_coverage"] >= 0.6
+    with pytest.raises(ValueError, match="scores_pos, scores_neg"):
+        get("chernoff_hoeffding", "leaderboard_auc").kernel(auc, cov, 0.1)
 
 
 def test_mean_abs_difference_against_the_double_loop():
@@ -231,6 +323,8 @@ def test_property_difference_contains_estimate_nested_in_delta(data, m, n, d1, d
 def test_registered_guaranteed_and_listed_for_the_metric():
     from covstudy.evaluation.metrics import _methods
 
+    board = get("leaderboard_auc.chernoff_hoeffding", "leaderboard_auc")
+    assert board.guaranteed and board.family == "exact" and "Hoeffding" in board.reference
     for qualified, data, metric in (("auc.chernoff_hoeffding", "scores", "auc"),
                                     ("auc_difference.chernoff_hoeffding", "paired_scores", "auc_difference")):
         m = get(qualified)

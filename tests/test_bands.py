@@ -445,16 +445,17 @@ def test_a_band_study_run_fails_in_one_line_and_ends_naming_its_report(tmp_path,
     from omegaconf import OmegaConf
 
     from covstudy import cli
+    from covstudy.bands.study import KIND
 
     with initialize_config_dir(config_dir=cli._conf_dir(), version_base="1.3"):
         cfg = compose(config_name="config", overrides=["study=roc_bands"])
     raw = OmegaConf.to_container(cfg, resolve=True)
     (tmp_path / "x").mkdir()  # as Hydra makes out before the run: an empty one is removed on failure
     with pytest.raises(SystemExit) as stop:
-        cli._run_bands({**raw, "reps": "many", "out": str(tmp_path / "x")})
+        cli._run_kind(KIND, {**raw, "reps": "many", "out": str(tmp_path / "x")})
     assert stop.value.code == 2 and not (tmp_path / "x").exists()
     assert capsys.readouterr().err == "covstudy: error: reps: must be a whole number >= 1, got 'many'\n"
     tiny = {**raw, "reps": 2, "bands": ["roc"], "band_methods": {"roc": ["ks"]}, "out": str(tmp_path / "y"),
             "grid": {"n_pos": [10], "auc": [0.8]}, "plot": False}
-    cli._run_bands(tiny)
-    assert capsys.readouterr().out.strip().splitlines()[-1] == f"figures and report: rerun with plot=true (out={tmp_path / 'y'})"
+    cli._run_kind(KIND, tiny)
+    assert capsys.readouterr().out.strip().splitlines()[-1] == f"figures: rerun with plot=true (out={tmp_path / 'y'})"

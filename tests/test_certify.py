@@ -237,6 +237,7 @@ def test_the_three_coordinate_rows_reach_a_17_cubed_grid():
     same sums as ``Problem.coverage``, checked on a sample of the grid's points)."""
     from covstudy.evaluation import audit
     from covstudy.evaluation.certify import coverage_grid
+    from covstudy.evaluation.certify_concordant import concordant_problem
     from covstudy.evaluation.data import prepare
     from covstudy.evaluation.metrics import metric_specs
 
@@ -258,3 +259,80 @@ def test_the_three_coordinate_rows_reach_a_17_cubed_grid():
         sample = rng.choice(len(x), 12, replace=False)
         assert grid.ravel()[sample] == pytest.approx(problem.coverage(x[sample]), abs=1e-12)
         assert row["worst_coverage"] <= np.nanmin(grid) + 1e-3, method
+        # the 3-coordinate branch and bound, stopped by a small cap (closing needs more than 20 CPU-s here): its bound
+        # is still a lower bound of the grid's minimum
+        capped = certify(concordant_problem(f"paired.{method}", 150, spec.box, 0.05, audit.SEARCH_BOUND),
+                         np.array([[spec.at[k] for k in "drs"]]), work=3e7, grid=(4, 4, 1), probe=16)
+        assert not capped.closed and capped.bound <= np.nanmin(grid) + 1e-12, method
+
+
+def _concordant(method, n=30, counts=(7, 5, 18, 23)):
+    from covstudy.evaluation.certify_concordant import concordant_problem
+
+    disc, first, both, conc = counts
+    box = dict(d=cp(disc, n, THIRD), r=cp(first, disc, THIRD), s=cp(both, conc, THIRD))
+    return concordant_problem(method, n, box, 0.05), box
+
+
+@pytest.mark.parametrize("method", ["newcombe", "scas"])
+def test_concordant_bound_is_below_exact_coverage_inside_random_cells(method):
+    """The 3-coordinate cell bound (certify_concordant) is at most exact coverage at random points and the corners of
+    random cells, from the box's size down to a hundredth of it; the problem's grouped coverage is coverage()'s."""
+    from covstudy.evaluation.certify import Problem
+
+    problem, _ = _concordant(method)
+    low, high = problem.low, problem.high
+    rng = np.random.default_rng(3)
+    x = low + rng.random((6, 3)) * (high - low)
+    want = coverage(method, design="paired", **_paired_point(30, *x.T)).coverage
+    assert problem.coverage(x) == pytest.approx(want, abs=1e-12)
+    for scale in (1.0, 0.1, 0.01):
+        centre = low + rng.random((12, 3)) * (high - low)
+        half = (high - low) * scale * rng.random((12, 3)) / 2
+        lo, hi = np.clip(centre - half, low, high), np.clip(centre + half, low, high)
+        inside = np.concatenate([lo[:, None] + rng.random((12, 15, 3)) * (hi - lo)[:, None], lo[:, None], hi[:, None]],
+                                axis=1)
+        exact = Problem.coverage(problem, inside.reshape(-1, 3)).reshape(12, -1)  # the outcome-wise sums
+        assert np.all(problem.bound(lo, hi) <= exact.min(1) + 1e-12), (method, scale)
+
+
+def test_three_coordinates_are_certified_below_an_independent_grid():
+    """paired newcombe at n = 30 (7 discordant, 5 only-first, 18 of 23 concordant both-correct): the branch and bound
+    over (d, r, s) closes to 0.002, its bound at most the minimum of exact coverage over a 33³ grid of the box
+    (``coverage_grid`` of the searched problem) and over random points (coverage()), and within 0.003 of it."""
+    from covstudy.evaluation.certify import coverage_grid
+
+    from covstudy.evaluation.certify_concordant import FIRST_GRID
+
+    problem, box = _concordant("newcombe")
+    found = certify(problem, tol=2e-3, grid=FIRST_GRID)
+    assert found.closed and found.worst - found.bound <= 2e-3
+    searched = paired_problem("newcombe", 30, box, 0.05)
+    grid = coverage_grid(searched, [np.linspace(*box[k], 33) for k in "drs"])
+    x = problem.low + np.random.default_rng(5).random((400, 3)) * (problem.high - problem.low)
+    sample = coverage("newcombe", design="paired", **_paired_point(30, *x.T)).coverage
+    lowest = min(np.nanmin(grid), sample.min())
+    assert found.bound <= lowest + 1e-12 and lowest - found.bound <= 3e-3
+    at = coverage("newcombe", design="paired", **_paired_point(30, *found.at.values()))
+    assert at.coverage == pytest.approx(found.worst, abs=1e-12)
+
+
+def test_the_audit_certifies_a_small_three_coordinate_row(monkeypatch):
+    """certified_audit runs the 3-coordinate branch and bound from the search's lowest point when the row is not
+    below the floor (a floor of 0.75 here: at n = 30 newcombe's worst is ~0.91), and reports a bound at most the
+    worst and within what the decision needed."""
+    from covstudy.evaluation import audit
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    monkeypatch.setattr(audit, "EPSILON", 0.2)
+    both, first, second, neither = 18, 5, 2, 5
+    y = np.arange(30) % 2
+    right1 = np.r_[np.ones(both + first), np.zeros(second + neither)].astype(bool)
+    right2 = np.r_[np.ones(both), np.zeros(first), np.ones(second), np.zeros(neither)].astype(bool)
+    [spec] = metric_specs(prepare(y, np.where(right1, y, 1 - y), second_predicted=np.where(right2, y, 1 - y)),
+                          0.05, ["accuracy_difference"])
+    audit._SEARCHED.clear()
+    row = audit.audit_metric(spec, "newcombe", "paired.newcombe", 0.05, 200, 0)
+    assert row["audit"] == "certified" and 0.75 <= row["worst_bound"] <= row["worst_coverage"]
+    audit._SEARCHED.clear()

@@ -51,13 +51,14 @@ BASH = [(p, line) for p in PAGES for lang, _, mark, _, line, _ in blocks(p) if l
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    """A folder that reads like the repository's top (results/<study>, experiments/) and takes writes."""
+    """A folder that reads like the repository's top (results/<study>, experiments/, tests/) and takes writes."""
     top = tmp_path_factory.mktemp("docs")
     (top / "results").mkdir()
     for study in (ROOT / "results").iterdir():
         if study.is_dir():
             (top / "results" / study.name).symlink_to(study)
     (top / "experiments").symlink_to(ROOT / "experiments")
+    (top / "tests").symlink_to(ROOT / "tests")  # the eval-log guides read tests/data's real-format logs
     return top
 
 

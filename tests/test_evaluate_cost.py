@@ -200,6 +200,110 @@ def test_an_unwritable_folder_only_skips_the_cache(monkeypatch, tmp_path):
     assert len(ev.table)
 
 
+def _guaranteed(qualified):
+    from covstudy.methods import methods
+
+    return bool(methods()[qualified].guaranteed)
+
+
+@pytest.mark.parametrize("audit_all", [False, True])
+def test_a_guaranteed_row_is_never_audited(monkeypatch, audit_all):
+    """Issue 61: a guaranteed row meets the target by proof; no audit of it runs (count them), even with
+    audit_all, and its row says ``guaranteed``. Main audited every one-proportion row, clopper_pearson and blaker
+    among them."""
+    from covstudy.evaluation import audit
+
+    monkeypatch.setattr(audit, "BOOT_BUDGET", 0)  # the bootstraps' audits: not the point, and costly
+    calls = _counting(monkeypatch)
+    ev = covstudy.evaluate(**{**SMALL, "metrics": ["accuracy", "precision", "auc"]}, scores=SCORES, cache=False,
+                           audit_all=audit_all, budget=3.0)
+    assert calls and not any(_guaranteed(q) for q in calls)
+    proven = ev.table[ev.table.guaranteed]
+    assert len(proven) >= 4 and (proven.meets_target == "guaranteed").all()
+    assert proven.coverage_at_estimate.isna().all()
+
+
+def test_rows_as_wide_as_the_narrowest_guaranteed_one_are_not_audited(monkeypatch):
+    """A row at least as wide on the data as the narrowest guaranteed row could never be recommended: not audited
+    by default, its note naming that row; with audit_all it is. The plan forecasts only the audits that can run."""
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    calls = _counting(monkeypatch)
+    ev = covstudy.evaluate(**{**SMALL, "metrics": ["accuracy", "precision"]}, cache=False)
+    t = ev.table
+    for metric in ("accuracy", "precision"):
+        rows = t[t.metric == metric]
+        bar = rows[rows.guaranteed].width.min()
+        by = rows[rows.guaranteed & (rows.width == bar)].method.iloc[0]
+        wide = rows[~rows.guaranteed & (rows.width >= bar) & ~rows.method.isin(["bootstrap"])]
+        assert len(wide) and wide.coverage_at_estimate.isna().all()
+        assert wide.note.str.startswith(f"not audited: at least as wide on your data as {by}, which meets the "
+                                        f"target by proof").all()
+    full = covstudy.evaluate(**{**SMALL, "metrics": ["accuracy", "precision"]}, cache=False, audit_all=True)
+    assert full.table[~full.table.guaranteed].coverage_at_estimate.notna().all()
+    # the plan: no job for a guaranteed or a wide row, given the widths; only the guaranteed ones without them
+    d = prepare(TRUTH, PREDICTED, None, None, None, None, None, None, None, 100, 10**7)
+    specs = metric_specs(d, 0.05, ["accuracy", "precision"])
+    widths = {(r.metric, q): r.width for s in specs for (m, _, q) in s.methods
+              for r in t[(t.metric == s.metric) & (t.method == m)].itertuples()}
+    p = cost.plan(specs, d.n, 100, True, False, math.inf, widths=widths)
+    wide_keys = {(r.metric, q) for s in specs for (m, _, q) in s.methods
+                 for r in t[(t.metric == s.metric) & (t.method == m)].itertuples()
+                 if r.guaranteed or r.note.startswith("not audited: at least as wide")}
+    assert wide_keys and not wide_keys & set(p.jobs)
+    blind = cost.plan(specs, d.n, 100, True, False, math.inf)
+    assert not any(_guaranteed(q) for _, q in blind.jobs) and len(blind.jobs) > len(p.jobs)
+
+
+def test_water_fill_gives_the_cheap_metrics_all_they_need():
+    assert cost.water_fill({"a": 1.0, "b": 2.0}, 5.0) == {"a": 1.0, "b": 2.0}
+    got = cost.water_fill({"cheap": 0.02, "x": 3.0, "y": 5.0}, 2.02)
+    assert got["cheap"] == 0.02 and got["x"] == pytest.approx(1.0) and got["y"] == pytest.approx(1.0)
+    assert sum(got.values()) == pytest.approx(2.02)
+
+
+def test_cheap_audits_are_never_refused_for_a_share():
+    """Under a budget that cuts, a one-proportion metric's exact audits (milliseconds) all run: its share is all it
+    needs (water-filling), not a fraction of it as the costly metrics' (main refused half of them)."""
+    ev = covstudy.evaluate(truth=TRUTH, predicted=PREDICTED, scores=SCORES, second_predicted=np.roll(PREDICTED, 3),
+                           metrics=["accuracy", "precision", "auc", "recall", "accuracy_difference"], reps=400,
+                           progress=False, cache=False, budget=1.5)
+    assert any("share" in c for c in ev.info["cuts"])
+    for metric in ("accuracy", "recall"):
+        rows = ev.table[ev.table.metric == metric]
+        assert not rows.note.fillna("").str.contains("budget").any()
+        candidates = rows[~rows.guaranteed & ~rows.note.fillna("").str.startswith("not audited")]
+        assert len(candidates) >= 3 and candidates.coverage_at_estimate.notna().all()
+
+
+def test_every_decision_draws_within_the_plans_cap(monkeypatch):
+    """A Monte Carlo decision (audit.decide) draws at most the test sets the plan gave it (``Job.confirm``: what an
+    even share of the budget leaves once the rest of the audit is paid); main let a drawing method's decision
+    spend its whole budget of random numbers (an F1 bootstrap's: ~20 CPU-s on a 10-CPU-s budget)."""
+    from covstudy.evaluation import audit
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    budgets, plans = [], []
+    decide, plan = audit.decide, cost.plan
+
+    def counted(evaluate, at, worst, mcse, floor, reps, seed, budget=audit.DECIDE_TEST_SETS):
+        budgets.append(budget)
+        return decide(evaluate, at, worst, mcse, floor, reps, seed, budget)
+
+    monkeypatch.setattr(audit, "decide", counted)
+    monkeypatch.setattr(cost, "plan", lambda *a, **k: plans.append(plan(*a, **k)) or plans[-1])
+    metrics = ["recall_difference", "f1_difference"]
+    covstudy.evaluate(truth=TRUTH, predicted=PREDICTED, second_predicted=np.roll(PREDICTED, 3), metrics=metrics,
+                      reps=400, progress=False, cache=False, budget=2.0)
+    caps = [j.confirm for j in plans[-1].jobs.values() if not j.skip]
+    assert caps and None not in caps and budgets and max(budgets) <= max(caps)
+    d = prepare(TRUTH, PREDICTED, None, None, np.roll(PREDICTED, 3), None, None, None, None, 100, 10**7)
+    free = plan(metric_specs(d, 0.05, metrics), d.n, 400, True, False, math.inf)
+    assert free.jobs and all(j.confirm is None for j in free.jobs.values())  # no budget, the audit's own caps
+
+
 def test_the_leaderboard_forecasts_and_cuts_its_audit_to_the_budget(capsys):
     """The leaderboard's forecast counts its rows, models and resampled test sets (cost.leaderboard_plan): its
     audit's test sets are cut to fit a tight budget, and it is not audited when even the least would not fit."""

@@ -54,5 +54,5 @@ def test_an_audited_difference_gets_a_recommendation():
     audited = set(rows[rows.coverage_at_estimate.notna()].method)
     assert rows.recommended.sum() == 1 and {"delta", "mover", "bootstrap"} <= audited  # not dirichlet (sampling)
     assert "dirichlet" not in audited and rows[rows.recommended].meets_target.iloc[0] in ("estimated", "guaranteed")
-    # here the approximate rows fall short, so the guaranteed cp_box (audited too: it draws nothing) is the answer
+    # where the approximate rows fall short, the guaranteed cp_box (never audited: its proof is the answer) is it
     assert ev.reasons["f1_difference"] and "correlations" in ev.info["plug_in"]["f1_difference"]

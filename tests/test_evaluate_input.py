@@ -152,7 +152,8 @@ def test_the_page_fits_and_leads_with_one_line_per_metric(tmp_path):
     assert why.count("<li>") == 3 and "<b>recall</b>: " in why
     line = re.search(r"<b>recall</b>: ([^<]*)</li>", why).group(1)
     assert len(line.split()) <= 20 and "[0.7" in line
-    full = html[html.index("<details>"):html.index("</details>")]
+    start = html.index("<details>")  # the Why's (the legend's is <details class="legend">)
+    full = html[start:html.index("</details>", start)]
     assert all(why_ in full for why_ in ev.reasons.values())
     md = (tmp_path / "report.md").read_text()
     assert md.index("## Why") < md.index("### Why, in full") and md.count("- **recall**") == 2
@@ -183,8 +184,10 @@ def test_with_groups_the_clustered_rows_lead_with_or_without_an_audit(tmp_path, 
     f = tmp_path / "g.csv"
     pd.DataFrame({"y": y, "p": p, "g": g}).to_csv(f, index=False)
     assert main([str(f), "--truth", "y", "--predicted", "p", "--group", "g", "--no-audit"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[1].startswith("clustered_accuracy") and "wilson_vif" in lines[1]
+    lines = capsys.readouterr().out.splitlines()  # the one screen: a title, the header, then the metrics
+    assert lines[2].startswith("clustered_accuracy") and "wilson_vif" in lines[2]
+    at = next(i for i, x in enumerate(lines) if x.startswith("accuracy "))
+    assert lines[at + 1].strip() == "i.i.d.: ignores the groups; use clustered_accuracy"  # under the accuracy row
 
 
 def test_sizes_are_bounded_before_work_with_the_switch_that_lifts_them(tmp_path, capsys):

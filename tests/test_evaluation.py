@@ -39,6 +39,7 @@ def binary():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
         mp.setattr(certify, "WORK", 3e7)  # a smaller search (tests/test_certify.py checks the full one)
+        mp.setattr(audit, "DECIDE_TEST_SETS", 16 * REPS)  # decisions have tests of their own (test_recommend.py)
         ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS, audit_all=True)
     return (y, p, s, p2, s2), ev
 
@@ -173,7 +174,8 @@ def test_recommendation_rule(binary):
         ok = rows[rows.meets_target.isin(MET)]
         if len(ok):
             assert pick.meets_target in MET
-            assert pick.mean_width == ok.mean_width.min(), metric
+            by = ok.mean_width.where(ok.mean_width.notna(), ok.width)  # a row not audited: its width on the data
+            assert by.loc[pick.name] == by.min(), metric
         if rows.meets_target.eq("guaranteed").any():  # a guaranteed row meets the target: never below it
             assert pick.meets_target in MET, metric
         assert metric in ev.reasons and ev.reasons[metric].count(".") >= 1
@@ -395,7 +397,8 @@ def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
                  "--positive", "spam", "--reps", str(REPS), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
-    assert "balanced_accuracy" in printed and "accuracy_difference" in printed
+    assert "balanced_accuracy" in printed and "difference shown on accuracy: difference" in printed  # one screen
+    assert "coverage_at_estimate" not in printed  # the full table is --table's
     table = pd.read_csv(out / "table.csv")
     assert {"metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse",
             "worst_coverage", "mean_width", "recommended"} <= set(table.columns)
@@ -455,7 +458,9 @@ def test_width_against_n_is_coverage_at_the_scaled_point_and_the_planner():
     assert list(g.scale) == [0.5, 1.0, 2.0, 4.0] and list(g.n) == [30, 60, 120, 240]
     for n, width in zip(g.n, g.mean_width):
         assert width == covstudy.coverage(pick.method, n=int(n), p=p).mean_width
-    assert g.n_for_half_width.iloc[0] == covstudy.plan(pick.method, p=p, width=float(pick.mean_width) / 2).n
+    today = float(g.mean_width[g.scale == 1.0].iloc[0])  # the audit's expected width (a guaranteed pick: unaudited)
+    assert pick.mean_width != pick.mean_width or today == pick.mean_width
+    assert g.n_for_half_width.iloc[0] == covstudy.plan(pick.method, p=p, width=today / 2).n
     assert covstudy.evaluate(truth.astype(int), predicted.astype(int), metrics=["accuracy"], audit=False).growth is None
 
 
@@ -465,7 +470,7 @@ def test_a_recommended_row_below_target_is_flagged_in_every_output(tmp_path):
     from covstudy.report.evaluation_page import BELOW, evaluation_page
 
     ev = covstudy.evaluate([1] * 12 + [0] * 8, [1] * 12 + [0] * 8, metrics=["accuracy", "recall"])
-    assert set(ev.recommended.meets_target) <= {"certified", "estimated"}
+    assert set(ev.recommended.meets_target) <= {"certified", "estimated", "guaranteed"}
     assert BELOW not in text(ev.recommended) and "Below target" not in markdown(ev)
     ev.table.loc[ev.table.recommended & (ev.table.metric == "recall"), "meets_target"] = "no"
     ev.table["narrower"] = ""  # (blaker's price, wald's [1, 1], would follow the flag)
@@ -496,7 +501,7 @@ def test_progress_line_on_stderr_only_and_quiet(tmp_path, capsys, monkeypatch):
     pd.DataFrame({"t": y, "p": p}).to_csv(tmp_path / "f.csv", index=False)
     assert main([str(tmp_path / "f.csv"), "--truth", "t", "--predicted", "p", "--quiet"]) == 0
     out, err = capsys.readouterr()
-    assert "%|" not in err and "recall · " not in err and out.startswith("metric")  # the note of what was read stays
+    assert "%|" not in err and "recall · " not in err and out.startswith("Recommended")  # the note of what was read stays
 
 
 def test_bea_is_audited_as_the_accuracy_it_maps():
@@ -510,10 +515,10 @@ def test_bea_is_audited_as_the_accuracy_it_maps():
     rng = np.random.default_rng(8)
     t = rng.integers(0, 4, 150)
     p = np.where(rng.random(150) < 0.8, t, rng.integers(0, 4, 150))
-    ev = covstudy.evaluate(t, p, metrics=["accuracy", "bea"], progress=False)
+    ev = covstudy.evaluate(t, p, metrics=["accuracy", "bea"], progress=False, audit_all=True)
     k = int(np.sum(t == p))
     weight = stats.binom.pmf(np.arange(151), 150, k / 150)
-    for method in ("wilson", "clopper_pearson", "blaker"):
+    for method in ("wilson", "agresti_coull", "mid_p"):  # not guaranteed ones: never audited
         a, b = _row(ev, "accuracy", method), _row(ev, "bea", method)
         assert (b.coverage_at_estimate, b.worst_coverage, b.audit) == (a.coverage_at_estimate, a.worst_coverage,
                                                                           "certified")
@@ -523,10 +528,11 @@ def test_bea_is_audited_as_the_accuracy_it_maps():
 
 
 def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
-    """By default a region metric is audited narrowest interval on the data first, and every row at least as
-    wide as the first non-resampling method that meets the target is left unaudited with a note naming it;
-    the audited rows have audit_all's numbers, and every narrower row is audited but a resampling one within
-    1% of it (it could not be recommended)."""
+    """By default a metric is audited narrowest interval on the data first, and every row at least as wide as the
+    first non-resampling method that meets the target is left unaudited with a note naming it, as is every row
+    at least as wide as the narrowest guaranteed one (never audited itself); the audited rows have audit_all's
+    numbers, and every narrower row is audited but a resampling one within 1% of it (it could not be
+    recommended)."""
     rng = np.random.default_rng(11)
     y = rng.integers(0, 2, 120)
     p = np.where(rng.random(120) < 0.85, y, 1 - y)
@@ -542,9 +548,12 @@ def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
         audited = b.index[b.coverage_at_estimate.notna()]
         pd.testing.assert_frame_equal(a.loc[audited, columns], b.loc[audited, columns])
         left = b.index[b.note.str.startswith("not audited: wider on your data than")]
-        if metric == "accuracy":  # one proportion: every method, exact, in microseconds
-            assert not len(left)
-            continue
+        proven = b.guaranteed.astype(bool)
+        assert b[proven].coverage_at_estimate.isna().all() and (b[proven].meets_target == "guaranteed").all()
+        wide = b.index[b.note.str.startswith("not audited: at least as wide on your data as")]
+        assert (b.loc[wide, "width"] >= b[proven].width.min()).all()
+        assert b[~proven & (b.width < b[proven].width.min())].note.str.startswith("not audited: at least").sum() == 0
+        skipped += len(wide)
         stop = b.loc[left[0], "note"].split(" than ")[1].split(",")[0] if len(left) else None
         if stop is None:
             continue

@@ -253,7 +253,9 @@ def test_evaluate_with_a_judge_reports_judged_rate_with_the_door_s_intervals(jud
     assert ((rows.lower <= rows.estimate) & (rows.estimate <= rows.upper)).all(), rows[["estimate", "lower", "upper"]]
     audited = evaluate(truth, judge=judge, metrics=["judged_rate"], reps=100, seed=1, progress=False, audit_all=True)
     assert audited.table.metric.unique().tolist() == ["judged_rate"]
-    assert audited.table.recommended.sum() == 1 and audited.table.worst_coverage.notna().all()
+    proven = audited.table.guaranteed.astype(bool)  # clopper_pearson, cp_box: never audited, guaranteed by proof
+    assert audited.table.recommended.sum() == 1 and audited.table[~proven].worst_coverage.notna().all()
+    assert proven.any() and (audited.table[proven].meets_target == "guaranteed").all()
     assert "judged_rate" in audited.reasons
 
 
@@ -281,6 +283,6 @@ def test_covstudy_evaluate_judge_on_the_command_line(judged_rows, tmp_path, caps
     truth, judge = judged_rows
     pd.DataFrame({"human": truth, "llm": judge}).to_csv(tmp_path / "rows.csv", index=False)
     assert main([str(tmp_path / "rows.csv"), "--truth", "human", "--judge", "llm", "--no-audit", "--quiet"]) == 0
-    assert "judged_rate" in capsys.readouterr().out
+    assert "- Judged rate: the rate of 1 over all" in capsys.readouterr().out  # its one sentence
     assert main([str(tmp_path / "rows.csv"), "--truth", "human", "--judge", "nope", "--quiet"]) == 2
     assert capsys.readouterr().err.startswith("covstudy-evaluate: error: nope: no such column")

@@ -265,7 +265,10 @@ def test_evaluate_leaderboard_cli(board_file, tmp_path, capsys):
     assert main([str(path), "--truth", "truth", *sum((["--model", f"m{m}"] for m in range(4)), []),
                  "--reps", "100", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "pairs differ" in out and "audit (100 resampled test sets)" in out
+    assert "ranks" in out and "- " in out and "pairs differ" not in out  # one screen: the answer in words
+    assert "pairs differ" in (tmp_path / "leaderboard.md").read_text()  # the full text is in the report
+    assert main([str(path), "--truth", "truth", "--model", "m0", "--model", "m1", "--reps", "100", "--table"]) == 0
+    assert "audit (100 resampled test sets)" in capsys.readouterr().out
     models = pd.read_csv(tmp_path / "leaderboard.csv")
     np.testing.assert_allclose(models.set_index("model").loc[[f"m{m}" for m in range(4)], "accuracy"], X.mean(axis=0))
     assert models.accuracy.is_monotonic_decreasing

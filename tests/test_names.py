@@ -138,7 +138,7 @@ def test_methods_lists_every_method_filterable_by_kind_or_design():
     bands = [q for q in everything if q.startswith(("roc_band.", "pr_band."))]
     sequences = [q for q in everything if q.startswith("sequential.")]
     boards = [q for q in everything if q.startswith(("leaderboard.", "leaderboard_auc."))]
-    assert len(boards) == 12
+    assert len(boards) == 13
     ece = [q for q in everything if q.startswith("ece.")]
     assert ece == ["ece.plugin", "ece.debiased", "ece.clopper_pearson_sidak", "ece.smooth"]
     assert len(everything) - len(bands) - len(sequences) - len(boards) - len(ece) == 115 and len(bands) == 13 and all("." in q for q in everything)
@@ -191,7 +191,7 @@ def test_design_messages_name_the_real_problem(overrides, message):
 
 DOCTESTED = ("covstudy", "covstudy.intervals", "covstudy.comparison", "covstudy.engine.coverage",
              "covstudy.engine.exact_curve", "covstudy.planning.plan", "covstudy.methods", "covstudy.methods.registry",
-             "covstudy.evaluation.result",
+             "covstudy.evaluation.result", "covstudy.evaluation.readers",
              "covstudy.bands.coverage", "covstudy.designs.binormal",
              "covstudy.planning.eval_power", "covstudy.methods.auc_difference", "covstudy.designs.sequential",
              "covstudy.planning.sequential", "covstudy.planning.search", "covstudy.study.config")

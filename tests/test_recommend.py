@@ -190,3 +190,29 @@ def test_a_judge_file_recommends_a_row_the_audit_decided(monkeypatch):
     audited = rows[rows.worst_coverage.notna() & (rows.engine == "mc")]
     for r in audited.itertuples():  # decided, or its budget spent (its note says so)
         assert r.meets_target != "undecided" or "undecided after" in r.note
+
+
+def test_a_judge_file_under_the_default_budget_audits_bayes_joint(monkeypatch):
+    """Issue 61 with the default budget (10 CPU-s, not the tests' inf): on the judge file the guaranteed rows and
+    the rows at least as wide as clopper_pearson are not audited, bayes_joint (the narrowest judged method but the
+    naive one) is, and the recommendation is the narrowest row that meets the target; if bayes_joint does not
+    meet it, the reason names it with its number. A smaller budget of posterior draws keeps the test cheap."""
+    import covstudy
+    from covstudy.evaluation import recommend
+
+    monkeypatch.delenv("COVSTUDY_BUDGET")
+    monkeypatch.setattr(audit, "BOOT_BUDGET", 30_000_000)
+    human, judge = _judge_file()
+    ev = covstudy.evaluate(human, judge=judge, positive=1, metrics=["judged_rate"], progress=False, cache=False)
+    assert ev.info["budget"] == 10
+    rows = ev.table[ev.table.metric == "judged_rate"].set_index("method")
+    assert rows.loc[rows.guaranteed, "coverage_at_estimate"].isna().all()
+    assert rows.loc["bayes_joint", "worst_coverage"] == rows.loc["bayes_joint", "worst_coverage"]  # audited
+    wide = rows[~rows.guaranteed & (rows.width >= rows.loc["clopper_pearson", "width"])]
+    assert wide.note.str.startswith("not audited: at least as wide on your data as clopper_pearson").all()
+    pick = rows[rows.recommended].iloc[0]
+    assert pick.meets_target in MET
+    assert recommend.qualifying(rows.reset_index(), 0.95).method.iloc[0] == pick.name
+    bj = rows.loc["bayes_joint"]
+    if bj.meets_target not in MET:
+        assert "bayes_joint" in ev.reasons["judged_rate"] and f"{bj.worst_coverage:.4f}" in ev.reasons["judged_rate"]

@@ -229,17 +229,11 @@ def _app(cfg: DictConfig) -> None:
         except OmegaConfBaseException:
             out = None
         _fail(f"{err.full_key}: {detail}", out if isinstance(out, str) else None)
-    if raw.get("bands"):  # a band study (bands/study.py): curves, not intervals
-        _run_bands(raw)
-        return
-    if raw.get("sequential"):  # a sequential study (sequential/study.py): test sets that grow
-        _run_sequential(raw)
-        return
-    if raw.get("leaderboard"):  # a leaderboard study (leaderboard/study.py): families of intervals, rank sets
-        _run_leaderboard(raw)
-        return
-    if raw.get("calibration"):  # a calibration study (calibration/study.py): bins, bands over bins, ECE
-        _run_calibration(raw)
+    from .study.kinds import kind_of
+
+    kind = kind_of(raw)  # a study kind's config (a `bands:`, `sequential:`, ... block): study/kinds.py
+    if kind is not None:
+        _run_kind(kind, raw)
         return
     overrides = list(HydraConfig.get().overrides.task)
     try:
@@ -308,98 +302,44 @@ def how_to_open(folder: Path) -> str:
             f"and {Path(folder) / 'report.md'}")
 
 
-def _run_sequential(raw: dict) -> None:
-    """``covstudy study=peeking``: a sequential study's tables, report and figures (sequential/study.py)."""
-    from .sequential.study import SequentialStudy, peeking_summary, run_sequential_study
-
+def _overrides() -> list[str]:
+    """The command line's overrides (none when called outside the Hydra app, as tests do)."""
     try:
-        study = SequentialStudy.from_config(raw)
-    except ConfigError as err:
-        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
+        return list(HydraConfig.get().overrides.task)
+    except ValueError:
+        return []
+
+
+def _run_kind(kind, raw: dict) -> None:
+    """A study of a registered study kind (study/kinds.py: bands, sequential, calibration, leaderboard, ...):
+    validated, run by the study runner (resumable, on workers), its summary printed."""
+    from .study.kinds import RunSettings, run_kind
+    from .study.runner import BackendError, Interrupted, OutError
+    from .study.store import StoreLocked
+
+    out = raw.get("out") if isinstance(raw.get("out"), str) else None
     try:
-        with sigterm_as_interrupt():
-            table = run_sequential_study(study)
-    except KeyboardInterrupt:  # the tables are written at the end: nothing is half-written
-        print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
-              file=sys.stderr)
-        sys.exit(130)
-    print(f"{study.name}: {len(table)} rows -> {study.out / 'results.parquet'}; report: {study.out / 'report.md'}")
-    print(peeking_summary(table).round(4).to_string(index=False))
-
-
-def _run_calibration(raw: dict) -> None:
-    """``covstudy study=calibration``: the calibration study's table, figures and report (calibration/study.py)."""
-    from .calibration.study import CalibrationStudy, run_calibration_study
-
-    try:
-        study = CalibrationStudy.from_config(raw)
-    except ConfigError as err:
-        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
-    try:
-        with sigterm_as_interrupt():
-            table = run_calibration_study(study)
-    except KeyboardInterrupt:  # the table is written at the end: nothing is half-written
-        print(f"covstudy: interrupted: {study.name} stopped before writing its table; rerun to start again",
-              file=sys.stderr)
-        sys.exit(130)
-    print(f"{study.name}: {len(table)} rows -> {study.out / 'results.csv'}")
-    summary = table.groupby(["target", "method"], sort=False)[["coverage", "width"]].mean()
-    print(summary.round(3).to_string())
-    if study.plot:
-        print(f"figures and report: {study.out / 'figures'}, {study.out / 'report.md'}")
-    else:
-        print(f"figures and report: rerun with plot=true (out={study.out})")
-
-
-def _run_leaderboard(raw: dict) -> None:
-    """``covstudy study=leaderboard``: k models on one test set; the family measures, report and figures."""
-    from .leaderboard.study import LeaderboardStudy, headline, run_leaderboard_study, write_report
-
-    try:
-        study = LeaderboardStudy.from_config(raw)
-    except ConfigError as err:
-        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
-    try:
-        with sigterm_as_interrupt():
-            table = run_leaderboard_study(study)
-    except KeyboardInterrupt:  # the tables are written at the end: nothing is half-written
-        print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
-              file=sys.stderr)
-        sys.exit(130)
-    if study.plot:
-        from .plots.leaderboard import plot_leaderboard
-
-        plot_leaderboard(table, study.out / "figures")
-        write_report(study, table, None if not (study.out / "check.csv").exists()
-                     else __import__("pandas").read_csv(study.out / "check.csv"))
-    print(f"{study.name}: {len(table)} rows -> {study.out / 'results.csv'}; report: {study.out / 'report.md'}")
-    print(headline(table).round(3).to_string(index=False))
-
-
-def _run_bands(raw: dict) -> None:
-    """``covstudy study=roc_bands``: the band study's tables, figures and report (bands/study.py)."""
-    from .bands.study import BandStudy, run_band_study
-
-    try:
-        study = BandStudy.from_config(raw)
+        _check_out(out)
+        study = kind.load(raw)
+        settings = RunSettings.from_config(raw)
     except (ConfigError, ValueError, TypeError) as err:
-        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
+        _fail(str(err), out)
     try:
         with sigterm_as_interrupt():
-            table = run_band_study(study)
-    except KeyboardInterrupt:  # a band study writes its tables at the end: nothing is half-written
-        print(f"covstudy: interrupted: {study.name} stopped before writing its tables; rerun to start again",
-              file=sys.stderr)
+            tables = run_kind(kind, study, settings, overrides=_overrides())
+    except Interrupted as err:
+        print(f"covstudy: {err}", file=sys.stderr)
         sys.exit(130)
-    print(f"{study.name}: {len(table)} rows -> {study.out / 'bands.parquet'}")
-    summary = table.groupby(["curve", "method"], sort=False)[["containment", "mean_pointwise", "mean_area"]].mean()
-    print(summary.round(3).to_string())
-    if study.plot:
-        figures = sorted((study.out / "figures").glob("*.png"))
-        print(f"{len(figures)} figure files in {study.out / 'figures'}")
-        print(how_to_open(study.out))
-    else:
-        print(f"figures and report: rerun with plot=true (out={study.out})")
+    except ConfigError as err:  # the memory check, before any work
+        _fail(str(err), str(study.out))
+    except (StoreLocked, BackendError, OutError) as err:
+        _fail(str(err))
+    main = tables[kind.tables[0]]
+    print(f"{study.name}: {len(main)} rows -> {study.out}")
+    print(kind.summary(study, tables).round(4).to_string(index=False))
+    print(how_to_open(study.out))
+    if not study.plot:
+        print(f"figures: rerun with plot=true (out={study.out})")
 
 
 # --------------------------------------------------------------------------- covstudy-plot

@@ -22,7 +22,8 @@ import numpy as np
 from .. import validate
 from ..methods import get
 from ..methods.bands import LATENT_TARGET, empirical_roc
-from ..study.config import ConfigError, n_workers
+from ..study.config import ConfigError
+from ..study.kinds import StudyKind, register_study_kind
 from .coverage import CURVES, BandPoint, band_measures, method_bands, point_bands
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `import covstudy` stays light
@@ -136,31 +137,19 @@ def _label(name: str, params: tuple) -> str:
 
 def band_study_tables(study: BandStudy) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(one row per curve × method × point: containment, mean area, mean and least pointwise coverage;
-    one row per curve × method × point × grid value: pointwise coverage and its MCSE)."""
-    import functools
-
+    one row per curve × method × point × grid value: pointwise coverage and its MCSE), computed here,
+    without the store (``run_band_study`` runs them on the study runner)."""
     import pandas as pd
 
-    from ..study.runner import worker_pool
+    parts = [point_tables(study, p) for p in study.points]
+    return (pd.DataFrame([r for part in parts for r in part["bands"]]),
+            pd.DataFrame([r for part in parts for r in part["pointwise"]]))
 
-    workers = min(n_workers(study.n_jobs), len(study.points))
-    rows = functools.partial(_point_rows, study)
-    if workers > 1:  # as the interval runner: workers ignore Ctrl-C, the driver stops them
-        from ..study.runner import _shutdown_workers, _workers_leave_signals_to_us
 
-        executor = worker_pool(workers)
-        with _workers_leave_signals_to_us():
-            futures = [executor.submit(rows, study.points[0])]
-        futures += [executor.submit(rows, p) for p in study.points[1:]]
-        try:
-            parts = [f.result() for f in futures]
-        finally:
-            if not all(f.done() for f in futures):
-                _shutdown_workers()
-    else:
-        parts = list(map(rows, study.points))
-    return (pd.DataFrame([r for rows, _ in parts for r in rows]),
-            pd.DataFrame([r for _, points in parts for r in points]))
+def point_tables(study: BandStudy, point: BandPoint) -> dict:
+    """One point's rows of both tables (the study kind's ``rows``: it runs on a worker)."""
+    rows, points = _point_rows(study, point)
+    return {"bands": rows, "pointwise": points}
 
 
 def _point_rows(study: BandStudy, point: BandPoint) -> tuple[list, list]:
@@ -187,21 +176,53 @@ def _point_rows(study: BandStudy, point: BandPoint) -> tuple[list, list]:
     return rows, points
 
 
-def run_band_study(study: BandStudy) -> pd.DataFrame:
+def run_band_study(study: BandStudy, progress: bool | None = False) -> pd.DataFrame:
+    """Run the study on the study runner (study/kinds.py: resumable, on ``study.n_jobs`` workers) and
+    write its files (``finish``); return the containment table."""
+    from ..study.kinds import RunSettings, run_kind
+
+    return run_kind(KIND, study, RunSettings(n_jobs=study.n_jobs), progress=progress,
+                    say=None if progress is not False else (lambda line: None))["bands"]
+
+
+def finish(study: BandStudy, tables: dict) -> list[Path]:
     """Write <out>/bands.parquet, bands_pointwise.parquet (and with ``plot`` the figures and report.md)."""
-    table, pointwise = band_study_tables(study)
-    study.out.mkdir(parents=True, exist_ok=True)
-    table.to_parquet(study.out / "bands.parquet", index=False)
-    pointwise.to_parquet(study.out / "bands_pointwise.parquet", index=False)
+    table, pointwise = tables["bands"], tables["pointwise"]
+    paths = [study.out / "bands.parquet", study.out / "bands_pointwise.parquet"]
+    table.to_parquet(paths[0], index=False)
+    pointwise.to_parquet(paths[1], index=False)
     if study.plot:
         from ..plots.bands import band_figures
 
         band_figures(study, table, pointwise, example_bands(study))
-        write_band_report(study, table)
-        from ..report.explorer import write_band_html  # report.html, the interactive page
+        paths.append(write_band_report(study, table))
+    return paths
 
-        write_band_html(study, table, pointwise)
-    return table
+
+def summary(study: BandStudy, tables: dict) -> pd.DataFrame:
+    """Mean containment, pointwise coverage and band area per curve and method, over the points."""
+    table = tables["bands"]
+    return (table.groupby(["curve", "method"], sort=False)[["containment", "mean_pointwise", "mean_area"]]
+            .mean().reset_index())
+
+
+def page(study: BandStudy, tables: dict) -> Path:
+    from ..report.explorer import write_band_html  # report.html, the interactive page
+
+    return write_band_html(study, tables["bands"], tables["pointwise"])
+
+
+def cost(study: BandStudy, point: BandPoint) -> float:
+    """Forecast CPU seconds of one point: per test set and example, per method (resampling methods
+    per draw). Fitted to the committed study (61 CPU-s, 24 points): an order of magnitude, no more."""
+    per_set = sum((dict(params).get("draws", 1)) for specs in study.methods.values() for _, params in specs)
+    return 4e-8 * study.reps * (point.n_pos + point.n_neg) * per_set + 0.05 * study.reps / 200
+
+
+def memory(study: BandStudy, point: BandPoint) -> float:
+    """A point's test sets (scores, 8 bytes each) and one method's resamples of them, a few copies."""
+    draws = max((dict(p).get("draws", 1) for specs in study.methods.values() for _, p in specs), default=1)
+    return 8 * 4 * study.reps * (point.n_pos + point.n_neg) * 2 + 8 * 4 * draws * (point.n_pos + point.n_neg)
 
 
 def example_bands(study: BandStudy) -> dict:
@@ -245,3 +266,9 @@ def write_band_report(study: BandStudy, table: pd.DataFrame) -> Path:
     path = study.out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+# The band study kind (study/kinds.py): the runner runs it, resumably, on its workers.
+KIND = register_study_kind(StudyKind(
+    key="bands", load=BandStudy.from_config, cells=lambda study: list(study.points), rows=point_tables,
+    finish=finish, summary=summary, tables=("bands", "pointwise"), cost=cost, memory=memory, page=page))

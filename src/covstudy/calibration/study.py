@@ -41,6 +41,7 @@ from ..methods import calibration as cal
 from ..methods import get
 from ..seeds import stream
 from ..study.config import ConfigError
+from ..study.kinds import StudyKind, register_study_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -221,22 +222,56 @@ def point_rows(study: CalibrationStudy, point: dict) -> list[dict]:
     return rows
 
 
-def run_calibration_study(study: CalibrationStudy) -> pd.DataFrame:
-    """Write <out>/results.csv (and with ``plot`` the figures and report.md); return the table."""
-    import pandas as pd
+def run_calibration_study(study: CalibrationStudy, settings=None, progress: bool | None = False) -> pd.DataFrame:
+    """Run the study on the study runner (study/kinds.py: resumable, on workers); write <out>/results.csv,
+    report.html (and with ``plot`` the figures and report.md); return the table."""
+    from ..study.kinds import run_kind
 
-    table = pd.DataFrame([r for p in study.points for r in point_rows(study, p)])
-    study.out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(study.out / "results.csv", index=False, float_format="%.10g")
+    return run_kind(KIND, study, settings, progress=progress,
+                    say=None if progress is not False else (lambda line: None))["results"]
+
+
+def finish(study: CalibrationStudy, tables: dict) -> list[Path]:
+    """Write <out>/results.csv (and with ``plot`` the figures and report.md)."""
+    table = tables["results"]
+    paths = [study.out / "results.csv"]
+    table.to_csv(paths[0], index=False, float_format="%.10g")
     if study.plot:
         from ..plots.calibration import calibration_figures
 
         calibration_figures(study, table, example_diagram(study))
-        write_report(study, table)
-        from ..report.calibration_page import write_calibration_html  # report.html, the interactive page
+        paths.append(write_report(study, table))
+    return paths
 
-        write_calibration_html(study)  # from results.csv as written: a committed page is a rerun's bytes
-    return table
+
+def page(study: CalibrationStudy, tables: dict) -> Path:
+    from ..report.calibration_page import write_calibration_html  # report.html, the interactive page
+
+    return write_calibration_html(study)  # from results.csv as written: a committed page is a rerun's bytes
+
+
+def cost(study: CalibrationStudy, point: dict) -> float:
+    """Forecast CPU seconds of a point: per test set and example, per bin method (and its band
+    adjustments), per ECE method (its bootstrap per draw; the smooth ECE's most), per test. Fitted by
+    eye to the committed study (~20 CPU-min over 108 points): an order of magnitude, no more."""
+    ece = sum(study.draws * (4 if m in UNBINNED else 1) for m in study.ece_methods)
+    per_example = 2e-8 * (len(study.bin_methods) * (1 + len(study.adjustments)) + ece + len(study.tests))
+    return study.reps * point["n"] * per_example + 2e-3 * len(study.bin_methods) * point["bins"] + 0.01
+
+
+def memory(study: CalibrationStudy, point: dict) -> float:
+    """A point's test sets, drawn whole (``TEST_SET_BYTES`` an example), and a bootstrap's copy of them."""
+    return 2 * study.reps * point["n"] * TEST_SET_BYTES
+
+
+def summary(study: CalibrationStudy, tables: dict):
+    """Mean coverage and width per target and method, over the points."""
+    table = tables["results"]
+    return table.groupby(["target", "method"], sort=False)[["coverage", "width"]].mean().reset_index()
+
+
+def _point_tables(study: CalibrationStudy, point: dict) -> dict:
+    return {"results": point_rows(study, point)}
 
 
 def example_diagram(study: CalibrationStudy) -> dict:
@@ -305,3 +340,9 @@ def write_report(study: CalibrationStudy, table: pd.DataFrame) -> Path:
     path = study.out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+# The calibration study kind (study/kinds.py): the runner runs it, resumably, on its workers.
+KIND = register_study_kind(StudyKind(
+    key="calibration", load=CalibrationStudy.from_config, cells=lambda study: list(study.points),
+    rows=_point_tables, finish=finish, summary=summary, cost=cost, memory=memory, page=page))

@@ -7,8 +7,9 @@ region) -> audit (coverage over the region) -> recommend (the rule) -> growth (w
 """
 
 from .result import Evaluation, evaluate  # the documented path ``from covstudy.evaluation import evaluate``
+from .readers import Answers, paired, read_inspect, read_lm_eval  # eval logs in (docs/guide/from-lm-eval.md)
 
 from .recommend import EPSILON  # noqa: F401  (earlier docs gave it at covstudy.evaluation)
 from .region import auc_region  # noqa: F401  (the same)
 
-__all__ = ["Evaluation", "evaluate"]
+__all__ = ["Evaluation", "evaluate", "Answers", "paired", "read_inspect", "read_lm_eval"]

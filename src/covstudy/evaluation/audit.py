@@ -15,7 +15,8 @@ smoothed scores (``empirical``), the lower of the two. A Monte Carlo search runs
 a fifth of the test sets, then on all): a method that clearly fails stops there. A Monte Carlo worst that is not
 decided (within Z_MCSE MCSE of the floor) is decided at its point on fresh test sets (``decide``), within
 DECIDE_TEST_SETS (a drawing method: what its budget leaves). The 3-coordinate paired rows are searched on exact
-tensor grids (``certify.grid_search``). Flow: metrics -> audit -> recommend (reads the
+tensor grids (``certify.grid_search``), then, up to THREE_CERTIFY_OUTCOMES outcomes, certified from the lowest
+point found (``certify_concordant``, within THREE_WORK). Flow: metrics -> audit -> recommend (reads the
 columns) and growth (reuses ``coverage_over`` and the reps rules); the audit knows nothing of the
 recommendation or the report.
 """
@@ -51,6 +52,10 @@ THREE_EXACT_OUTCOMES = 400_000  # a paired method reading the concordant split: 
 # this many outcomes (247,717 at n = 150), beyond by Monte Carlo
 THREE_POINTS, THREE_STARTS = 17, 4  # a searched 3-coordinate box: a 17³ grid, then local grids from its 4 lowest
 # points (~3 CPU-s at n = 150; at or below the 17³ grid's minimum by construction, tests/test_certify.py)
+THREE_CERTIFY_OUTCOMES = 40_000  # ... up to this many outcomes (n ≈ 60), then certified by branch and bound
+# (``certify_concordant``, closed to 0.002: ~0.6 CPU-s at n = 40, ~2-3.5 at n = 60; at n = 150, 160,000 outcomes,
+# 0.003 short after ~19 CPU-s, so beyond the limit the row stays searched)
+THREE_WORK = 2e8  # ... within this many outcome operations (~3 CPU-s), fewer when the budget cuts the audit
 CERTIFY_OUTCOMES = 50_000  # beyond this many outcomes over the box the worst is searched on exact coverage
 WINDOW_FROM = 2_000  # one proportion at n beyond this: the exact audit on the region's count window only
 SEARCH_BOUND = 1e-8  # searched (not certified) exact audits: the count windows leave out at most this much of each
@@ -152,6 +157,7 @@ def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
     ``worst_coverage`` the lowest coverage found, ``worst_bound`` a certified lower bound of the infimum
     (after at most ``work`` outcome operations, certify.WORK if None: less work, a lower bound, still valid)."""
     from .certify import CERTIFIED_DIMENSIONS, certify, grid_search, paired_problem, stratified_problem
+    from .certify_concordant import FIRST_GRID, PROBE, concordant_problem
 
     pt = s.points[0]
     size = _outcomes(qualified, s)
@@ -162,8 +168,11 @@ def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
         return None
     searched = size > CERTIFY_OUTCOMES  # not certified: windows of SEARCH_BOUND, the plug-in read off the problem
     bound = SEARCH_BOUND if searched else None
+    three = s.design == "paired" and _reads_concordant(qualified)
     if s.design == "stratified":
         problem = stratified_problem(qualified, s.coverage_metric, pt["n_pos"], pt["n_neg"], s.box, delta, bound)
+    elif three:  # (d, r, s), its outcomes laid out for ``certify_concordant``'s bound
+        problem = concordant_problem(qualified, pt["n"], s.box, delta, bound)
     else:
         problem = paired_problem(qualified, pt["n"], s.box, delta, bound)
     x = np.array([[s.at[k] for k in problem.names]])
@@ -178,6 +187,11 @@ def certified_audit(qualified, s: Spec, delta, work=None) -> dict:
             found = grid_search(problem, x, points=33, rounds=8)
         else:  # three coordinates (the paired methods reading the concordant split), or a large space
             found = grid_search(problem, x, points=THREE_POINTS, rounds=8, starts=THREE_STARTS)
+            if three and size <= THREE_CERTIFY_OUTCOMES and found.worst >= 1 - delta - EPSILON:
+                # certified from the lowest point the grids found (it fails at once if that is below the floor)
+                at = np.array([[found.at[k] for k in problem.names]])
+                found = certify(problem, at, work=THREE_WORK if work is None else min(work, THREE_WORK),
+                                decide=(1 - delta - EPSILON, 1 - delta), grid=FIRST_GRID, probe=PROBE)
         if len(_SEARCHED) >= 256:
             _SEARCHED.clear()
         _SEARCHED[key] = found
@@ -234,7 +248,7 @@ def draw_budget(qualified, s: Spec, point=None) -> int:
     draws × the numbers one draw makes (a resample of n scores draws n; a K-class Dirichlet draw K²)."""
     point = point or (s.points[0] if s.points else {})
     numbers = {"binormal": point.get("n_pos", 0) + point.get("n_neg", 0), "clustered": point.get("clusters", 0),
-               "stratified": 2, "paired_confusion": 8, "judged": 3,
+               "stratified": 2, "paired_confusion": 8, "judged": 3, "paired_eval": 2 * point.get("groups", 0),
                "paired_binormal": 2 * (point.get("n_pos", 0) + point.get("n_neg", 0))}.get(s.design, 0) \
         or (len(s.multiclass[1]) ** 2 if s.multiclass is not None else 1)
     return BOOT_BUDGET // (max(draws_per_test_set(qualified), 1) * numbers)
@@ -253,21 +267,23 @@ def draw_points(qualified, s: Spec, reps) -> int:
     return int(min(BOOT_SEARCH_POINTS, draw_budget(qualified, s) // reps))
 
 
-def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None) -> dict:
+def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None, confirm=None) -> dict:
     """The audit columns of one metric × method (empty for a bootstrap too costly to audit): certified
     where ``certify`` covers the design and the method is deterministic (within ``work`` outcome operations,
-    ``certified_audit``), else searched over the box."""
+    ``certified_audit``), else searched over the box; a Monte Carlo decision (``decide``) draws at most
+    ``confirm`` test sets (None: its own budget, ``decide_budget``; the budget's plan, ``cost``, sets it)."""
     if method in NOT_AUDITED:
         return {}
     if s.plug_in_only:  # the grouped metrics beyond accuracy: Monte Carlo at the plug-in point (``plug_in``)
         from .plug_in import audit_plug_in
 
-        return decide_plug_in(s, method, qualified, delta, seed, audit_plug_in(s, method, qualified, delta, reps, seed))
+        return decide_plug_in(s, method, qualified, delta, seed, audit_plug_in(s, method, qualified, delta, reps, seed),
+                              confirm)
     if s.box is not None and s.design in CERTIFIED and not _draws(qualified):
         out = certified_audit(qualified, s, delta, work)
         if out is not None:
             return out
-        return searched_audit(qualified, s, delta, reps, seed, monte_carlo=True)  # too many outcomes
+        return searched_audit(qualified, s, delta, reps, seed, monte_carlo=True, confirm=confirm)  # too many outcomes
     points, share = None, 1.0
     if draws_per_test_set(qualified):
         reps = draw_reps(qualified, s, reps)
@@ -286,7 +302,7 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None) -> di
         points = affordable if affordable < search_budget(reps) else None
     if s.box is not None and s.point_of is not None:
         return searched_audit(qualified, s, delta, reps, seed, bounded=points is not None, points=points,
-                              decide_share=share)
+                              confirm=confirm, decide_share=share)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region, s.scale)
 
 
@@ -305,7 +321,7 @@ def _monte_carlo(s: Spec) -> bool:
 
 
 def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_carlo=False, pilot=False,
-                   points=None, known=None, decide_share=1.0) -> dict:
+                   points=None, known=None, confirm=None, decide_share=1.0) -> dict:
     """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
     point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
     the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
@@ -388,12 +404,18 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
     worst, mcse = out["worst_coverage"], out["worst_mcse"]
     if out["engine"] == "mc" and reps and worst - Z_MCSE * mcse < floor <= worst + CONFIRM_Z * mcse:
         # not decided at the search's MCSE: fresh test sets at the worst point until it is (``decide``)
-        out.update(decide(evaluate, at, worst, mcse, floor, int(reps), seed,
-                          decide_budget(qualified, s, used, decide_share)))
+        budget = decide_budget(qualified, s, used, decide_share)
+        decided = decide(evaluate, at, worst, mcse, floor, int(reps), seed,
+                         budget if confirm is None else min(budget, int(confirm)))
+        if not decided and confirm is not None and confirm < budget and floor <= worst + Z_MCSE * mcse:
+            decided = {"note": f"undecided: {worst:.4f} ± {mcse:.4f}, {worst - floor:+.4f} from the floor "
+                               f"{floor:.3f}, and the budget (--budget) left no test sets to decide it at its worst "
+                               f"point"}
+        out.update(decided)
     return out
 
 
-def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict) -> dict:
+def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict, confirm=None) -> dict:
     """A plug-in audit (``plug_in``: Monte Carlo at one point) decided like a searched one (``decide``), within
     PLUG_IN_DECIDE times its test sets; a resampling method (its test sets cost draws each) is left as it is."""
     from ..engine.coverage import coverage
@@ -410,7 +432,8 @@ def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict) -> dict:
                      **s.points[0], **params)
         return r.coverage, r.mcse, r.mean_width
 
-    out.update(decide(evaluate, {}, worst, mcse, floor, reps, seed, PLUG_IN_DECIDE * reps))
+    budget = PLUG_IN_DECIDE * reps if confirm is None else min(PLUG_IN_DECIDE * reps, int(confirm))
+    out.update(decide(evaluate, {}, worst, mcse, floor, reps, seed, budget))
     return out
 
 

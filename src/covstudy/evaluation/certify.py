@@ -59,7 +59,8 @@ GRID_CELLS = 4096  # at most this many first cells
 BRANCH = 1024  # cells split at once
 NEGLIGIBLE = 1e-18  # outcomes whose largest probability over a batch of cells is below this are left out of its bounds
 COMPLETE = 20_000  # up to this many outcomes the whole space is enumerated (a far tighter second-order bound)
-CERTIFIED_DIMENSIONS = 2  # beyond, a cell's bound costs too many outcomes (paired with the concordant split: ~40,000 at n = 60)
+CERTIFIED_DIMENSIONS = 2  # beyond, this cell bound costs too many outcomes (paired with the concordant split: ~40,000
+# at n = 60); that box has its own (``certify_concordant``)
 
 
 class Factor:
@@ -243,6 +244,12 @@ class Problem:
             out[point] = np.einsum("ij,ij->i", least[point], covered.astype(float))
         return np.where(np.isfinite(t_min) & np.isfinite(t_max), np.maximum(out, 0.0), 0.0)
 
+    def split(self, lo: np.ndarray, hi: np.ndarray, trials: np.ndarray) -> np.ndarray:
+        """The coordinate to halve each cell along: where the bound loses most, the width in standard deviations
+        of its binomial factor, h·sqrt(m/(x(1 - x)))."""
+        centre = np.clip(0.5 * (lo + hi), 1e-9, 1 - 1e-9)
+        return np.argmax((hi - lo) * np.sqrt(trials / (centre * (1 - centre))), axis=1)
+
     def _local(self, keep: np.ndarray, window):
         """f(w, fill) -> (cells, stretches): f_J = Σ_{o in keep} w_o·1[L_o < t < U_o] for t in each stretch J
         between consecutive distinct interval ends that the cell's θ range meets, ``fill`` beyond a cell's
@@ -372,18 +379,20 @@ def _batches(problem: Problem, values: np.ndarray, fn) -> np.ndarray:
 
 
 def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None = None, work: float | None = None,
-            grid: int = GRID, decide: tuple = ()) -> Certified:
+            grid: int | tuple = GRID, decide: tuple = (), probe: int | None = None) -> Certified:
     """Branch and bound over ``problem``'s box (module docstring). The box is first cut into ``grid``
-    cells along each coordinate (at most GRID_CELLS in all), whose centres and the ``start`` points
+    cells along each coordinate (or grid[j] along coordinate j; at most GRID_CELLS in all), whose centres and the ``start`` points
     (the plug-in point) give the first worst point. With ``decide`` (coverage thresholds), the search stops
-    once every threshold is decided: the bound at least it (met), or a point below it (missed)."""
+    once every threshold is decided: the bound at least it (met), or a point below it (missed). ``probe``: exact
+    coverage at the centres of only that many of each round's new cells, those of the lowest bounds (None: all;
+    where ``start`` already holds the lowest point a search found and a point costs as much as a cell's bound)."""
     tol = TOL if tol is None else tol
     work = WORK if work is None else work
     d = len(problem.names)
     trials = np.array([max([1.0] + [float(f.m.max()) for f in problem.factors if f.axis == j]) for j in range(d)])
     low, high = problem.low.astype(float), problem.high.astype(float)
-    g = max(1, min(grid, int(round(GRID_CELLS ** (1 / d)))))
-    edges = [np.linspace(a, b, g + 1) if b > a else np.array([a, a]) for a, b in zip(low, high)]
+    g = [max(1, min(k, int(round(GRID_CELLS ** (1 / d))))) for k in np.broadcast_to(grid, (d,))]
+    edges = [np.linspace(a, b, k + 1) if b > a else np.array([a, a]) for a, b, k in zip(low, high, g)]
     index = np.array(list(itertools.product(*(range(len(e) - 1) for e in edges))))
     lo = np.stack([edges[j][index[:, j]] for j in range(d)], axis=1)
     hi = np.stack([edges[j][index[:, j] + 1] for j in range(d)], axis=1)
@@ -414,15 +423,15 @@ def certify(problem: Problem, start: np.ndarray | None = None, tol: float | None
         keep[take] = False
         a_lo, a_hi = lo[take], hi[take]
         rows = np.arange(len(take))
-        # split where the bound loses most: the width in standard deviations, h·sqrt(m/(x(1 - x)))
-        centre = np.clip(0.5 * (a_lo + a_hi), 1e-9, 1 - 1e-9)
-        axis = np.argmax((a_hi - a_lo) * np.sqrt(trials / (centre * (1 - centre))), axis=1)
+        axis = problem.split(a_lo, a_hi, trials)
         mid = 0.5 * (a_lo[rows, axis] + a_hi[rows, axis])
         left_hi, right_lo = a_hi.copy(), a_lo.copy()
         left_hi[rows, axis] = mid
         right_lo[rows, axis] = mid
         pending_lo, pending_hi = np.vstack([a_lo, right_lo]), np.vstack([left_hi, a_hi])
         points = 0.5 * (pending_lo + pending_hi)
+        if probe is not None:  # the halves of the lowest cells (``take`` is sorted by bound)
+            points = np.vstack([points[:len(take)][:probe // 2], points[len(take):][:probe - probe // 2]])
         lo, hi, bounds = lo[keep], hi[keep], bounds[keep]
     bound = float(min(bounds.min(), best))
     return Certified(bound, best, dict(zip(problem.names, map(float, best_at))), len(bounds), best - bound <= tol)

@@ -1,7 +1,9 @@
-"""``covstudy-evaluate FILE --truth COL ...``: ``covstudy.evaluate`` on a CSV or Parquet file.
+"""``covstudy-evaluate FILE --truth COL ...``: ``covstudy.evaluate`` on a CSV or Parquet file, or on eval logs
+(``--lm-eval SAMPLES [SECOND]``, ``--inspect LOG [SECOND]``: evaluation/readers.py, scored answers).
 
-Prints the recommended intervals and writes table.csv, report.md, report.html and forest.png/.pdf to
-``--out``. A user's error is one line on stderr and exit status 2, without a traceback.
+Prints one screen, each metric's recommended interval and whether it meets the target and the comparisons
+in words (``answer.screen``; ``--table``: every method's row), and writes table.csv, report.md, report.tex,
+report.html and forest.png/.pdf to ``--out``. A user's error is one line on stderr and exit status 2, without a traceback.
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="covstudy-evaluate",
                 description="Intervals for every metric with every applicable method, each audited at your test "
                             "set's operating point, and a recommendation.")
-    p.add_argument("file", help="a CSV or Parquet file, one row per test example")
-    p.add_argument("--truth", required=True, metavar="COL", help="the true label column")
+    p.add_argument("file", nargs="?", help="a CSV or Parquet file, one row per test example (or an eval log: "
+                                           "--lm-eval, --inspect)")
+    p.add_argument("--truth", metavar="COL", help="the true label column (required with FILE)")
     p.add_argument("--predicted", metavar="COL", help="the predicted label column")
     p.add_argument("--score", metavar="COL", help="the score column (higher = more positive), for the AUC")
-    p.add_argument("--group", metavar="COL", help="a cluster id column (patient, video, question)")
+    p.add_argument("--group", metavar="COL", help="a cluster id column (patient, video, question); with --lm-eval "
+                                                  "or --inspect, a key of each sample's doc (lm-eval) or metadata "
+                                                  "(inspect_ai) holding its question's group")
     p.add_argument("--question", metavar="COL", help="a question id column when rows are answers (evals: K answers "
                                                      "per question); with --group, the question's group")
     p.add_argument("--judge", metavar="COL", help="a judge's (LLM autorater's) label for every row; rows with an empty "
@@ -43,13 +48,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="Monte Carlo test sets per audited point (default 2000; bootstrap methods: at most 400)")
     p.add_argument("--no-audit", action="store_true", help="intervals only, no coverage audit")
     p.add_argument("--audit-all", action="store_true",
-                   help="audit every method (default: a metric's audit stops at the narrowest method that meets the "
+                   help="audit every method not guaranteed by proof (default: the methods narrower on your data "
+                        "than the narrowest guaranteed one, narrowest first, stopping at the first that meets the "
                         "target; wider ones could not be recommended)")
     p.add_argument("--max-classes", type=int, default=100, metavar="K",
                    help="refuse more classes than this before any work (default 100)")
     p.add_argument("--max-rows", type=int, default=10**7, metavar="N",
                    help="refuse more rows than this before any work (default 10,000,000)")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument("--table", action="store_true",
+                   help="print every method's row with its audit (default: one screen, each metric's recommended "
+                        "interval and the comparisons in words; the reports, report.tex too, hold the full table)")
     p.add_argument("--guarantee", action="store_true",
                    help="recommend only methods whose worst coverage over the region is certified >= 1 - delta, "
                         "or guaranteed by proof (the registry's guaranteed methods)")
@@ -60,6 +69,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="neither read nor write the audit cache ($COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy, else "
                         "~/.cache/covstudy), which makes a second run on the same data read its audits back")
     p.add_argument("--out", metavar="FOLDER", help="write table.csv, report.md, report.html and forest.png/.pdf here")
+    logs = p.add_argument_group("eval logs (instead of FILE): scored answers, questions as groups of answers, "
+                                "two logs compared paired (evaluation/readers.py)")
+    logs.add_argument("--lm-eval", nargs="+", metavar="SAMPLES", help="an lm-evaluation-harness samples file "
+                      "(--log_samples: samples_<task>_<time>.jsonl), or two runs of the same task to compare")
+    logs.add_argument("--inspect", nargs="+", metavar="LOG", help="an inspect_ai eval log (.json or .eval), or "
+                      "two runs of the same task to compare")
+    logs.add_argument("--metric", metavar="NAME", help="the per-sample metric (lm-eval: default acc, else "
+                      "exact_match, else the only one) or scorer (inspect_ai: default the only one) to read")
+    logs.add_argument("--filter", metavar="NAME", help="lm-eval: the filter whose scores to read (needed when "
+                        "the file holds several)")
     return p
 
 
@@ -119,6 +138,11 @@ def _main(argv) -> int:
             budget_value(args.budget)
         except ValueError as e:
             parser.exit(2, f"covstudy-evaluate: error: --{e}\n")
+    logs = args.lm_eval or args.inspect
+    if problem := _log_problem(args):
+        parser.exit(2, f"covstudy-evaluate: error: {problem}\n")
+    if not logs and args.truth is None:
+        parser.exit(2, "covstudy-evaluate: error: the following arguments are required: --truth\n")
     if args.model:
         for option, why in _NOT_LEADERBOARD.items():  # every other option is honoured or refused by name
             if getattr(args, option[2:].replace("-", "_")) not in (None, False):
@@ -127,11 +151,14 @@ def _main(argv) -> int:
     from .result import evaluate
 
     try:
-        frame, header = _read(args.file)
-        wanted = {"truth": args.truth, "predicted": args.predicted, "scores": args.score, "groups": args.group,
-                  "second_predicted": args.second_predicted, "second_scores": args.second_score, "questions": args.question,
-                  "judge": args.judge}
-        columns = {key: _column(frame, header, col, args.file) for key, col in wanted.items() if col is not None}
+        if logs:
+            columns = _log_columns(args)
+        else:
+            frame, header = _read(args.file)
+            wanted = {"truth": args.truth, "predicted": args.predicted, "scores": args.score, "groups": args.group,
+                      "second_predicted": args.second_predicted, "second_scores": args.second_score,
+                      "questions": args.question, "judge": args.judge}
+            columns = {key: _column(frame, header, col, args.file) for key, col in wanted.items() if col is not None}
         positive = args.positive
         if positive is not None:  # a number on the command line names a numeric label
             try:
@@ -150,20 +177,73 @@ def _main(argv) -> int:
     print(f"covstudy-evaluate: note: {ev.info['read']}", file=sys.stderr)
     for w in caught:
         print(f"covstudy-evaluate: warning: {w.message}", file=sys.stderr)
+    from .answer import screen
     from .render import text
 
-    print(text(ev.recommended))
+    print(text(ev.table, full=True) if args.table else screen(ev))
     if args.out:
         out = ev.save(args.out)
-        written = ["table.csv", "report.md", "report.html", "forest.png", "forest.pdf"]
+        written = ["table.csv", "report.md", "report.tex", "report.html", "forest.png", "forest.pdf"]
         written += ["width_vs_n.png", "width_vs_n.pdf"] if ev.growth is not None else []
         written += ["reliability.png", "reliability.pdf"] if ev.info.get("calibration") is not None else []
         print("wrote " + ", ".join(str(out / name) for name in written))
         page = out / "report.html"
         print(f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) and {out / 'report.md'}")
     else:
-        print("report: add --out FOLDER to write it (report.html, interactive, and report.md) with the full table")
+        print("every method's row, audited: --table; the report (report.html, interactive, report.md, report.tex): "
+              "--out FOLDER")
     return 0
+
+
+_NOT_LOGS = {  # options an eval log cannot honour, and why (--group, --metric, --filter are the logs' own)
+    "--truth": "an eval log holds scored answers, not labels",
+    "--predicted": "an eval log holds scored answers, not labels",
+    "--score": "an eval log holds scored answers, not scores",
+    "--question": "an eval log's questions are its doc_id (lm-eval) or sample id (inspect_ai)",
+    "--judge": "an eval log's scores are its scorer's; a judge column is for a file",
+    "--second-predicted": "give the second run's log as a second file (--lm-eval A B, --inspect A B)",
+    "--second-score": "give the second run's log as a second file (--lm-eval A B, --inspect A B)",
+    "--model": "a leaderboard reads labels from a file; compare two runs with two logs",
+    "--positive": "scored answers have no positive class",
+    "--classes": "scored answers have no classes",
+}
+
+
+def _log_problem(args) -> str:
+    """Why the options do not fit together around eval logs ("" : they do)."""
+    logs = [(o, v) for o, v in (("--lm-eval", args.lm_eval), ("--inspect", args.inspect)) if v]
+    if not logs:
+        for option in ("--metric", "--filter"):
+            if getattr(args, option[2:]) is not None:
+                return f"{option}: reads an eval log; give --lm-eval or --inspect"
+        return "" if args.file is not None else "the following arguments are required: file (or --lm-eval, --inspect)"
+    if len(logs) > 1:
+        return "--lm-eval, --inspect: give one kind of log (two runs of one kind are compared)"
+    option, files = logs[0]
+    if len(files) > 2:
+        return f"{option}: one log, or two runs of the same task to compare; got {len(files)}"
+    if args.file is not None:
+        return f"{args.file}: give a CSV or Parquet file, or {option} logs, not both"
+    if option == "--inspect" and args.filter is not None:
+        return "--filter: an lm-eval filter; inspect_ai logs have none (--metric names the scorer)"
+    for name, why in _NOT_LOGS.items():
+        if getattr(args, name[2:].replace("-", "_")) not in (None, False):
+            return f"{name}: {why}"
+    return ""
+
+
+def _log_columns(args) -> dict:
+    """``evaluate``'s scored-answer keywords from --lm-eval or --inspect logs (evaluation/readers.py), what was
+    read said on stderr."""
+    from .readers import paired, read_inspect, read_lm_eval
+
+    if args.lm_eval:
+        runs = [read_lm_eval(f, metric=args.metric, filter=args.filter, group=args.group) for f in args.lm_eval]
+    else:
+        runs = [read_inspect(f, scorer=args.metric, group=args.group) for f in args.inspect]
+    for i, run in enumerate(runs):
+        print(f"covstudy-evaluate: note: {'second run: ' if i else ''}{run.source}", file=sys.stderr)
+    return paired(*runs) if len(runs) == 2 else runs[0].arguments()
 
 
 def _column(frame, header: list, col: str, file: str):
@@ -221,7 +301,10 @@ def _leaderboard(args) -> int:
     print(f"covstudy-evaluate: note: {board.read}", file=sys.stderr)
     for note in (*board.notes, *(str(w.message) for w in caught)):
         print(f"covstudy-evaluate: warning: {note}", file=sys.stderr)
-    print(board.text())
+    from .answer import leaderboard_screen
+
+    print(board.text() + "\n\n" + board.pairs.to_string(index=False, float_format="%.4f") if args.table
+          else leaderboard_screen(board))
     if args.out:
         out = board.save(args.out)
         print("wrote " + ", ".join(str(out / f) for f in ("leaderboard.csv", "pairs.csv", "leaderboard.md", "leaderboard.png")))

@@ -5,9 +5,11 @@ work it will do times a measured rate (``benchmarks/evaluate_cost.py`` measured 
 
     OVERHEAD                                imports and reading the file
   + Σ_metrics intervals(n, methods)        every method's interval on the data (``intervals_seconds``)
-  + Σ_audits reach × audit(job)            each metric × method audit (``audit_seconds``), the ones a cache
-                                            entry answers excepted; ``reach`` the chance it runs at all
-                                            (a metric's audit stops at the first method that meets the target)
+  + Σ_audits reach × audit(job)            each metric × method audit that can run (``recommend.audit_order``: never
+                                            a guaranteed row, nor one at least as wide on the data as the narrowest
+                                            guaranteed row), the ones a cache entry answers excepted; ``reach`` the
+                                            chance it runs at all (a metric's audit stops at the first candidate that
+                                            meets the target: the k-th runs with chance FALLS_SHORT^k)
   + extras                                  the width-vs-n table and the calibration rows
 
 An audit's work follows ``audit.audit_metric``'s own rules: a one-proportion audit costs its count window;
@@ -19,10 +21,14 @@ The budget (``--budget``, default BUDGET) is a promise about the whole command. 
 the plan cuts, in this order, until it fits: (1) the resampling methods' audits (they are recommended only
 for a gain of more than recommend.TIE in width, and cost the most) are left out; (2) the Monte Carlo audits'
 test sets a point are divided (down to MIN_REPS), and the certified audits' outcome operations too (the bound
-is then lower, still a lower bound: ``certify`` stops with the least bound over its cells); (3) the costliest
-remaining audits are left out. Each cut row's note says what was cut. While the audits run, the plan charges
-each one its forecast, not the clock: a run's cuts depend on its inputs and budget only, never on the load of
-the machine, so its table is the same on every run (and the cache's keys hold).
+is then lower, still a lower bound: ``certify`` stops with the least bound over its cells). An audit heavier
+than a metric's even share of the budget at the deepest cuts (``Job.heavy``) does not drive the cuts: it runs
+only as its metric's first. With a finite budget no certified audit's outcome operations, and no Monte Carlo
+decision's test sets (``Job.confirm``), pass what an even share buys. While the audits run, the plan charges
+each one its own forecast, not the clock, and holds each metric's audits after its first to its share
+(``Plan.share``: what is left, water-filled over the metrics not yet audited, so cheap audits are never
+refused): a run's cuts depend on its inputs and budget only, never on the load of the machine, so its table is
+the same on every run (and the cache's keys hold). Each cut row's note says what was cut.
 """
 
 from __future__ import annotations
@@ -54,6 +60,9 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "clustered_binormal": (5e-6, 5e-7),  # unit: a score (sorted, placements summed by cluster; measured at 10⁴)
     "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
     "eval": (4e-6, 2e-8),  # unit: a question
+    # unit: a question; measured: coverage("paired_eval.clustered_t", 2,000 test sets, 10 groups, K = 3) took
+    # 2.9e-4 s a test set at 100 questions and 2.4e-3 s at 1,000 (the copula's Beta quantiles, two runs)
+    "paired_eval": (5e-5, 2.3e-6),
     "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
 }
 POSTERIOR_SET = 1.5e-4  # a paired difference's posterior interval (``bayes``: quadrature) on one simulated test set
@@ -68,8 +77,8 @@ SOLVED_SECONDS = {"posterior_jeffreys": (0.23, 1), "posterior": (12.0, 3)}  # me
 DRAW_DEFAULT = 2e-8
 BINOMIAL_SECONDS = (2e-3, 2e-7)  # a one-proportion audit: fixed, per count in its window
 CONFIRM_SHARE = 0.3  # Monte Carlo audits whose worst needs the confirmation (CONFIRM × reps at one point)
-REACH_AUDITS = 3  # methods a metric audits, typically, when its audit stops at the first that meets the target
-# (1 to 13 of 15 measured): a plain method's audit runs with chance REACH_AUDITS / its metric's plain methods
+FALLS_SHORT = 0.75  # chance a candidate falls short of the target, so that its metric's next is audited (the
+# candidates are narrower than a guaranteed interval: most fall short somewhere in the region)
 GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a metric, beyond one proportion
 GROWTH_BINOMIAL = (0.06, 4.5e-5)  # ... a one-proportion metric's (exact widths, and the n for half the width,
 # planned up to growth.HALF_N_MAX examples): fixed, per example (13.6 CPU-s for three metrics at 10⁵ rows)
@@ -126,6 +135,8 @@ class Job:
     skip: str = ""  # why it is not audited ("" : it is)
     cut: str = ""  # what was cut, for the row's note ("" : nothing)
     cached: bool = False
+    heavy: bool = False  # more than its metric's even share of the budget even at the deepest cuts: runs only first
+    confirm: int | None = None  # test sets a Monte Carlo decision may draw (None: the audit's own budget)
 
 
 @dataclass
@@ -139,28 +150,47 @@ class Plan:
     cuts: list = field(default_factory=list)  # what was cut, in words, once each
     charged: float = 0.0  # forecasts of the audits that ran (a deterministic count of the work done)
     growth_reps: int | None = None  # the width-vs-n table's test sets a size, when cut
-    allowance: dict = field(default_factory=dict)  # metric -> CPU-s its audits may be charged (none: no limit)
+    most: dict = field(default_factory=dict)  # metric -> CPU-s of every one of its candidates' audits, in audit order
     spent: dict = field(default_factory=dict)  # metric -> CPU-s charged
+    shares: dict = field(default_factory=dict)  # metric -> CPU-s its audits may be charged, set as its first runs
 
     def job(self, metric, qualified) -> Job | None:
         return self.jobs.get((metric, qualified))
 
     def admit(self, job: Job) -> str:
-        """"" if the job may run; else why not: its metric's share of the budget is spent, or the whole budget
-        is, by SLACK. A metric's first audit runs (a cut one, within its caps) unless it alone passes the whole
-        budget by SLACK: no metric goes unaudited because others came first, none costs minutes on its own."""
+        """"" if the job may run; else why not. A metric's first audit runs (a cut one, within its caps) unless
+        it alone passes the whole budget by SLACK: no metric goes unaudited because others came first, none costs
+        minutes on its own. The later ones run within the metric's share (``share``: what is left of the budget
+        as its first audit runs, water-filled over it and the metrics after it), by SLACK: a metric whose every
+        audit costs little (one proportion's, milliseconds) is never stopped, the costly ones share what is left
+        evenly, and what a metric leaves unused passes to the metrics after it. A heavy audit (more than a
+        metric's even share of the budget at the deepest cuts) runs only as its metric's first."""
         if job.skip:
             return job.skip
         if self.fixed + job.seconds > SLACK * self.budget:
             return (f"not audited: its audit alone (~{job.seconds:.3g} CPU-s) would pass the budget "
                     f"({self.budget:g} CPU-s, --budget)")
-        spent = self.spent.get(job.metric, 0.0)
-        if spent > 0 and spent + job.seconds > SLACK * self.allowance.get(job.metric, math.inf):
+        share = self.share(job.metric)
+        if self.spent.get(job.metric, 0.0) == 0:
+            return ""
+        if job.heavy:
+            return (f"not audited: its audit alone (~{job.seconds:.3g} CPU-s) is more than a metric's share of the "
+                    f"budget ({self.budget:g} CPU-s, --budget), and narrower methods were audited first")
+        if self.spent[job.metric] + job.seconds > SLACK * share:
             return (f"not audited: this metric's audits spent its share of the budget ({self.budget:g} CPU-s, "
                     f"--budget) on narrower methods")
-        if spent > 0 and self.fixed + self.charged + job.seconds > SLACK * self.budget:
-            return f"not audited: the audits before it spent the budget ({self.budget:g} CPU-s, --budget)"
         return ""
+
+    def share(self, metric) -> float:
+        """The CPU-s a metric's audits may be charged, fixed as its first audit is admitted: what the budget has
+        left then, water-filled (``water_fill``) over its and the later metrics' costs with every candidate
+        audited (``most``)."""
+        if metric not in self.shares:
+            names = list(self.most)
+            later = names[names.index(metric):] if metric in self.most else [metric]
+            left = max(self.budget - self.fixed - self.charged, 0.0)
+            self.shares[metric] = water_fill({m: self.most.get(m, 0.0) for m in later}, left)[metric]
+        return self.shares[metric]
 
     def charge(self, job: Job) -> None:
         self.charged += job.seconds
@@ -185,7 +215,7 @@ def _units(s, qualified) -> float:
         return float(pt.get("clusters", 0))
     if s.design == "clustered_binormal":
         return float(examples(pt))
-    if s.design == "eval":
+    if s.design in ("eval", "paired_eval"):
         return float(pt.get("questions", examples(pt) if pt else 0))
     return 1.0
 
@@ -209,8 +239,11 @@ def _set_seconds(s, qualified) -> float:
     return out
 
 
-def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
-    """(test sets a Monte Carlo audit simulates, its reps a point), following ``audit.audit_metric``."""
+def _search_sets(s, method, qualified, reps, confirm=None) -> tuple[float, int]:
+    """(test sets a Monte Carlo audit simulates, its reps a point), following ``audit.audit_metric``: the
+    decision's (``audit.decide``) with chance CONFIRM_SHARE, its first batch (a budgeted audit: its whole budget,
+    which a method that draws, near the floor after its few test sets a point, mostly spends), at most
+    ``confirm``."""
     from .audit import (AUC_AUDIT_MAX, AUC_MIN_REPS, AUC_BUDGET, AUC_SCORES, CONFIRM, PILOT_MIN_REPS, PILOT_POINTS,
                         PILOT_SHARE, REPS, decide_budget, draw_points, draw_reps, draws_per_test_set, examples,
                         search_budget)
@@ -234,34 +267,36 @@ def _search_sets(s, method, qualified, reps) -> tuple[float, int]:
         points = search_budget(r)
     sets = float(points * r)
     sets += PILOT_POINTS * max(PILOT_MIN_REPS, r // PILOT_SHARE)  # the pilot's first stage
-    if s.design in ("binormal", "paired_binormal") and not draws_per_test_set(qualified):
-        # an AUC's worst near the floor is decided with up to AUC_SCORES scores (``audit.decide``), fewer as
-        # its reps are cut: at 10³ scores and 2,000 reps 40,000 test sets, more than its search
-        sets += CONFIRM_SHARE * decide_budget(qualified, s, 0, min(1.0, reps / REPS))
-    elif not bounded:
-        sets += CONFIRM_SHARE * CONFIRM * r
+    searched = float(points * r) * (2 if s.scores is not None else 1)
+    # an AUC's decision: up to AUC_SCORES scores, times the budget's cut of its reps (``audit.decide_budget``)
+    decision = decide_budget(qualified, s, int(searched), min(1.0, reps / REPS)) if bounded else CONFIRM * r
+    sets += CONFIRM_SHARE * (decision if confirm is None else min(decision, confirm))
     if s.scores is not None:  # the smoothed-empirical search: as many points again
         sets += points * r
     return sets, r
 
 
-def audit_seconds(s, method, qualified, reps, work=None) -> float:
-    """The forecast CPU-s of ``audit.audit_metric(s, method, qualified, ...)`` at ``reps`` test sets a point
-    and (certified audits) at most ``work`` outcome operations (module docstring)."""
+def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
+    """The forecast CPU-s of ``audit.audit_metric(s, method, qualified, ...)`` at ``reps`` test sets a point,
+    (certified audits) at most ``work`` outcome operations and (Monte Carlo) at most ``confirm`` test sets for the
+    decision (module docstring)."""
     from .audit import (CERTIFIED, CERTIFY_OUTCOMES, EXACT_OUTCOMES, NOT_AUDITED, PAIRED_EXACT_OUTCOMES,
-                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, WINDOW_FROM, _draws, _outcomes)
+                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, THREE_CERTIFY_OUTCOMES, THREE_WORK, WINDOW_FROM, _draws,
+                        _outcomes)
     from .certify import WORK
 
     if method in NOT_AUDITED:
         return 0.0
     if s.plug_in_only:
-        from .plug_in import BOOTSTRAP, plug_in_reps
-
-        from .audit import PLUG_IN_DECIDE
+        from .audit import CONFIRM
+        from .plug_in import plug_in_reps
+        from .plug_in import BOOTSTRAP as RESAMPLING
 
         r, _ = plug_in_reps(method, s.design, s.points[0], reps)
-        decided = 0 if method in BOOTSTRAP else CONFIRM_SHARE * PLUG_IN_DECIDE  # ``audit.decide_plug_in``
-        return (r or 0) * (1 + decided) * _set_seconds(s, qualified)
+        # as a searched audit's: the share of rows whose coverage needs ``decide``'s fresh test sets (not a
+        # resampling method's: ``audit.decide_plug_in``)
+        confirm = 0 if method in RESAMPLING else CONFIRM_SHARE * CONFIRM * (r or 0)
+        return ((r or 0) + confirm) * _set_seconds(s, qualified)
     if s.region is not None:
         n = int(s.points[0]["n"])
         window = n + 1 if n < WINDOW_FROM else 12 * math.sqrt(n) + 50  # the region's counts (a few sd of n·p)
@@ -279,8 +314,10 @@ def audit_seconds(s, method, qualified, reps, work=None) -> float:
                 ops = (33 ** d + 8 * 5 ** d) * math.sqrt(size) * 40
             else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
                 ops = (8 ** d + 6 * 5 ** d) * size * 5
+                if d == 3 and size <= THREE_CERTIFY_OUTCOMES:  # then certify_concordant's branch and bound
+                    ops += min(THREE_WORK, THREE_WORK if work is None else work)
             return build + ops / CERTIFY_RATE
-    sets, _ = _search_sets(s, method, qualified, reps)
+    sets, _ = _search_sets(s, method, qualified, reps, confirm)
     solved = 0.0
     if s.multiclass is not None and method in SOLVED_SECONDS:
         # fewer test sets, fewer distinct outcomes to solve
@@ -306,12 +343,17 @@ def intervals_seconds(s, n) -> float:
     return out
 
 
-def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None) -> Plan:
-    """The forecast and the cuts (module docstring). ``lookup(s, qualified, reps, work)`` says whether a cache
-    entry answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are
-    the first run's), only the forecast does (an audit read back costs nothing). ``calibration``: the
-    calibration rows will be computed."""
-    from .audit import BOOTSTRAP, draws_per_test_set
+def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None, widths=None) -> Plan:
+    """The forecast and the cuts (module docstring). ``widths``: {(metric, qualified): the interval's width on the
+    data}, which decide the audits that can run (``recommend.audit_order``: never a guaranteed row, nor one at
+    least as wide as the narrowest guaranteed row; a row missing from it was not computed, so not audited); None:
+    every row not guaranteed is a candidate. ``lookup(s, qualified, reps, work)`` says whether a cache entry
+    answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are the first
+    run's), only the forecast does (an audit read back costs nothing). ``calibration``: the calibration rows
+    will be computed."""
+    from .audit import BOOTSTRAP, DECIDE_TEST_SETS, draws_per_test_set
+    from .certify import WORK
+    from .recommend import audit_order
 
     budget = default_budget() if budget is None else float(budget)
     fixed = OVERHEAD + sum(intervals_seconds(s, n) for s in specs)
@@ -324,12 +366,25 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                and s.multiclass is None and not s.plug_in_only and s.scale is None]
     jobs = []
     for s in specs:
-        every = s.region is not None or audit_all
-        drawing = [method in BOOTSTRAP or draws_per_test_set(qualified) > 0 for method, _, qualified in s.methods]
-        plain = max(1, len(drawing) - sum(drawing))
-        for (method, _, qualified), draws in zip(s.methods, drawing):
-            reach = 1.0 if every or draws else min(1.0, REACH_AUDITS / plain)
-            jobs.append((s, method, qualified, reach, draws, _certify_ops(s, qualified)))
+        rows = [dict(method=method, guaranteed=_guaranteed(qualified),
+                     width=math.nan if widths is None else widths.get((s.metric, qualified), math.nan))
+                for method, _, qualified in s.methods]
+        order, _ = audit_order(rows, audit_all)
+        for rank, i in enumerate(order):
+            method, _, qualified = s.methods[i]
+            if widths is not None and (s.metric, qualified) not in widths:
+                continue  # not computed on these data (``result.resampling_cost``): no audit
+            # the audit stops at the first candidate that meets the target: the k-th runs if the k before fell short
+            reach = 1.0 if audit_all else FALLS_SHORT ** rank
+            drawing = method in BOOTSTRAP or draws_per_test_set(qualified) > 0
+            jobs.append((s, method, qualified, reach, drawing, _certify_ops(s, qualified)))
+
+    room = budget - fixed
+    # a metric's even share of the room: the most a certified audit's outcome operations may cost (``certify``
+    # stops there with its least bound, a lower bound still: a bound near the floor could take minutes), and the
+    # line above which an audit is heavy (below)
+    fair = SLACK * room / max(1, len({s.metric for s, *_ in jobs}))
+    fair_work = max(MIN_WORK, CERTIFY_RATE * fair)
 
     def choose(mc, cert, drop_drawing):
         out = {}
@@ -342,8 +397,15 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                 r = max(MIN_REPS, int(reps * mc)) if mc < 1 else None
                 r = None if r is not None and r >= reps else r
                 w = max(MIN_WORK, ops * cert) if cert < 1 and ops else None
-                out[key] = Job(s.metric, qualified, audit_seconds(s, method, qualified, r or reps, w), reach,
-                               reps=r, work=w)
+                if ops and fair_work < WORK and (w is None or w > fair_work):
+                    w = fair_work
+                # the decision's test sets: what is left of an even share once the rest of the audit is paid
+                c = None if math.isinf(fair) else int(max(fair - audit_seconds(s, method, qualified, r or reps, w, 0),
+                                                          0.0) / _set_seconds(s, qualified))
+                if c is not None and mc < 1:  # cut with the test sets a point, as the search was
+                    c = min(c, int(mc * DECIDE_TEST_SETS))
+                out[key] = Job(s.metric, qualified, audit_seconds(s, method, qualified, r or reps, w, c), reach,
+                               reps=r, work=w, confirm=c)
         return out
 
     def growth(mc):
@@ -352,56 +414,86 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                 + sum(GROWTH_BINOMIAL[0] + GROWTH_BINOMIAL[1] * _half_n(s) for s in specs if s.design == "binomial"))
 
     def expected(js, mc):
-        return growth(mc) + sum(j.reach * j.seconds for j in js.values())
+        return growth(mc) + sum(j.reach * j.seconds for j in js.values() if not j.heavy)
 
-    room = budget - fixed
+    # an audit that would cost more than a metric's even share of the room at the deepest cuts could run only as
+    # its metric's first (``Plan.admit``): it must not drive the cuts of every other audit to their floors
+    heavy = {key for key, j in choose(MIN_REPS / reps, 1 / 64, False).items() if j.seconds > fair}
+
+    def choose_light(mc, cert, drop_drawing):
+        out = choose(mc, cert, drop_drawing)
+        for key in heavy:
+            out[key].heavy = True
+        return out
+
     mc, cert, drop = 1.0, 1.0, False
-    chosen = choose(mc, cert, drop)
+    chosen = choose_light(mc, cert, drop)
     if expected(chosen, mc) > room:
         drop = True
-        chosen = choose(mc, cert, drop)
+        chosen = choose_light(mc, cert, drop)
     while expected(chosen, mc) > room and reps * mc > MIN_REPS:
         mc /= 2
-        chosen = choose(mc, cert, drop)
+        chosen = choose_light(mc, cert, drop)
     while expected(chosen, mc) > room and cert > 1 / 64:
         cert /= 2
-        chosen = choose(mc, cert, drop)
-    # still over: each metric may spend its share of the room (in proportion to its expected cost), and its
-    # audits stop there (``Plan.admit``), so that no metric's audits starve another's
-    per_metric = {}
+        chosen = choose_light(mc, cert, drop)
+    # the worst case, every candidate audited: where it does not fit, each metric's later audits are held to its
+    # share of the budget (``Plan.admit``)
     for j in chosen.values():
-        per_metric[j.metric] = per_metric.get(j.metric, 0.0) + j.reach * j.seconds
-    spend, left = sum(per_metric.values()), max(room - growth(mc), 0.0)
-    if spend > left:
-        p.allowance = {m: left * v / spend for m, v in per_metric.items()}
+        if not j.skip and not j.heavy:
+            p.most[j.metric] = p.most.get(j.metric, 0.0) + j.seconds
+    share = water_fill(p.most, max(room - growth(mc), 0.0))
     cuts = []  # what was cut, each once, if it touched an audit
     if drop and any("resampling" in j.skip for j in chosen.values()):
         cuts.append("the resampling methods' audits")
     if any(j.reps is not None and not j.skip for j in chosen.values()):
         cuts.append(f"the Monte Carlo audits' test sets a point (×{mc:g}, at least {MIN_REPS})")
     if any(j.work is not None and not j.skip for j in chosen.values()):
-        cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)")
-    if p.allowance:
+        cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)" if cert < 1
+                    else f"the certified audits' outcome operations (at most {fair_work:.1e} each, an even share of "
+                         f"the budget; the bounds stay lower bounds)")
+    if sum(p.most.values()) > room - growth(mc):
         cuts.append("each metric's audits to its share of the budget (the narrowest methods first)")
     if lookup is not None:
         for (metric, qualified), j in chosen.items():
             s = next(x for x in specs if x.metric == metric)
-            j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work)
+            j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work, j.confirm)
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
     p.fixed = fixed + growth(mc)
-    fresh, first = {}, {}
-    # a metric with an audit in the cache was audited by an earlier run of the same command with the same cuts:
-    # this run reads what that one computed and stops where it stopped, so its other audits are not forecast
-    seen = {j.metric for j in chosen.values() if j.cached}
+    expect, first = {}, {}
     for j in chosen.values():
-        alone = p.fixed + j.seconds > SLACK * budget  # ``Plan.admit`` will not run it: it costs nothing
-        if not j.cached and not j.skip and j.metric not in seen and not alone:
-            fresh[j.metric] = fresh.get(j.metric, 0.0) + j.reach * j.seconds
-            first.setdefault(j.metric, []).append(j.seconds)
-    # a metric's audits stop at its allowance; its first runs unless alone over budget (Plan.admit): a typical one's cost
-    p.forecast = p.fixed + sum(max(min(v, p.allowance.get(m, math.inf)), float(np.median(first[m])))
-                               for m, v in fresh.items())
+        expect.setdefault(j.metric, 0.0)
+        if not j.skip:
+            expect[j.metric] += 0.0 if j.heavy else j.reach * j.seconds
+            if j.seconds + p.fixed <= SLACK * budget:  # its narrowest candidate runs unless alone over budget
+                first.setdefault(j.metric, j.seconds)
+    # a metric with an audit in the cache was audited by an earlier run of the same command with the same cuts:
+    # this run reads what that one computed and stops where it stopped, so it costs nothing to forecast
+    seen = {j.metric for j in chosen.values() if j.cached}
+    p.forecast = p.fixed + sum(max(min(v, share.get(m, math.inf)), first.get(m, 0.0))
+                               for m, v in expect.items() if m not in seen)
     return p
+
+
+def water_fill(most: dict, room: float) -> dict:
+    """Each metric's share of the room: its ``most`` if every metric's fits, else min(most, L) with the level L
+    such that the shares add up to the room. A metric that needs less than the others' share gets all it needs;
+    the costly ones share the rest evenly."""
+    if sum(most.values()) <= room:
+        return dict(most)
+    left, count, level = room, len(most), 0.0
+    for k, v in enumerate(sorted(most.values())):
+        if v * (count - k) >= left:
+            level = left / (count - k)
+            break
+        left -= v
+    return {m: min(v, level) for m, v in most.items()}
+
+
+def _guaranteed(qualified) -> bool:
+    from ..methods import methods
+
+    return bool(methods()[qualified].guaranteed)
 
 
 def leaderboard_plan(n, k, reps, audit, budget=None) -> tuple[float, int, str]:

@@ -139,6 +139,8 @@ class Data:
     second_scores: np.ndarray | None = None
     counts: list | None = None  # examples of each class in ``truth``, in ``classes`` order
     notes: list = field(default_factory=list)  # warnings about what was read
+    answers: bool = False  # rows are scored answers (``prepare_answers``): ``predicted == truth`` is "correct"
+    second_correct: np.ndarray | None = None  # answers: a second run's 0/1 on the same rows
 
     @property
     def binary(self) -> bool:
@@ -150,6 +152,12 @@ class Data:
 
     def read(self) -> str:
         """What was read, in one line: the classes and their counts (the positive named)."""
+        if self.answers:
+            m = int(self.questions.max()) + 1
+            runs = "" if self.second_correct is None else f", {int(self.second_correct.sum())} by the second run"
+            groups = "" if self.groups is None else f" in {int(self.groups.max()) + 1} groups"
+            return (f"read {self.n} scored answers to {m} questions{groups} ({self.n / m:.3g} a question); "
+                    f"{int(self.predicted.sum())} correct{runs}")
         each = ", ".join(f"{c!r}{' (positive)' if self.binary and c == self.positive else ''}: {k}"
                          for c, k in zip(self.classes, self.counts))
         return f"read {self.n} rows; {self.names['truth']} has {len(self.classes)} classes: {each}"
@@ -260,6 +268,73 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
             span = np.unique(np.stack([data.questions, data.groups]), axis=1)[0]
             if span.size != data.questions.max() + 1:
                 raise InputError(f"{names['groups']}: a question's answers must all be in one group")
+    return data
+
+
+def _correct(label, arr) -> np.ndarray:
+    """A 0/1 column of scored answers (bools, 0/1 numbers): int64; another value is an error naming it."""
+    miss = _missing(arr)
+    if miss.any():
+        raise InputError(f"{label}: {int(miss.sum())} missing score(s) (first at row {int(np.argmax(miss))})")
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int64)
+    try:
+        values = arr.astype(float)
+    except (TypeError, ValueError):
+        values = None
+    bad = np.ones(arr.shape, dtype=bool) if values is None else ~np.isin(values, (0.0, 1.0))
+    if bad.any():
+        raise InputError(f"{label}: each answer must be scored 0 or 1 (wrong or right), got "
+                         f"{_quote(np.unique(arr[bad].astype(str)))} (first at row {int(np.argmax(bad))}); the eval "
+                         f"intervals are of a share of right answers")
+    return values.astype(np.int64)
+
+
+def prepare_answers(correct, questions=None, groups=None, second_correct=None, max_rows=MAX_ROWS) -> Data:
+    """Scored answers (an eval's per-sample 0/1 metric, no labels) as ``Data``: ``questions`` a question id a
+    row (default: each row its own question), ``groups`` the question's group, ``second_correct`` a second
+    run's score of the same row (the same question's same answer slot). ``truth`` is coded 1 and
+    ``predicted`` is the score, so that correct = (predicted == truth) as with labels."""
+    from ..methods.distinct import unique_inverse
+
+    given = {k: v for k, v in dict(correct=correct, questions=questions, groups=groups,
+                                   second_correct=second_correct).items() if v is not None}
+    cols = {k: _values(k, v) for k, v in given.items()}
+    names = {k: label for k, (label, _) in cols.items()}
+    n = cols["correct"][1].size
+    if n == 0:
+        raise InputError(f"{names['correct']}: empty (no answers)")
+    if n > max_rows:
+        raise InputError(f"{names['correct']}: {n:,} rows, more than max_rows = {max_rows:,} (memory grows with "
+                         f"the rows); raise it with --max-rows / max_rows=")
+    for k, (label, arr) in cols.items():
+        if arr.size != n:
+            raise InputError(f"{label}: {arr.size} values, but {names['correct']} has {n}")
+    names.setdefault("questions", "questions")
+    names["truth"] = names["predicted"] = names["correct"]
+    data = Data(names, [0, 1], positive=1, answers=True)
+    data.predicted = _correct(names["correct"], cols["correct"][1])
+    data.truth = np.ones(n, dtype=np.int64)
+    data.counts = [int(n - data.predicted.sum()), int(data.predicted.sum())]
+    if "second_correct" in cols:
+        data.second_correct = _correct(names["second_correct"], cols["second_correct"][1])
+    for k in ("questions", "groups"):
+        if k in cols:
+            label, arr = cols[k]
+            miss = _missing(arr)
+            if miss.any():
+                raise InputError(f"{label}: {int(miss.sum())} missing id(s) (first at row {int(np.argmax(miss))})")
+            setattr(data, k, unique_inverse(_key(_labels(label, arr, [])))[1])
+    if data.questions is None:
+        data.questions = np.arange(n)
+    if data.questions.max() < 1:
+        raise InputError(f"{names['questions']}: only one question; eval intervals need at least 2")
+    if data.groups is not None:
+        if data.groups.max() < 1:
+            raise InputError(f"{names['groups']}: only one group; clustered intervals need at least 2")
+        span = np.unique(np.stack([data.questions, data.groups]), axis=1)[0]
+        if span.size != data.questions.max() + 1:
+            raise InputError(f"{names['groups']}: a question's answers must all be in one group")
     return data
 
 

@@ -40,7 +40,7 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
         step(s.metric)
         pick = table[(table.metric == s.metric) & table.recommended]
         if (not s.points or s.multiclass is not None or s.design == "eval" or s.scale is not None or s.plug_in_only
-                or not len(pick) or np.isnan(pick.mean_width.iloc[0])):  # eval: equal groups do not scale by 0.5-4
+                or not len(pick)):  # eval: equal groups do not scale by 0.5-4
             continue
         r = pick.iloc[0]
         qualified = next(q for m, k, q in s.methods if m == r.method and k == r.kind)
@@ -65,7 +65,8 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
         half = None
         if s.design == "binomial" and point["n"] <= HALF_N_MAX:
             try:
-                half = plan(qualified, delta=delta, p=point["p"], width=float(r.mean_width) / 2).n
+                # today's expected width: the audit's, or (a guaranteed pick is not audited) the same sum at scale 1
+                half = plan(qualified, delta=delta, p=point["p"], width=float(widths[SCALES.index(1.0)]) / 2).n
             except ValueError:
                 pass
         for i, f in enumerate(SCALES):

@@ -84,8 +84,11 @@ class Leaderboard:
 
         self.models.to_csv(out / "leaderboard.csv", index=False, float_format="%.10g")
         self.pairs.to_csv(out / "pairs.csv", index=False, float_format="%.10g")
-        (out / "leaderboard.md").write_text("# Leaderboard\n\n```\n" + self.text() + "\n```\n\n"
-                                            "![leaderboard](leaderboard.png)\n")
+        from .answer import leaderboard_screen
+
+        (out / "leaderboard.md").write_text("# Leaderboard\n\n```\n" + leaderboard_screen(self) + "\n```\n\n"
+                                            "Every family, the audit (pairs.csv: every pair):\n\n```\n" + self.text()
+                                            + "\n```\n\n![leaderboard](leaderboard.png)\n")
         leaderboard_figure(self.models, out / "leaderboard.png", self.delta)
 
 

@@ -143,6 +143,8 @@ def metric_specs(d: Data, delta, metrics) -> list[Spec]:
 
     specs = []
     root = math.sqrt(1 - delta)
+    if d.answers:  # scored answers, no labels (``data.prepare_answers``): the eval metrics only
+        return _answer_specs(d, delta, metrics)
     if d.predicted is not None and d.binary:
         t, p = d.truth, d.predicted
         tp, fn = int(np.sum((t == 1) & (p == 1))), int(np.sum((t == 1) & (p == 0)))
@@ -578,12 +580,10 @@ def _auc_spec(name, pos, neg, delta):
 
 
 
-def _eval_spec(d: Data, delta) -> "Spec":
-    """``eval_accuracy``: per-question correct counts of the answers, the eval methods and Wilson on the pooled
-    answers, audited on the eval design at the plug-in point (equal groups, mean K, ``eval_iccs``)."""
-    from ..intervals import interval
-
-    correct = np.bincount(d.questions, weights=(d.predicted == d.truth)).astype(np.int64)
+def _question_counts(d: Data, right) -> tuple:
+    """(right answers a question, answers a question, the question's group: 0..G-1, each question its own
+    without groups) of 0/1 ``right`` a row."""
+    correct = np.bincount(d.questions, weights=right).astype(np.int64)
     answers = np.bincount(d.questions).astype(np.int64)
     if d.groups is not None:
         group = np.zeros(answers.size, dtype=np.int64)
@@ -591,10 +591,81 @@ def _eval_spec(d: Data, delta) -> "Spec":
         _, group = np.unique(group, return_inverse=True)
     else:
         group = np.arange(answers.size)  # no groups: each question its own
+    return correct, answers, group
+
+
+ANSWER_METRICS = ("eval_accuracy", "eval_accuracy_second", "eval_accuracy_difference")
+
+
+def _answer_specs(d: Data, delta, metrics) -> list:
+    """Scored answers (``Data.answers``): ``eval_accuracy``, and with a second run ``eval_accuracy_second`` and
+    the paired ``eval_accuracy_difference`` (first minus second); ``metrics`` only these (another name is an
+    ``InputError``: labels' metrics need labels)."""
+    names = ANSWER_METRICS if d.second_correct is not None else ANSWER_METRICS[:1]
+    unknown = [m for m in (metrics or []) if m not in names]
+    if unknown:
+        raise InputError(f"metrics: {', '.join(unknown)}: scored answers (no labels) give {', '.join(names)}")
+    specs = [_eval_spec(d, delta)]
+    if d.second_correct is not None:
+        specs += [_eval_spec(d, delta, d.second_correct, "eval_accuracy_second"), _paired_eval_spec(d, delta)]
+    return [s for s in specs if metrics is None or s.metric in metrics]
+
+
+def _paired_eval_spec(d: Data, delta) -> "Spec":
+    """``eval_accuracy_difference``: two runs' per-question counts on the same questions (paired_eval methods),
+    audited at the plug-in point only (``plug_in``) on the paired_eval design: the two accuracies, icc_group
+    and icc_question the mean of the two runs' ``eval_iccs``, and the copula correlation read as the
+    correlation of the per-question accuracies corrected for their binomial noise (each run's share of
+    between-question variance, Spearman's attenuation correction), clipped to [0, 1]."""
+    first, answers, group = _question_counts(d, d.predicted == d.truth)
+    second = np.bincount(d.questions, weights=d.second_correct).astype(np.int64)
+    m, g, k = answers.size, int(group.max()) + 1, max(1, int(round(answers.mean())))
+    a, b = float(first.sum() / answers.sum()), float(second.sum() / answers.sum())
+    door = dict(design="paired_eval", correct_first=first, correct_second=second, answers=answers, group=group)
+    s = Spec("eval_accuracy_difference", a - b, door, _methods("paired_eval", "difference"))
+    iccs = np.array([eval_iccs(first, answers, group), eval_iccs(second, answers, group)])
+    icc_group, icc_question = (float(v) for v in iccs.mean(axis=0))
+    rho = _attenuated_correlation(first, second, answers)
+    s.design, s.coverage_metric, s.plug_in_only = "paired_eval", "difference", True
+    s.points = [dict(questions=g * max(1, round(m / g)), groups=g, answers=k, acc_first=a, acc_second=b,
+                     correlation=rho, icc_group=icc_group, icc_question=icc_question)]
+    s.plug_in = (f"accuracies {a:.4g} and {b:.4g}, correlation = {rho:.3g}, icc_group = {icc_group:.3g}, "
+                 f"icc_question = {icc_question:.3g} ({m} questions in {g} groups, {answers.mean():.3g} answers a "
+                 f"question; Monte Carlo at this point only)")
+    return s
+
+
+def _attenuated_correlation(first, second, answers) -> float:
+    """The correlation of two runs' per-question accuracies divided by the square root of the product of
+    their reliabilities (the share of a question accuracy's variance that is between questions: the
+    ANOVA ICC r of answers within questions over r + (1 - r)/K), in [0, 1]; the raw correlation when a
+    reliability is 0 (one answer a question: the ICC is not identified) and 0 when a run is constant."""
+    from ..methods.clustered import anova_icc
+
+    x, y = first / answers, second / answers
+    if np.std(x) == 0 or np.std(y) == 0:
+        return 0.0
+    raw = float(np.corrcoef(x, y)[0, 1])
+    k = float(answers.mean())
+    rel = []
+    for correct in (first, second):
+        r = float(min(max(anova_icc(correct, answers), 0.0), 0.99)) if k > 1 else 0.0
+        rel.append(r / (r + (1 - r) / k) if r > 0 else 0.0)
+    corrected = raw / math.sqrt(rel[0] * rel[1]) if min(rel) > 0 else raw
+    return float(min(max(corrected, 0.0), 1.0))
+
+
+def _eval_spec(d: Data, delta, right=None, metric="eval_accuracy") -> "Spec":
+    """``eval_accuracy``: per-question correct counts of the answers, the eval methods and Wilson on the pooled
+    answers, audited on the eval design at the plug-in point (equal groups, mean K, ``eval_iccs``); ``right``
+    (default: predicted == truth) the 0/1 a row of another run (``eval_accuracy_second``)."""
+    from ..intervals import interval
+
+    correct, answers, group = _question_counts(d, d.predicted == d.truth if right is None else right)
     m, g = answers.size, int(group.max()) + 1
     acc = float(correct.sum() / answers.sum())
     door = dict(design="eval", correct=correct, answers=answers, group=group)
-    s = Spec("eval_accuracy", acc, door, [x for x in _methods("eval", "accuracy") if x[1] == "eval" or x[0] == "wilson"])
+    s = Spec(metric, acc, door, [x for x in _methods("eval", "accuracy") if x[1] == "eval" or x[0] == "wilson"])
     s.design, s.coverage_metric = "eval", "accuracy"
     icc_group, icc_question = eval_iccs(correct, answers, group)
     root = math.sqrt(1 - delta)

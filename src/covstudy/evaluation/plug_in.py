@@ -1,7 +1,8 @@
 """The audit at the plug-in point only: Monte Carlo coverage of a method on the design fitted to the data.
 
 For the grouped metrics ``clustered_precision``, ``clustered_recall``, ``clustered_f1``
-(design ``clustered_confusion``) and ``clustered_auc`` (``clustered_binormal``), whose test sets
+(design ``clustered_confusion``), ``clustered_auc`` (``clustered_binormal``) and two eval runs'
+``eval_accuracy_difference`` (``paired_eval``), whose test sets
 (per-cluster counts, or scores with cluster ids) cannot be enumerated and whose region would have
 five or more coordinates: the coverage is estimated at the operating point the data estimate
 (``Spec.points[0]``, built in ``metrics``), with the same seed for every method (common random
@@ -22,7 +23,7 @@ PLUG_IN_REPS = 2000  # Monte Carlo test sets of a deterministic method (MCSE ≈
 SCORE_BUDGET = 4_000_000  # AUC: test sets × scores (400 test sets of 10,000 scores), audit.AUC_BUDGET's value
 # (audit dispatches here: importing it back would close an import circle)
 SCORE_MIN_REPS = 200
-BOOTSTRAP = {"cluster_bootstrap"}
+BOOTSTRAP = {"cluster_bootstrap", "bootstrap"}  # the clustered designs' and the paired eval's (over groups)
 BOOT_REPS = 200  # test sets for a cluster bootstrap (MCSE ≈ 0.015 at 0.95) ...
 AUDIT_DRAWS = 200  # ... each with this many resamples
 BOOT_WORK = 100_000_000  # test sets × draws × numbers resampled a draw, at most (fewer test sets beyond)
@@ -30,6 +31,8 @@ BOOT_MIN_REPS = 50  # below: not audited
 
 
 def examples(point: dict) -> int:
+    if "clusters" not in point:  # the paired eval design: answers
+        return int(point["questions"] * point["answers"])
     return int(point["clusters"] * point["cluster_size"])
 
 
@@ -37,7 +40,8 @@ def plug_in_reps(method: str, design: str, point: dict, reps: int) -> tuple[int 
     """(test sets, the method's parameters) of a plug-in audit (module docstring); None: too costly to audit."""
     n = examples(point)
     if method in BOOTSTRAP:
-        size = n if design == "clustered_binormal" else 2 * point["clusters"]  # a resample sums y and x a cluster
+        # a resample sums y and x a cluster (a difference and a size a group in the paired eval)
+        size = n if design == "clustered_binormal" else 2 * point.get("clusters", point.get("groups", 0))
         r = min(int(reps), BOOT_REPS, BOOT_WORK // (AUDIT_DRAWS * size))
         return (r if r >= BOOT_MIN_REPS else None), {"draws": AUDIT_DRAWS}
     if design == "clustered_binormal":

@@ -8,7 +8,8 @@ the region and operating point in words); output: the ``meets_target``, ``recomm
 
 * ``certified``: the certified lower bound of the worst coverage (``worst_bound``) is at least the floor;
 * ``guaranteed``: a guaranteed method (the registry's ``guaranteed=True``) whose audit does not contradict its
-  proof (neither certified nor ``no``): it meets the target by construction, audited or not;
+  proof (neither certified nor ``no``): it meets the target by construction, audited or not (``evaluate`` never
+  audits it, nor a row at least as wide on the data: ``audit_order``);
 * ``estimated``: the worst was found by a search, not certified (Monte Carlo: its lower limit
   ``worst_coverage - Z_MCSE·worst_mcse`` is at least the floor, Z_MCSE = 2, so a noisier audit needs a larger
   margin, never a smaller one; exact: at least the floor);
@@ -191,6 +192,38 @@ def recommend(rows, level, audited, s, guarantee=False):
         return best, (f"{rows.loc[best, 'method']} has the highest worst coverage "
                       f"({_worst(rows.loc[best])}), but {why}: BELOW TARGET, treat it with care.")
     return None, "not audited: no recommendation."
+
+
+def audit_order(rows, audit_all=False) -> tuple[list, dict]:
+    """Which of one metric's rows to audit and in which order, decided from the intervals on the data alone:
+    (the candidates' positions, narrowest first; {position: why a row is not audited}).
+
+    ``rows``: dicts with ``method``, ``width`` (on the data) and ``guaranteed``. A guaranteed row meets the
+    target by proof, so no audit could change what it says: it is never audited (no note: its ``meets_target``
+    says ``guaranteed``). Nor, unless ``audit_all``, is a row at least as wide on the data as the narrowest
+    guaranteed row (a resampling one unless more than TIE narrower, the rule's price of a seed-dependent
+    interval): the guaranteed row would be recommended before it. The rest are the candidates, the plain ones
+    narrowest first, then the resampling ones; ``_audit_rows`` stops at the first that meets the target.
+    ``audit_all``: every row not guaranteed, in order."""
+    if audit_all:
+        return [i for i, r in enumerate(rows) if not r.get("guaranteed")], {}
+    proven = [(r["width"], r["method"]) for r in rows if r.get("guaranteed") and r["width"] == r["width"]]
+    bar, by = min(proven) if proven else (np.inf, "")
+    order, skip = [], {}
+    for i, r in enumerate(rows):
+        resampling = r["method"] in BOOTSTRAP
+        if r.get("guaranteed"):
+            continue
+        if r["width"] >= bar and not resampling:
+            skip[i] = (f"not audited: at least as wide on your data as {by}, which meets the target by proof "
+                       f"(--audit-all)")
+        elif resampling and r["width"] * (1 + TIE) >= bar:
+            skip[i] = (f"not audited: less than {TIE:.0%} narrower on your data than {by}, which meets the target by "
+                       f"proof; a resampling method is recommended only for a larger gain (--audit-all)")
+        else:
+            order.append(i)
+    order.sort(key=lambda i: (rows[i]["method"] in BOOTSTRAP, np.isnan(rows[i]["width"]), rows[i]["width"]))
+    return order, skip
 
 
 def _worst(r) -> str:

@@ -2,9 +2,10 @@
 
 The last step of the flow (data -> metrics -> audit -> recommend -> growth -> render): reads an
 evaluation's table, reasons, warnings, info and growth table and computes nothing new. ``text`` is the
-console table (``repr``, the CLI), ``markdown`` the report (with ``latex``), ``forest`` and
-``width_figure`` the figures, ``save`` writes table.csv, report.md, report.html (``report.explorer``),
-forest.png/.pdf and width_vs_n.png/.pdf. The ``Evaluation`` methods of ``result`` delegate here.
+console table (``--table``; the default screen is ``answer.screen``), ``markdown`` the report (with
+``latex``), ``forest`` and ``width_figure`` the figures, ``save`` writes table.csv, report.md, report.tex,
+report.html (``report.explorer``), forest.png/.pdf and width_vs_n.png/.pdf. The ``Evaluation`` methods of
+``result`` delegate here.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def markdown(ev) -> str:
              f"Monte Carlo audit with {i['reps']} test sets, seed {i['seed']}.", ""]
     for w in ev.warnings:
         lines += [f"> **Warning:** {w}", ""]
+    lines += answer_markdown(ev)
     shown = flagged(ev.recommended)
     lines += ["## Recommended intervals", "", _md(shown, recommended_columns(shown)), ""]
     below = shown.metric[shown.meets_target == BELOW].tolist() if "meets_target" in shown else []
@@ -67,6 +69,31 @@ def markdown(ev) -> str:
     lines += references(ev.table)
     lines += ["## LaTeX", "", "```latex", latex(ev.recommended), "```", ""]
     return "\n".join(lines)
+
+
+def answer_markdown(ev) -> list[str]:
+    """The report's opening (Markdown lines): each metric's recommended interval and whether it meets the target
+    (``answer.verdicts``), the comparisons' sentences (``answer.sentences``), and the legend (``LEGEND``)."""
+    from ..report.evaluation_page import LEGEND
+    from .answer import intro, percent, sentences, verdicts
+
+    lines = ["## The answer", ""]
+    rows = verdicts(ev)
+    if rows:
+        lines += [f"| metric | estimate | {percent(1 - ev.info['delta'])} interval | method | meets the target? |",
+                  "|---|---:|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['metric']} | {r['estimate']} | {r['interval']} | {r['method']} | {r['meets']} |")
+            for extra in (f"narrower: {r['price']}" if r["price"] else "", r["caveat"]):
+                if extra:
+                    lines.append(f"| | | {extra} | | |")
+        lines.append("")
+    said = sentences(ev)
+    if said:
+        lines += [intro(ev), ""] if intro(ev) else []
+        lines += [f"- {x}." for x in said] + [""]
+    lines += ["### Legend", ""] + [f"- **{term}**: {meaning}" for term, meaning in LEGEND] + [""]
+    return lines
 
 
 def forest(ev, path=None):
@@ -162,6 +189,7 @@ def _write(ev, out: Path) -> None:
             figure(ev.info["calibration"], out / f"reliability.{ext}")
         extra = "\n![reliability diagram](reliability.png)\n"
     (out / "report.md").write_text(markdown(ev) + "\n![forest plot](forest.png)\n" + extra)
+    (out / "report.tex").write_text(tex(ev), encoding="utf-8")
     write_evaluation_html(ev, out)
 
 
@@ -185,10 +213,17 @@ def _md(frame, cols) -> str:
     return "\n".join([head, rule, *body])
 
 
-def text(frame) -> str:
-    """The console table of recommended rows (a row that does not meet the target says so)."""
+FULL = ("metric", "method", "estimate", "lower", "upper", "coverage_at_estimate", "coverage_mcse", "worst_coverage",
+        "worst_mcse", "worst_bound", "meets_target", "mean_width", "engine", "recommended", "narrower", "note")
+
+
+def text(frame, full: bool = False) -> str:
+    """A console table: the recommended rows (``recommended_columns``), or with ``full`` every row of the table with
+    its audit (``FULL``: ``covstudy-evaluate --table``); a row that does not meet the target says so."""
     frame = flagged(frame)
     cols = recommended_columns(frame)
+    if full:
+        cols = [c for c in FULL if c in frame and (c not in ("narrower", "note") or c in cols)]
     cells = [[c for c in cols]] + [[_fmt(r[c]) for c in cols] for _, r in frame.iterrows()]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     return "\n".join("  ".join(v.rjust(w) if j and cols[j] not in ("narrower", "note") else v.ljust(w)
@@ -220,14 +255,33 @@ def latex(frame) -> str:
     return "\n".join(rows + [r"\hline", r"\end{tabular}"] + tail)
 
 
+def tex(ev) -> str:
+    """report.tex: a LaTeX fragment to \\input, opening with the answer's sentences (``answer.sentences``), then the
+    recommended rows' table with its references (``latex``) and the legend (``LEGEND``)."""
+    from ..report.evaluation_page import LEGEND
+    from ..report.markdown import tex_escape
+    from .answer import sentences
+
+    def esc(text):  # the sentences' and legend's symbols as math, so that pdflatex takes them too
+        return "".join(TEX_SYMBOLS.get(ch, ch) for ch in tex_escape(text))
+
+    said = sentences(ev)
+    out = [f"% covstudy-evaluate report: {esc(ev.info['read'])}", r"\paragraph{The answer.}"]
+    if said:
+        out += [r"\begin{itemize}"] + [rf"\item {esc(x)}." for x in said] + [r"\end{itemize}"]
+    out += [latex(ev.recommended), "", r"\paragraph{Legend.}", r"{\footnotesize"]
+    out += [rf"\textbf{{{esc(t)}}}: {esc(m)}.\\" for t, m in LEGEND] + ["}", ""]
+    return "\n".join(out)
+
+
+TEX_SYMBOLS = {"−": "$-$", "≥": r"$\geq$", "≤": r"$\leq$", "δ": r"$\delta$", "ε": r"$\varepsilon$",
+               "±": r"$\pm$", "×": r"$\times$", "…": r"\ldots{}", "Š": r"\v{S}", "ö": r'\"o', "|": r"$|$",
+               "“": "``", "”": "''"}
+
+
 def references(table) -> list[str]:
     """The report's references section (Markdown lines): each method of ``table`` numbered as in the LaTeX
     table, with its reference and its entry in docs/methods.md."""
-    from ..report.references import PAGE, cited
+    from ..report.references import cited, markdown_lines
 
-    refs = cited(table)
-    if not refs:
-        return []
-    return ["## References", "", f"Each method's reference (numbered as in the LaTeX table; every method's: `{PAGE}`):",
-            ""] + [f"{n}. `{q}` ({display}): {reference} — `{PAGE}#{where}`"
-                   for n, q, display, reference, where in refs] + [""]
+    return markdown_lines(cited(table))

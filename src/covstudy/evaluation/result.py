@@ -12,7 +12,9 @@ The wing's door: ``evaluate`` wires the steps, each a module of one job, data fl
     -> Evaluation            the result; its text, report, figures and files come from ``render``
 
 The metrics and their regions, the audit, and the rule are described in those modules' docstrings and in
-docs/evaluate.md.
+docs/evaluate.md. Long because ``evaluate`` is the wing's one door: its documented parameters, the steps it
+wires, and the other doors onto it (``Evaluation.from_estimator``, ``from_predictions``: scikit-learn's words,
+evaluation/estimators.py) sit together.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import calibration, cost, render
+from . import answer, calibration, cost, render
 from .audit import REPS, audit_metric
-from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare
+from .data import MAX_CLASSES, MAX_ROWS, InputError, prepare, prepare_answers
 from .growth import growth_table
 from .metrics import BINARY_METRICS as BINARY_ORDER, metric_specs
 from .recommend import EPSILON, MET, mark
@@ -38,8 +40,9 @@ COLUMNS = ["metric", "method", "estimate", "lower", "upper", "width", "coverage_
 
 
 @dataclass
-class Evaluation:
-    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary.
+class Evaluation(answer.Words):
+    """The result of ``evaluate``: the table, a reason per metric, warnings and the inputs' summary; in words
+    (``answer``, ``verdicts``, ``comparing``, Jupyter's view: ``answer.Words``).
 
     Examples
     --------
@@ -65,7 +68,7 @@ class Evaluation:
         return self.table[self.table.recommended].reset_index(drop=True)
 
     def __repr__(self):
-        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + render.text(self.recommended)
+        return f"Evaluation(n={self.info['n']}, delta={self.info['delta']:g})\n" + answer.screen(self)
 
     def to_markdown(self) -> str:
         """The report: the recommended intervals, why, warnings, the full audited table, a LaTeX table."""
@@ -80,6 +83,50 @@ class Evaluation:
         """The width-vs-n figure: each metric's recommended interval's expected width against the
         test-set size (log-log), the user's n marked."""
         return render.width_figure(self)
+
+    @classmethod
+    def from_estimator(cls, estimator, X, y, second=None, *, response_method="auto", pos_label=None,
+                       sample_weight=None, **kwargs) -> "Evaluation":
+        """``evaluate`` on a fitted scikit-learn classifier's predictions on ``X`` against ``y``, in
+        scikit-learn's words (``RocCurveDisplay.from_estimator``): its score for the AUC is ``predict_proba``'s
+        ``pos_label`` column, else ``decision_function`` (``response_method``); ``pos_label`` (default
+        ``classes_[1]``) is ``evaluate``'s ``positive``; ``second`` a second fitted classifier, compared with
+        the first on the same examples. ``sample_weight`` is refused (each example counts once). Other
+        keywords are ``evaluate``'s (``delta``, ``metrics``, ``groups``, ``budget``, ...). A ``Pipeline``
+        works; a multi-class classifier gives its labels (evaluation/estimators.py).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.pipeline import make_pipeline
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from covstudy import Evaluation
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[::2], y[::2])
+        >>> ev = Evaluation.from_estimator(model, X[1::2], y[1::2], metrics=["accuracy", "auc"], audit=False,
+        ...                                progress=False)
+        >>> print(ev.recommended[["metric", "estimate"]].round(4).to_string(index=False))
+          metric  estimate
+        accuracy    0.9542
+             auc    0.9885
+        """
+        from .estimators import estimator_arguments
+
+        return evaluate(**estimator_arguments(estimator, X, y, second, response_method=response_method,
+                                              pos_label=pos_label, sample_weight=sample_weight, **kwargs))
+
+    @classmethod
+    def from_predictions(cls, y_true, y_pred=None, y_score=None, *, pos_label=None, sample_weight=None,
+                         second_pred=None, second_score=None, **kwargs) -> "Evaluation":
+        """``evaluate(y_true, y_pred, y_score, positive=pos_label, second_predicted=second_pred,
+        second_scores=second_score, ...)`` in scikit-learn's words (``ConfusionMatrixDisplay.from_predictions``,
+        ``RocCurveDisplay.from_predictions``); ``sample_weight`` is refused (each example counts once)."""
+        from .estimators import predictions_arguments
+
+        return evaluate(**predictions_arguments(y_true, y_pred, y_score, pos_label=pos_label,
+                                                sample_weight=sample_weight, second_pred=second_pred,
+                                                second_score=second_score, **kwargs))
 
     def save(self, folder):
         """Write table.csv, report.md, report.html (interactive: ``report.evaluation_page``),
@@ -97,6 +144,30 @@ UNAUDITED_CLUSTERED = {
 }
 UNAUDITED_CLUSTERED["clustered_recall"] = UNAUDITED_CLUSTERED["clustered_f1"] = UNAUDITED_CLUSTERED["clustered_precision"]
 UNAUDITED_CLUSTERED["clustered_auc"] = ("obuchowski", "the Wald interval with Obuchowski's clustered variance of the AUC")
+
+
+# without an audit no eval method is guaranteed: these are recommended (the evals studies' choices, docs/guide/evals.md)
+_WILSON_DESIGN = ("wilson_design", "Wilson on the pooled answers at the Korn–Graubard effective sample size, t on "
+                                   "G − 1 degrees of freedom; median coverage 0.95 over the evals study's grid "
+                                   "(experiments/evals)")
+UNAUDITED_EVAL = {
+    "eval_accuracy": _WILSON_DESIGN, "eval_accuracy_second": _WILSON_DESIGN,
+    "eval_accuracy_difference": ("clustered_t", "the paired clustered t: CR1 standard error of the per-question "
+                                                "differences, t on G − 1 degrees of freedom; it kept false differences "
+                                                "at 4–6% where the unpaired comparison made 14–78% "
+                                                "(experiments/evals_paired)"),
+}
+
+
+def _unaudited_eval(table, reasons):
+    """An eval metric with no recommended row (no audit was run): UNAUDITED_EVAL's method."""
+    for metric, (method, what) in UNAUDITED_EVAL.items():
+        sel = table.metric == metric
+        hit = table.index[sel & (table.method == method)]
+        if not sel.any() or table.loc[sel, "recommended"].astype(bool).any() or not len(hit):
+            continue
+        table.loc[hit[0], "recommended"] = True
+        reasons[metric] = f"{method} ({what}) is recommended without an audit."
 
 
 def _clustered_first(table, reasons, audited):
@@ -161,26 +232,25 @@ def resampling_cost(qualified, door) -> str:
 
 
 def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None, hits=None, store=False):
-    """Audit one metric's rows ((row, qualified name) pairs, updated in place). One-proportion metrics
-    (exact, microseconds) and ``audit_all``: every row, in order. Otherwise the methods that do not
-    resample, narrowest on the user's data first: once one meets the target (certified at 1 - delta
-    with ``guarantee``), every row at least as wide is left unaudited with a note, since the
-    recommendation could not be it (a narrower interval that meets the target exists). Resampling
-    methods come last, each audited only if it could still be recommended: no method met the target,
-    or it is more than recommend.TIE narrower than the one that did (``recommend``'s rule).
+    """Audit one metric's rows ((row, qualified name) pairs, updated in place): the candidates of
+    ``recommend.audit_order`` (not a guaranteed row, which meets the target by proof, nor one at least as wide
+    on the data as the narrowest guaranteed row), the plain methods narrowest on the user's data first: once
+    one meets the target (certified at 1 - delta with ``guarantee``), every row at least as wide is left
+    unaudited with a note, since the recommendation could not be it (a narrower interval that meets the target
+    exists). Resampling methods come last, each audited only if it could still be recommended: no method met the
+    target, or it is more than recommend.TIE narrower than the one that did. ``audit_all``: every row not guaranteed.
 
     ``plan`` (``cost.plan``): each audit as the budget cut it, charged its forecast; ``hits`` the cache
     entries found while planning ({key: audit columns}); ``store``: write each fresh audit to the cache."""
     from . import cache
     from .audit import BOOTSTRAP
-    from .recommend import TIE, meets
+    from .recommend import TIE, audit_order, meets
 
     level = 1 - delta
-    every = s.region is not None or audit_all
-    order = list(range(len(rows)))
-    if not every:  # plain methods narrowest first, then the resampling ones narrowest first
-        order.sort(key=lambda i: (rows[i][0]["method"] in BOOTSTRAP, np.isnan(rows[i][0]["width"]),
-                                  rows[i][0]["width"]))
+    order, skip = audit_order([row for row, _ in rows], audit_all)
+    for i, note in skip.items():
+        rows[i][0]["note"] = note
+    bar.update(len(rows) - len(order))
     stop = None  # (width, method) of the narrowest row that meets the target
     for i in order:
         row, qualified = rows[i]
@@ -196,20 +266,21 @@ def _audit_rows(s, rows, delta, reps, seed, guarantee, audit_all, bar, plan=None
             row["note"] = refused
         else:
             r = reps if job is None or job.reps is None else job.reps
-            work = None if job is None else job.work
-            digest = cache.key(s, qualified, delta, r, seed, {"work": work}) if hits is not None or store else None
+            work, confirm = (None, None) if job is None else (job.work, job.confirm)
+            digest = (cache.key(s, qualified, delta, r, seed, {"work": work, "confirm": confirm})
+                      if hits is not None or store else None)
             found = (hits or {}).get(digest)
             audited = cache.restore(found) if found is not None else audit_metric(s, row["method"], qualified, delta,
-                                                                                  r, seed, work)
+                                                                                  r, seed, work, confirm)
             if store and found is None:
                 cache.write(digest, audited)
             row.update(audited)
             if job is not None:
                 plan.charge(job)
-                if cut := cost.cut_note(job, audited, reps):
-                    row["note"] = cut
+                if cut := cost.cut_note(job, audited, reps):  # after the audit's own note (an undecided margin)
+                    row["note"] = f"{row['note']}; {cut}" if row.get("note") else cut
             verdict = meets(row, level - EPSILON)
-            if (not every and stop is None and row["method"] not in BOOTSTRAP and verdict in MET
+            if (not audit_all and stop is None and row["method"] not in BOOTSTRAP and verdict in MET
                     and (not guarantee or verdict == "guaranteed" or row["guaranteed"]
                          or verdict == "certified" and row["worst_bound"] >= level)):
                 stop = (row["width"], row["method"])
@@ -220,8 +291,8 @@ def _lookup(hits, delta, seed):
     """``cost.plan``'s question, does a cache entry answer this audit: read it into ``hits`` if so."""
     from . import cache
 
-    def lookup(s, qualified, reps, work):
-        digest = cache.key(s, qualified, delta, reps, seed, {"work": work})
+    def lookup(s, qualified, reps, work, confirm):
+        digest = cache.key(s, qualified, delta, reps, seed, {"work": work, "confirm": confirm})
         if digest not in hits:
             found = cache.read(digest)
             if found is None:
@@ -254,17 +325,19 @@ def _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, m
     return metrics, validate.whole("max_classes", max_classes, 2), validate.whole("max_rows", max_rows, 1)
 
 
-def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
+def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
              delta=0.05, positive=None, metrics=None, audit=True, seed=0, reps=REPS, questions=None,
              guarantee=False, classes=None, progress=True, judge=None, max_classes=MAX_CLASSES,
-             max_rows=MAX_ROWS, audit_all=False, budget=None, cache=True) -> "Evaluation":
+             max_rows=MAX_ROWS, audit_all=False, budget=None, cache=True, correct=None,
+             second_correct=None) -> "Evaluation":
     """Every metric with every applicable interval method, each audited at the test set's
     operating point, and a recommended interval per metric.
 
     Parameters
     ----------
     truth : array-like or pandas Series
-        The true label per example (strings or integers; two classes or more).
+        The true label per example (strings or integers; two classes or more). Required, unless the rows
+        are scored answers (``correct``).
     predicted : array-like, optional
         The predicted label per example.
     scores : array-like, optional
@@ -312,15 +385,22 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         Bounds checked before any work (default 100 classes, 10⁷ rows): beyond, an ``InputError`` that
         says how to raise them.
     audit_all : bool
-        Audit every method. By default a metric audited over a region (all but one proportion's) is
-        audited narrowest interval first and stops at the first method that meets the target: a wider
-        interval could not be the recommendation, and its row says so (``_audit_rows``).
+        Audit every method but the guaranteed ones (their coverage is proven; never audited). By default
+        only the methods narrower on the data than the narrowest guaranteed one are audited, narrowest
+        first, stopping at the first that meets the target: a wider interval could not be the
+        recommendation, and its row says so (``_audit_rows``).
     budget : float, optional
         CPU seconds the whole run may take (default $COVSTUDY_BUDGET, else ``cost.BUDGET``, 10; ``inf``: no
-        budget). The cost is
-        forecast before any work (``info["forecast"]``; with ``progress``, a line on stderr); where the
-        forecast passes the budget the audits are cut to fit, and each cut row's note says what was cut
-        (``cost``; docs/evaluate.md "Cost").
+        budget). The cost is forecast before any audit (``info["forecast"]``; with ``progress``, a line on
+        stderr); where the forecast passes the budget the audits are cut to fit, and each cut row's note says
+        what was cut (``cost``; docs/evaluate.md "Cost").
+    correct, second_correct : array-like, optional
+        Scored answers instead of labels: a 0/1 (or bool) per row, an LLM eval's per-sample metric (``acc``,
+        ``exact_match``, inspect_ai's C/I), with ``questions`` (default: each row its own question) and
+        ``groups``; ``truth`` is then left out. Gives ``eval_accuracy``; ``second_correct``, a second run's
+        score of the same rows, adds ``eval_accuracy_second`` and the paired ``eval_accuracy_difference``
+        (first minus second; the paired_eval methods, audited at the plug-in point). The log readers
+        (``evaluation.readers``: lm-evaluation-harness, inspect_ai) give these arguments.
     cache : bool
         Read and write the audit cache (``evaluation.cache``: a second run on the same counts, method,
         delta, reps and seed reads each audit back; in $COVSTUDY_CACHE, else $XDG_CACHE_HOME/covstudy,
@@ -356,7 +436,17 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     budget = cost.default_budget() if budget is None else cost.budget_value(budget)
 
 
-    metrics, max_classes, max_rows = _checked_options(truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
+    answers = correct is not None or second_correct is not None
+    if answers:  # scored answers: no labels beside them (data.prepare_answers)
+        given = [k for k, v in dict(truth=truth, predicted=predicted, scores=scores, second_predicted=second_predicted,
+                                    second_scores=second_scores, judge=judge, positive=positive, classes=classes).items()
+                 if v is not None]
+        if given:
+            raise InputError(f"{given[0]}: scored answers (correct=) take no labels, scores or classes; give one or "
+                             f"the other")
+        if correct is None:
+            raise InputError("second_correct: a second run's scores need the first's (correct)")
+    metrics, max_classes, max_rows = _checked_options(correct if answers else truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
                                                       classes)
     if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
         from . import judged
@@ -364,8 +454,11 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
         truth, predicted, unlabelled = judged.split(truth, judge, dict(
             predicted=predicted, scores=scores, groups=groups, second_predicted=second_predicted,
             second_scores=second_scores, questions=questions))
-    d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
-                max_classes, max_rows)
+    if answers:
+        d = prepare_answers(correct, questions, groups, second_correct, max_rows)
+    else:
+        d = prepare(truth, predicted, scores, groups, second_predicted, second_scores, positive, questions, classes,
+                    max_classes, max_rows)
     notes = []
     for msg in d.notes:  # what was read that may not be what was meant
         warnings.warn(msg, stacklevel=2)
@@ -376,12 +469,18 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
     if judge is not None and (metrics is None or judged.METRIC in metrics):
         specs.append(judged.spec(d, unlabelled, delta))
     hits = {} if cache and audit else None
-    plan = cost.plan(specs, d.n, reps, audit, audit_all, budget, calibration.applies(d, metrics),
-                     _lookup(hits, delta, seed) if hits is not None else None)
-    if progress:  # before any work: what it will cost
-        cut = f"; cut to fit: {', '.join(plan.cuts)}" if plan.cuts else ""
-        print(f"covstudy-evaluate: forecast: ~{plan.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
-    rows = []
+
+    def forecast(widths=None):
+        """The plan and its forecast: without an audit before any work, else once the widths (which audits run)."""
+        p = cost.plan(specs, d.n, reps, audit, audit_all, budget, calibration.applies(d, metrics),
+                      _lookup(hits, delta, seed) if hits is not None else None, widths)
+        if progress:
+            cut = f"; cut to fit: {', '.join(p.cuts)}" if p.cuts else ""
+            print(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
+        return p
+
+    plan = None if audit else forecast()
+    rows, audits = [], []
     bar = tqdm(total=sum(len(s.methods) for s in specs) + (len(specs) if audit else 0), desc="covstudy-evaluate",
                unit="step",
                file=sys.stderr, disable=not progress, delay=PROGRESS_AFTER, leave=False, dynamic_ncols=True,
@@ -412,7 +511,10 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                 spec_rows.append((row, qualified))
                 if not audit:
                     bar.update()
-            if audit:
+            audits.append((s, spec_rows))
+        if audit:
+            plan = forecast({(s.metric, q): row["width"] for s, spec_rows in audits for row, q in spec_rows})
+            for s, spec_rows in audits:
                 _audit_rows(s, spec_rows, delta, reps, seed, guarantee, audit_all, bar, plan, hits, store=cache)
         table = pd.DataFrame(rows)
         level = 1 - delta
@@ -443,6 +545,8 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
                            f"{level:g}): use the {s.metric} rows, not {iid}")
                     warnings.warn(msg, stacklevel=2)
                     notes.append(msg)
+        if not audit and "metric" in table:
+            _unaudited_eval(table, reasons)
         if any(s.metric in UNAUDITED_CLUSTERED for s in specs):
             table, reasons = _clustered_first(table, reasons, audit)
         if d.second is not None and (metrics is None or "superiority_probability" in metrics):
@@ -485,4 +589,6 @@ def evaluate(truth, predicted=None, scores=None, groups=None, second_predicted=N
             "reps": reps, "seed": seed, "columns": d.names, "budget": budget, "forecast": plan.forecast,
             "work": plan.work, "cuts": plan.cuts,
             "plug_in": {s.metric: s.plug_in for s in specs}, **calibration_fig}
+    if judge is not None:  # the judged rate's sentence names its rows (``answer.judged_sentence``)
+        info["judged"] = {"labelled": d.n, "examples": d.n + int(np.size(unlabelled))}
     return Evaluation(table, reasons, notes, info, growth)

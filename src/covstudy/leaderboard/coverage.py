@@ -127,6 +127,7 @@ def auc_leaderboard_coverage(design, methods, delta: float = 0.05, reps: int = 1
     """The family measures of AUC leaderboard methods (methods/leaderboard_auc.py) at a
     ``designs.many_binormal.ManyBinormal`` point, Monte Carlo over ``reps`` test sets common to every method."""
     from ..methods.auc_difference import delong_covariance
+    from ..methods.leaderboard_auc import FROM_SCORES
 
     problem = design.check(exact=reps is None)
     if problem:
@@ -143,6 +144,7 @@ def auc_leaderboard_coverage(design, methods, delta: float = 0.05, reps: int = 1
     for pos, neg in design.simulate(reps, seed):
         auc, cov = delong_covariance(pos, neg)
         for (m, params), acc in zip(chosen, sums):
-            for name, values in per_test_set(m.kernel(auc, cov, delta, **params), d, lo, hi).items():
+            scores = {"scores_pos": pos, "scores_neg": neg} if m.name in FROM_SCORES else {}
+            for name, values in per_test_set(m.kernel(auc, cov, delta, **params, **scores), d, lo, hi).items():
                 acc[name] += float(np.sum(values))
     return [{"method": m.short, **params, **summarise(acc, float(reps), reps)} for (m, params), acc in zip(chosen, sums)]

@@ -13,16 +13,15 @@ The config's ``leaderboard`` block::
     reps: 200
     check: {k: 3, n: 10, spread: 0.1, reps: 20000}   # exact against Monte Carlo (no bootstrap)
 
-``run_leaderboard_study`` writes <out>/results.csv (one row per point × method), check.csv (the
-exact engine against Monte Carlo at the check point, with z = difference/MCSE), report.md and,
-with ``plot``, the figures (plots/leaderboard.py).
+``run_leaderboard_study`` runs it on the study runner (a study kind, study/kinds.py: a cell per point, and
+the check) and writes <out>/results.csv (one row per point × method), check.csv (the exact engine against
+Monte Carlo at the check point, with z = difference/MCSE), report.md, report.html and, with ``plot``, the
+figures (plots/leaderboard.py).
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from ..designs.many_models import ManyModels, spaced
 from ..methods.leaderboard import RESAMPLE_CELLS, RESAMPLING
 from ..methods.registry import get
 from ..study.config import ConfigError
+from ..study.kinds import StudyKind, register_study_kind
 from .coverage import MEASURES, leaderboard_coverage
 
 AXES = ("k", "n", "top", "spread", "rho")
@@ -135,31 +135,77 @@ def point_design(point: dict, exact: bool = False) -> ManyModels:
     return design
 
 
-def run_leaderboard_study(study: LeaderboardStudy, progress=sys.stderr):
-    """Every point × method's measures (results.csv), the exact check (check.csv) and report.md."""
-    import pandas as pd
+def run_leaderboard_study(study: LeaderboardStudy, progress=False, settings=None):
+    """Run the study on the study runner (study/kinds.py: resumable, on workers): every point × method's
+    measures (results.csv), the exact check (check.csv), report.md (module docstring); returns the table.
+    ``progress``: as ``run_kind``'s (a stream, as before, means quiet)."""
+    from ..study.kinds import run_kind
 
-    rows = []
-    points = study.points()
-    for i, point in enumerate(points):
-        for row in leaderboard_coverage(point_design(point), study.methods, study.delta, study.reps, study.seed):
-            rows.append({**point, "delta": study.delta, "reps": study.reps, **row})
-        print(f"{study.name}: point {i + 1}/{len(points)} {point}", file=progress, flush=True)
-    table = pd.DataFrame(rows)
-    study.out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(study.out / "results.csv", index=False, float_format="%.10g")
-    check = check_table(study) if study.check else None
+    quiet = progress is False or not isinstance(progress, (bool, type(None)))
+    return run_kind(KIND, study, settings, progress=False if quiet else progress,
+                    say=(lambda line: None) if quiet else None)["results"]
+
+
+def cells(study: LeaderboardStudy) -> list:
+    """The grid's points in table order, then ``"check"`` (the exact engine against Monte Carlo)."""
+    return [*study.points(), *(["check"] if study.check else [])]
+
+
+def cell_rows(study: LeaderboardStudy, cell) -> dict:
+    """One point's rows, or the check's (the study kind's ``rows``: it runs on a worker; a point's
+    test sets come from streams keyed by the design's point and the method, leaderboard/coverage.py)."""
+    if cell == "check":
+        return {"check": check_table(study, frame=False)}
+    return {"results": [{**cell, "delta": study.delta, "reps": study.reps, **row}
+                        for row in leaderboard_coverage(point_design(cell), study.methods, study.delta, study.reps,
+                                                        study.seed)]}
+
+
+def finish(study: LeaderboardStudy, tables: dict) -> list[Path]:
+    """Write results.csv, check.csv, with ``plot`` the figures, and report.md."""
+    table = tables["results"]
+    check = tables["check"] if study.check else None
+    paths = [study.out / "results.csv"]
+    table.to_csv(paths[0], index=False, float_format="%.10g")
     if check is not None:
-        check.to_csv(study.out / "check.csv", index=False, float_format="%.10g")
-    (study.out / "provenance.json").write_text(json.dumps(
-        {"name": study.name, "seed": study.seed, "reps": study.reps, "delta": study.delta, "grid": study.grid,
-         "methods": [[m, p] for m, p in study.methods], "check": study.check}, indent=1) + "\n")
-    write_report(study, table, check)
-    return table
+        paths.append(study.out / "check.csv")
+        check.to_csv(paths[-1], index=False, float_format="%.10g")
+    if study.plot:
+        from ..plots.leaderboard import plot_leaderboard
+
+        plot_leaderboard(table, study.out / "figures")
+    paths.append(write_report(study, table, check))
+    return paths
 
 
-def check_table(study: LeaderboardStudy):
-    """Exact against Monte Carlo at the check point for every method with an exact engine."""
+def cost(study: LeaderboardStudy, cell) -> float:
+    """Forecast CPU seconds: per test set, model pair and method, resampling methods per draw; the
+    check's exact enumeration and its paths (fitted to the committed study's rerun in issue 59: 465 CPU-s,
+    ~70 of them the check, on the loaded 2-core machine; an order of magnitude, no more)."""
+    def per_method(m, params):
+        return params.get("draws", 1) if get(m, "leaderboard").name in RESAMPLING else 1
+    if cell == "check":
+        return 3e-4 * int(study.check.get("reps", 20000)) * len(study.methods) + 0.5
+    k, n = int(cell["k"]), int(cell["n"])
+    return study.reps * sum(3e-8 * n * k + 4e-7 * k * k * per_method(m, p) for m, p in study.methods) + 0.01
+
+
+def memory(study: LeaderboardStudy, cell) -> float:
+    """A point's test sets (k models × n examples, a byte each, a few copies) and a resampling method's
+    draws of one test set (8 bytes each)."""
+    if cell == "check":
+        return 50e6
+    draws = max([p.get("draws", 1) for _, p in study.methods] or [1])
+    return int(cell["k"]) * int(cell["n"]) * (4 * study.reps + 8 * draws)
+
+
+def summary(study: LeaderboardStudy, tables: dict):
+    return headline(tables["results"])
+
+
+def check_table(study: LeaderboardStudy, frame: bool = True):
+    """Exact against Monte Carlo at the check point for every method with an exact engine (``frame``:
+    as a DataFrame, else its rows)."""
     import pandas as pd
 
     c = study.check
@@ -176,7 +222,7 @@ def check_table(study: LeaderboardStudy):
             se = m[f"{measure}_mcse"]
             rows.append({**point, "method": e["method"], "measure": measure, "exact": e[measure], "mc": m[measure],
                          "mcse": se, "z": (m[measure] - e[measure]) / se if se > 0 else 0.0})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows) if frame else rows
 
 
 def headline(table):
@@ -211,3 +257,33 @@ def markdown(df) -> str:
         return str(v)
     head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns)
     return head + "".join("\n| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False))
+
+
+# The default page's interactive figure (report/kind_page.py): the family measures against the grid.
+EXPLORE = {"title": "family measures against k, n, spread and rho",
+           "axes": (*AXES, "delta"),
+           "measures": {"family_coverage": ("simultaneous coverage of every pair", "family_coverage_mcse"),
+                        "false_claim": ("P(some false 'A beats B')", "false_claim_mcse"),
+                        "pair_coverage": ("per-pair coverage", None), "mean_width": ("mean width", None),
+                        "false_discovery": ("false discovery rate", None), "power": ("power", None),
+                        "rank_coverage": ("rank-set coverage", "rank_coverage_mcse"),
+                        "rank_size": ("mean rank-set size", None)},
+           "extra": ("family_coverage_mcse", "false_claim_mcse", "rank_coverage_mcse", "reps"),
+           "level": ("family_coverage", "rank_coverage")}
+
+
+def page(study: LeaderboardStudy, tables: dict) -> Path:
+    """report.html (report/kind_page.py) from results.csv as written (10 significant digits): a committed
+    page is what its committed table writes."""
+    import pandas as pd
+
+    from ..report.kind_page import write_kind_html
+
+    table = pd.read_csv(study.out / "results.csv")
+    return write_kind_html(study, headline(table), table, EXPLORE)
+
+
+# The leaderboard study kind (study/kinds.py): the runner runs it, resumably, on its workers.
+KIND = register_study_kind(StudyKind(
+    key="leaderboard", load=LeaderboardStudy.from_config, cells=cells, rows=cell_rows, finish=finish,
+    summary=summary, tables=("results", "check"), cost=cost, memory=memory, page=page))

@@ -7,7 +7,10 @@ areas under two or more correlated receiver operating characteristic curves") an
 
 * ``delong``: c = z_{1-δ/2}, each pair on its own (pROC's ``roc.test`` per pair);
 * ``bonferroni``: c = z_{1-δ/(2P)};
-* ``max_t``: c the 1 - δ quantile of max |Z_ij| under N(0, Cov) (``leaderboard.max_t_critical``).
+* ``max_t``: c the 1 - δ quantile of max |Z_ij| under N(0, Cov) (``leaderboard.max_t_critical``);
+* ``chernoff_hoeffding`` (guaranteed): each pair's distribution-free Chernoff–Hoeffding interval of the paired AUC
+  difference (methods/auc_distribution_free.py) at δ/P, Bonferroni over the P pairs; it reads the test set's scores
+  (``scores_pos``, ``scores_neg``: the door passes them to the methods in FROM_SCORES), not DeLong's covariance.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ import numpy as np
 
 from .. import validate
 from .._lazy import stats
-from .leaderboard import contrast_matrix, from_intervals, max_t_critical
+from .auc_distribution_free import REFERENCE as HOEFFDING, auc_difference_chernoff_hoeffding
+from .leaderboard import contrast_matrix, from_intervals, max_t_critical, pairs
 from .registry import Param, register, register_kind
+
+FROM_SCORES = {"leaderboard_auc_chernoff_hoeffding"}  # kernels that read the scores (keywords scores_pos, scores_neg)
 
 
 def _no_door(m, est, counts, delta, side, rng, params, icc):
@@ -88,3 +94,32 @@ def max_t(auc, cov, delta, points=8192):
     chunk = max(1, 2_000_000 // (points * P))
     c = np.concatenate([max_t_critical(cov[s:s + chunk], delta, points) for s in range(0, len(cov), chunk)])
     return _family(auc, cov, c)
+
+
+@register("leaderboard_auc_chernoff_hoeffding", family="exact", guaranteed=True, takes="leaderboard_auc",
+          reference=f"Each pair's Chernoff–Hoeffding AUC-difference interval at delta/P (Bonferroni); {HOEFFDING}; "
+                    "rank sets: Mogstad, Romano, Shaikh & Wilhelm (2024)",
+          display="Chernoff–Hoeffding, Bonferroni")
+@_checked
+def chernoff_hoeffding(auc, cov, delta, scores_pos=None, scores_neg=None):
+    """Each pair's ``auc_difference.chernoff_hoeffding`` interval at delta/P, P = k(k - 1)/2, from the scores
+    (``scores_pos`` (..., k, m), ``scores_neg`` (..., k, n): the same cases in every row, as ``delong_covariance``).
+
+    Each pair's interval covers its AUC difference with probability >= 1 - delta/P for every joint law of the
+    scores, so all P cover together with probability >= 1 - delta (union bound), and then every model's true
+    rank lies in its rank set (``leaderboard.from_intervals``): guaranteed, ties included."""
+    if scores_pos is None or scores_neg is None:
+        raise ValueError("scores_pos, scores_neg: leaderboard_auc.chernoff_hoeffding reads the scores themselves "
+                         "(arrays (..., k, m) and (..., k, n)), not only the AUCs and their covariance")
+    pos, neg = np.asarray(scores_pos, dtype=float), np.asarray(scores_neg, dtype=float)
+    k = np.shape(auc)[-1]
+    if pos.shape[-2:-1] != (k,) or neg.shape[-2:-1] != (k,):
+        raise ValueError(f"scores_pos, scores_neg: shapes (..., {k}, m) and (..., {k}, n) for {k} models, "
+                         f"got {pos.shape} and {neg.shape}")
+    first, second = pairs(k)
+    level = np.asarray(delta, dtype=float) / first.size
+    ends = [auc_difference_chernoff_hoeffding(pos[..., i, :], neg[..., i, :], pos[..., j, :], neg[..., j, :], level)
+            for i, j in zip(first, second)]
+    lower = np.stack([np.asarray(lo, dtype=float) for lo, _ in ends], axis=-1)
+    upper = np.stack([np.asarray(hi, dtype=float) for _, hi in ends], axis=-1)
+    return from_intervals(lower, upper, k)

@@ -42,7 +42,7 @@ def _panels(table, measure: str, ylabel: str, title: str, path: Path, target: fl
 
 
 def plot_leaderboard(table, folder) -> list[Path]:
-    """The study's three figures in ``folder`` (PNG)."""
+    """The study's figures in ``folder`` (PNG; the false-claims figure only with a spread of 0)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     delta = float(table.delta.iloc[0])
@@ -54,9 +54,9 @@ def plot_leaderboard(table, folder) -> list[Path]:
         _panels(table, "family_coverage", "P(every pairwise interval covers)",
                 "Simultaneous coverage of all k(k-1)/2 differences (mean over spread and rho)",
                 folder / "leaderboard_family_coverage.png", 1 - delta, colours=colours),
-        _panels(null, "false_claim", "P(some false 'A beats B')",
-                "k equal models: the chance of at least one false claim (mean over rho)",
-                folder / "leaderboard_false_claims.png", delta, colours=colours),
+        *([_panels(null, "false_claim", "P(some false 'A beats B')",  # only with equal models (spread 0)
+                   "k equal models: the chance of at least one false claim (mean over rho)",
+                   folder / "leaderboard_false_claims.png", delta, colours=colours)] if len(null) else []),
         _panels(spread, "rank_coverage", "P(every rank set holds its true rank)",
                 f"Rank sets, accuracies spread over {s:g} (mean over rho)", folder / "leaderboard_rank_coverage.png",
                 1 - delta, colours=colours),

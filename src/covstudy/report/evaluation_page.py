@@ -22,7 +22,8 @@ RECOMMENDED = ("metric", "method", "estimate", "lower", "upper", "coverage_at_es
                "worst_bound", "meets_target")  # the recommended table of every evaluation output
 FIT = ("<style>.fit { max-width: 100%; overflow-x: auto; } "  # a wide table scrolls in its box: the page fits a window
        ".fit table.sortable th { overflow-wrap: normal; min-width: 4.5em; } "  # breaks at the <wbr> after _
-       ".fit table.sortable td { overflow-wrap: anywhere; max-width: 16em; }</style>")
+       # a cell may break anywhere but is never narrower than "guaranteed"
+       ".fit table.sortable td { overflow-wrap: anywhere; max-width: 16em; min-width: 5.5em; }</style>")
 BELOW = "NO: below target"  # how a row that does not meet the target shows in the recommended tables
 
 
@@ -107,6 +108,110 @@ def bounded(frame):
     return out
 
 
+LEGEND = (  # (term, meaning): every term the answer and the tables use, in every report and the notebook view
+    ("estimate", "the metric on your test set, by the row's method's own estimator (most methods: the observed "
+                 "value; a Bayesian method: its posterior's)"),
+    ("interval (lower, upper)", "the method's interval at level 1 − δ (95%: δ = 0.05)"),
+    ("method", "how the interval is computed; each is cited under References"),
+    ("operating point (plug-in)", "the truth taken to be what your data estimate (the rates, prevalence, AUC, …)"),
+    ("region", "the (1 − δ) set of operating points your data do not rule out; the audit looks for the worst "
+               "coverage over it"),
+    ("coverage_at_estimate", "how often the method's interval covers the truth at the operating point, over "
+                             "test sets like yours (exact, or Monte Carlo)"),
+    ("worst (worst_coverage)", "the lowest coverage over the region: the exact infimum for one proportion, "
+                               "else the lowest the audit found (at worst_at)"),
+    ("≤", "before a worst coverage: an upper bound of the worst (the audit stopped at a point below the target)"),
+    ("worst_bound", "a certified lower bound of the worst coverage (exact engines: branch and bound over the "
+                    "region)"),
+    ("MCSE (coverage_mcse, worst_mcse)", "the Monte Carlo standard error of a simulated coverage; ± one MCSE is "
+                                         "the audit's own noise"),
+    ("target", "1 − δ − ε: the nominal level less the tolerance ε = 0.005"),
+    ("meets the target (meets_target)", "whether the worst coverage reaches the target: certified, guaranteed, "
+                                        "estimated, undecided or no; empty: not audited"),
+    ("certified", "the worst coverage's certified lower bound (worst_bound) is at least the target: proven by exact "
+                  "computation over the whole region"),
+    ("guaranteed", "the method covers at least 1 − δ for every value of the truth, by a proof (Clopper–Pearson, "
+                   "Blaker, …): it meets the target without an audit, and is the answer where nothing narrower "
+                   "meets it"),
+    ("estimated", "the worst found by a search, not proven, reaches the target (Monte Carlo: less 2 MCSE)"),
+    ("undecided", "Monte Carlo: the worst ± 2 MCSE straddles the target after the audit spent its test sets; never "
+                  "recommended"),
+    ("no (NO: below target)", "the worst coverage is below the target (Monte Carlo: by more than 2 MCSE)"),
+    ("not audited", "no audit ran for the row; its note says why (the budget, or wider than a row that meets the "
+                    "target)"),
+    ("recommended", "per metric, the narrowest row that meets the target, else the guaranteed method of its kind"),
+    ("narrower", "beside a guaranteed pick: the narrowest approximate row and its audited worst coverage, the price "
+                 "of the guarantee"),
+    ("mean_width", "the interval's expected width at the operating point"),
+    ("engine", "exact (every outcome enumerated) or mc (Monte Carlo, with an MCSE)"),
+    ("note", "what the budget cut, or why a row has no audit or no interval"),
+    ("difference", "<metric>_difference: the first model's metric minus the second's, on the same examples; "
+                   "\"A is better than B\" only where the recommended interval excludes 0, else \"no difference "
+                   "shown\""),
+    ("superiority_probability", "the posterior probability that the first model is the more accurate (a uniform "
+                                "prior on the four paired cells), not an interval"),
+)
+
+
+def legend_html() -> str:
+    """The legend (``LEGEND``) as an HTML definition list."""
+    from html import escape
+
+    return ('<dl class="legend">' + "".join(f"<dt>{escape(t)}</dt><dd>{escape(m)}</dd>" for t, m in LEGEND)
+            + "</dl>")
+
+
+def answer_html(ev) -> str:
+    """The answer (``ev.verdicts``, ``ev.answer``: the evaluation computes both) as HTML: a table of each metric's
+    recommended interval and whether it meets the target (a guaranteed pick's price under it), then the
+    comparisons' sentences."""
+    from html import escape
+
+    level = 1 - ev.info["delta"]
+    rows = []
+    for v in getattr(ev, "verdicts", []):
+        cells = [escape(v["metric"]), escape(v["estimate"]), escape(v["interval"]), escape(v["method"]),
+                 escape(v["meets"])]
+        style = ' class="below"' if v["meets"].startswith("NO") else ""
+        rows.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        for extra in (f"narrower: {v['price']}" if v["price"] else "", v.get("caveat", "")):
+            if extra:
+                rows.append(f'<tr class="price"><td></td><td colspan="4">{escape(extra)}</td></tr>')
+    table = ('<div class="fit"><table class="answer"><thead><tr><th>metric</th><th>estimate</th>'
+             f"<th>{level * 100:.10g}% interval</th><th>method</th><th>meets the target?</th></tr></thead><tbody>"
+             + "".join(rows) + "</tbody></table></div>") if rows else ""
+    said = "".join(f"<li>{escape(s)}.</li>" for s in getattr(ev, "answer", []))
+    head = getattr(ev, "comparing", "")
+    return table + (f"<p>{escape(head)}</p>" if head and said else "") + (
+        f'<ul class="sentences">{said}</ul>' if said else "")
+
+
+ANSWER_CSS = ("<style>table.answer { border-collapse: collapse; margin: .5em 0; } "
+              "table.answer td, table.answer th { padding: 2px 10px; text-align: left; } "
+              "table.answer td:nth-child(2) { text-align: right; font-variant-numeric: tabular-nums; } "
+              "table.answer tr.price td { font-size: 90%; color: #555; padding-top: 0; text-align: left; } "
+              "table.answer tr.below td { color: #b00020; font-weight: 600; } "
+              "dl.legend { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; font-size: 90%; } "
+              "dl.legend dt { font-weight: 600; } dl.legend dd { margin: 0; }</style>")
+
+
+def notebook(ev) -> str:
+    """Jupyter's view of an evaluation (``Evaluation._repr_html_``): what was read, the warnings, the answer, then
+    the legend and every method's audited row, folded; no script (a notebook's output may not run one)."""
+    from html import escape
+
+    table = ev.table
+    cols = [c for c in EVALUATION_COLUMNS if c in table]
+    from .explorer import _table_html
+
+    warn = "".join(f"<p><b>Warning:</b> {escape(w)}</p>" for w in ev.warnings)
+    return (f'{ANSWER_CSS}<div class="covstudy-evaluation"><p><b>covstudy.evaluate</b>: '
+            f"{escape(ev.info.get('read') or '')}; intervals at level {1 - ev.info['delta']:g}.</p>{warn}"
+            f"{answer_html(ev)}<details class=\"legend\"><summary>Legend</summary>{legend_html()}</details>"
+            f"<details><summary>Every method, audited ({len(table)} rows)</summary>"
+            f"{_table_html(bounded(table), cols, 'audited', _header)}</details></div>")
+
+
 AUDITED = ("coverage_at_estimate: coverage at the plug-in operating point; worst_coverage: the lowest coverage found "
            "over the (1 − δ) region of the operating point, at worst_at; worst_bound: a certified lower bound of the "
            "worst (exact engines); worst_coverage ≤ x: an upper bound (the audit stopped at a point below the "
@@ -161,10 +266,13 @@ def evaluation_page(ev, folder) -> str:
         warnings += (f'<p class="warning"><b>Below target:</b> no method was shown to meet '
                      f'{1 - info["delta"] - info["epsilon"]:.3f} for {_e(", ".join(below))}; the row recommended '
                      f"there does not meet it: treat it with care.</p>")
-    body = f"""{FIT}<header><h1>covstudy-evaluate report</h1>
+    body = f"""{FIT}{ANSWER_CSS}<header><h1>covstudy-evaluate report</h1>
 <p>{_e(head)}</p>
 <p class="links">{links}</p></header>
 {warnings}
+<section id="answer"><h2>The answer</h2>
+{answer_html(ev)}
+<details class="legend"><summary>Legend: every term the report uses</summary>{legend_html()}</details></section>
 <section><h2>Recommended intervals</h2>
 <div class="fit">{_table_html(shown, rec, "recommended", _header)}</div>
 {reasons}</section>
@@ -184,13 +292,9 @@ def evaluation_page(ev, folder) -> str:
 
 def _references(table) -> str:
     """The methods' references (``references.cited``), each with its entry in docs/methods.md."""
-    from html import escape
+    from .references import cited, html_section
 
-    from .references import PAGE, cited
-
-    items = "".join(f"<li><code>{escape(q)}</code> ({escape(display)}): {escape(reference)} — "
-                    f"<code>{PAGE}#{where}</code></li>" for _, q, display, reference, where in cited(table))
-    return f"<section><h2>References</h2><ol>{items}</ol></section>" if items else ""
+    return html_section(cited(table))
 
 
 def write_evaluation_html(ev, folder) -> Path:

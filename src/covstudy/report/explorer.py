@@ -201,6 +201,8 @@ def page(title: str, body: str, script: str = "") -> str:
 
 def write_html(folder) -> Path:
     """Write <folder>/report.html from its results table (and study.yaml, figures/index.csv); return its path."""
+    from .references import html_section, study_cited
+
     folder = Path(folder)
     df = read_results(folder)
     study = read_study(folder)
@@ -240,7 +242,8 @@ def write_html(folder) -> Path:
 <section><h2>How to rerun</h2>
 <pre>{_e(rerun)}
 covstudy-plot {_e(replot)}   # figures, report.md, report.html</pre>
-</section>"""
+</section>
+{html_section(study_cited(df))}"""
     script = (f'<script type="application/json" id="covstudy-data">{data}</script>\n'
               "<script>covstudyExplorer.start();</script>\n")
     path = folder / "report.html"

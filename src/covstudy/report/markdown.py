@@ -283,6 +283,8 @@ def _tex(table: pd.DataFrame, name, folder: Path) -> str:
 
 def write_report(folder) -> tuple[Path, Path]:
     """Write <folder>/report.md and <folder>/report.tex; return their paths."""
+    from .references import markdown_lines, study_cited
+
     folder = Path(folder)
     df = read_results(folder)
     study = read_study(folder)
@@ -291,7 +293,7 @@ def write_report(folder) -> tuple[Path, Path]:
     overrides = read_overrides(folder)
     md = [f"# Coverage study: {name or folder.name}", "", *_question(study, overrides), *_configuration(study),
           *_summary(df, table), *_ranking(table), *_exclusion(df), *_agreement(df),
-          *_figure_section(folder), *_rerun(study, folder, overrides)]
+          *_figure_section(folder), *_rerun(study, folder, overrides), *markdown_lines(study_cited(df))]
     md_path, tex_path = folder / "report.md", folder / "report.tex"
     md_path.write_text("\n".join(md))
     tex_path.write_text(_tex(table, name, folder))

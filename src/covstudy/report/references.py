@@ -1,8 +1,9 @@
 """Each method's reference, from the registry's ``reference=``: one list in docs/methods.md, cited by every report.
 
 ``anchor`` names a method's entry in docs/methods.md's references (``ref-<kind>-<short>``), ``section``
-writes that list (tests/test_references.py keeps the page equal to it), and ``cited`` numbers the methods
-of an evaluation's rows for its reports (report.md, its LaTeX table, report.html).
+writes that list (tests/test_references.py keeps the page equal to it), ``cited`` numbers the methods
+of an evaluation's rows for its reports (report.md, its LaTeX table, report.html), ``study_cited`` those of a
+study's table (its report.md and report.html).
 """
 
 from __future__ import annotations
@@ -39,6 +40,37 @@ def cited(table) -> list:
             seen.add(m.qualified)
             out.append((len(out) + 1, m.qualified, m.display, m.reference, anchor(m)))
     return out
+
+
+def study_cited(df) -> list:
+    """``cited`` for a study's results table (columns ``method`` and, where present, ``design``, ``metric``): each
+    distinct method resolved as the study read it (``study.summary.resolve_method``), in order of appearance."""
+    from ..study.summary import _context, resolve_method
+
+    out, seen = [], set()
+    for key in dict.fromkeys(_context(df)):
+        m = resolve_method(*key)
+        if m is not None and m.qualified not in seen:
+            seen.add(m.qualified)
+            out.append((len(out) + 1, m.qualified, m.display, m.reference, anchor(m)))
+    return out
+
+
+def markdown_lines(refs) -> list[str]:
+    """A report's references section (Markdown lines) from ``cited``/``study_cited``'s list: [] when empty."""
+    if not refs:
+        return []
+    return ["## References", "", f"Each method's reference (every method's: `{PAGE}`, by these anchors):", ""] + [
+        f"{n}. `{q}` ({display}): {reference} — `{PAGE}#{where}`" for n, q, display, reference, where in refs] + [""]
+
+
+def html_section(refs) -> str:
+    """The same as an HTML section ("" when empty)."""
+    from html import escape
+
+    items = "".join(f"<li><code>{escape(q)}</code> ({escape(display)}): {escape(reference)} — "
+                    f"<code>{PAGE}#{where}</code></li>" for _, q, display, reference, where in refs)
+    return f"<section><h2>References</h2><ol>{items}</ol></section>" if items else ""
 
 
 def numbers(table) -> dict:

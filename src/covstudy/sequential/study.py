@@ -31,6 +31,7 @@ import numpy as np
 from .. import validate
 from ..designs.sequential import MEASURES, Looks, Procedure, Rule, exact, simulate
 from ..study.config import ConfigError
+from ..study.kinds import StudyKind, register_study_kind
 
 PART_KEYS = ("methods", "n_max", "looks", "batch", "rules")
 
@@ -126,34 +127,50 @@ def _part(name: str, spec) -> Part:
     return Part(name, tuple(procedures), tuple(schedules), tuple(rules))
 
 
+def cells(study: SequentialStudy) -> list[tuple[int, int, int]]:
+    """The study's cells, in table order: (part, procedure, schedule) indices; a cell's rules share
+    its procedure's interval tables."""
+    return [(i, j, k) for i, part in enumerate(study.parts)
+            for j, k in itertools.product(range(len(part.procedures)), range(len(part.schedules)))]
+
+
+def cell_rows(study: SequentialStudy, cell: tuple[int, int, int]) -> dict:
+    """One cell's rows of the results and check tables (the study kind's ``rows``: it runs on a
+    worker). The Monte Carlo paths are keyed by p and the schedule (designs/sequential.py), so they do
+    not depend on which cells run where."""
+    part = study.parts[cell[0]]
+    procedure, (columns, looks) = part.procedures[cell[1]], part.schedules[cell[2]]
+    rows, checks = [], []
+    tables = procedure.intervals(looks, study.delta)  # shared by the rules
+    for rule in part.rules:
+        ident = {"part": part.name, "method": procedure.label, "base": procedure.method.short,
+                 "adjust": procedure.adjust, **columns, "rule": rule.kind,
+                 "rule_value": rule.value, "delta": study.delta}
+        r = exact(procedure, looks, rule, study.p, study.delta, tables)
+        rows += [{**ident, "p": p, **{m: float(r[m][i]) for m in MEASURES}} for i, p in enumerate(study.p)]
+        if study.check_reps:
+            e = exact(procedure, looks, rule, study.check_p, study.delta, tables)
+            mc = simulate(procedure, looks, rule, study.check_p, study.delta, study.check_reps, study.seed, tables)
+            for i, p in enumerate(study.check_p):
+                for m in ("coverage", "simultaneous", "expected_n"):
+                    se = (np.sqrt(e[m][i] * (1 - e[m][i]) / study.check_reps) if m != "expected_n"
+                          else mc[f"{m}_mcse"][i])
+                    z = (mc[m][i] - e[m][i]) / se if se > 0 else 0.0
+                    checks.append({**ident, "p": p, "measure": m, "exact": float(e[m][i]),
+                                   "mc": float(mc[m][i]), "mcse": float(se), "z": float(z),
+                                   "p_value": _p_value(m, mc[m][i], e[m][i], z, study.check_reps),
+                                   "reps": study.check_reps})
+    return {"results": rows, "check": checks}
+
+
 def study_rows(study: SequentialStudy):
-    """The results table and the Monte Carlo check table (pandas DataFrames)."""
+    """The results table and the Monte Carlo check table (pandas DataFrames), computed here, without
+    the store (``run_sequential_study`` runs them on the study runner)."""
     import pandas as pd
 
-    rows, checks = [], []
-    for part in study.parts:
-        for procedure, (columns, looks) in itertools.product(part.procedures, part.schedules):
-            tables = procedure.intervals(looks, study.delta)  # shared by the rules
-            for rule in part.rules:
-                ident = {"part": part.name, "method": procedure.label, "base": procedure.method.short,
-                         "adjust": procedure.adjust, **columns, "rule": rule.kind,
-                         "rule_value": rule.value, "delta": study.delta}
-                r = exact(procedure, looks, rule, study.p, study.delta, tables)
-                rows += [{**ident, "p": p, **{m: float(r[m][i]) for m in MEASURES}} for i, p in enumerate(study.p)]
-                if study.check_reps:
-                    e = exact(procedure, looks, rule, study.check_p, study.delta, tables)
-                    mc = simulate(procedure, looks, rule, study.check_p, study.delta, study.check_reps, study.seed,
-                                  tables)
-                    for i, p in enumerate(study.check_p):
-                        for m in ("coverage", "simultaneous", "expected_n"):
-                            se = (np.sqrt(e[m][i] * (1 - e[m][i]) / study.check_reps) if m != "expected_n"
-                                  else mc[f"{m}_mcse"][i])
-                            z = (mc[m][i] - e[m][i]) / se if se > 0 else 0.0
-                            checks.append({**ident, "p": p, "measure": m, "exact": float(e[m][i]),
-                                           "mc": float(mc[m][i]), "mcse": float(se), "z": float(z),
-                                           "p_value": _p_value(m, mc[m][i], e[m][i], z, study.check_reps),
-                                           "reps": study.check_reps})
-    return pd.DataFrame(rows), pd.DataFrame(checks)
+    parts = [cell_rows(study, c) for c in cells(study)]
+    return (pd.DataFrame([r for part in parts for r in part["results"]]),
+            pd.DataFrame([r for part in parts for r in part["check"]]))
 
 
 def _p_value(measure, mc, exact, z, reps) -> float:
@@ -167,10 +184,18 @@ def _p_value(measure, mc, exact, z, reps) -> float:
     return float(min(1.0, 2 * min(stats.binom.cdf(x, reps, exact), stats.binom.sf(x - 1, reps, exact))))
 
 
-def run_sequential_study(study: SequentialStudy):
-    """Compute and write the study (module docstring); returns the results table."""
-    table, check = study_rows(study)
-    study.out.mkdir(parents=True, exist_ok=True)
+def run_sequential_study(study: SequentialStudy, settings=None, progress: bool | None = False):
+    """Run the study on the study runner (study/kinds.py: resumable, on workers) and write it
+    (``finish``; module docstring); returns the results table."""
+    from ..study.kinds import run_kind
+
+    return run_kind(KIND, study, settings, progress=progress,
+                    say=None if progress is not False else (lambda line: None))["results"]
+
+
+def finish(study: SequentialStudy, tables: dict) -> list[Path]:
+    """Write results.parquet, check.csv, report.md, study.json and, with ``plot``, the figures."""
+    table, check = tables["results"], tables["check"]
     table.to_parquet(study.out / "results.parquet", index=False)
     check.to_csv(study.out / "check.csv", index=False, float_format="%.12g")
     figures = []
@@ -180,7 +205,21 @@ def run_sequential_study(study: SequentialStudy):
         figures = sequential_figures(table, study.out / "figures", study.delta)
     (study.out / "report.md").write_text(report(study, table, check, figures))
     (study.out / "study.json").write_text(json.dumps({"name": study.name, "seed": study.seed}, indent=1) + "\n")
-    return table
+    return [study.out / n for n in ("results.parquet", "check.csv", "report.md", "study.json")]
+
+
+def cost(study: SequentialStudy, cell: tuple[int, int, int]) -> float:
+    """Forecast CPU seconds of a cell: the dynamic programme grows with the looks and n_max
+    (fitted to the committed study: ~60 CPU-s over 39 cells on the loaded 2-core machine), the check with its paths."""
+    part = study.parts[cell[0]]
+    columns, looks = part.schedules[cell[2]]
+    n_max = columns["n_max"]
+    return len(part.rules) * (7e-8 * n_max * len(looks.sizes) * (study.p.size + study.check_p.size)
+                              + 2e-8 * study.check_reps * study.check_p.size * len(looks.sizes)) + 0.01
+
+
+def summary(study: SequentialStudy, tables: dict):
+    return peeking_summary(tables["results"])
 
 
 def peeking_summary(table):
@@ -224,3 +263,15 @@ def _markdown(df) -> str:
         return f"{v:.4g}" if isinstance(v, float) else str(v)
     head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns)
     return head + "".join("\n| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False))
+
+
+# The sequential study kind (study/kinds.py): the runner runs it, resumably, on its workers.
+KIND = register_study_kind(StudyKind(
+    key="sequential", load=SequentialStudy.from_config, cells=cells, rows=cell_rows, finish=finish,
+    summary=summary, tables=("results", "check"), cost=cost,
+    explore={"title": "coverage at stopping, simultaneous coverage, expected labels, width against p",
+             "axes": ("part", "n_max", "looks", "batch", "rule", "rule_value", "p", "delta"),
+             "measures": {"coverage": ("coverage at stopping", None), "simultaneous": ("simultaneous coverage", None),
+                          "expected_n": ("expected labels at stopping", None), "width": ("width at stopping", None),
+                          "stopped_early": ("P(stopping before n_max)", None)},
+             "level": ("coverage", "simultaneous")}))

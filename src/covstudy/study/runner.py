@@ -285,14 +285,16 @@ threading.Thread(target=watch, name="covstudy-parent-watch", daemon=True).start(
 """
 
 
-def _on_workers(study: Study, tasks: list[grid.Task], workers: int):
-    """Each task's rows, as a worker finishes it (in any order): on loky processes that die
-    with this one (``worker_pool``), or on the study's dask cluster."""
+def _on_workers(study: Study, tasks: list, workers: int, evaluate=_evaluate_single_threaded):
+    """``evaluate(task)`` of each task, as a worker finishes it (in any order): on loky processes
+    that die with this one (``worker_pool``), or on the study's dask cluster. ``study`` gives the
+    backend settings (backend, scheduler, workers, threads_per_worker): a ``Study`` or a study
+    kind's ``kinds.RunSettings``; ``evaluate`` a picklable function (a study kind's task runner)."""
     if study.backend == "loky":
         executor = worker_pool(min(workers, len(tasks)))
         with _workers_leave_signals_to_us():  # the first submission starts the workers
-            futures = [executor.submit(_evaluate_single_threaded, tasks[0])]
-        futures += [executor.submit(_evaluate_single_threaded, t) for t in tasks[1:]]
+            futures = [executor.submit(evaluate, tasks[0])]
+        futures += [executor.submit(evaluate, t) for t in tasks[1:]]
         try:
             for future in concurrent.futures.as_completed(futures):
                 yield future.result()
@@ -302,7 +304,7 @@ def _on_workers(study: Study, tasks: list[grid.Task], workers: int):
         return
     with backend(study, workers) as n_jobs:
         parallel = joblib.Parallel(n_jobs=min(n_jobs, len(tasks)), return_as="generator_unordered")
-        results = parallel(joblib.delayed(_evaluate_single_threaded)(t) for t in tasks)
+        results = parallel(joblib.delayed(evaluate)(t) for t in tasks)
         try:
             yield from results
         finally:

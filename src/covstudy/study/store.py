@@ -252,3 +252,116 @@ class Store:
 
     def write_json(self, name: str, data: dict) -> None:
         atomic_write(self.out / name, (json.dumps(data, indent=2) + "\n").encode())
+
+
+# --- a study kind's parts (study/kinds.py) ----------------------------------------------
+# A study kind's cell has rows in one or more tables, each row a mapping whose keys are its own
+# (a calibration study's bin rows and ECE rows differ), so its parts are JSON lines, not CSV: one
+# line ``[cell_id, table, row]`` per row and a last line ``[cell_id, null, null]`` per cell (a cell
+# may have no rows), floats written with repr (read back bit for bit; NaN as NaN). The table is
+# then the same ``pd.DataFrame(rows)`` as the cells computed in one process: the same columns, in
+# the same order, the same bytes. Names and checksums as a CSV part's, with the suffix .jsonl.
+
+def _json_default(value):
+    """numpy scalars as Python numbers (a kind's rows may hold them); anything else is an error."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"a study kind's row value must be a number, text or null, got {type(value).__name__}")
+
+
+def kind_part_bytes(cells: list[tuple[str, dict]]) -> bytes:
+    """The JSON lines of ``cells``: (cell_id, {table: rows}) each."""
+    import json
+
+    lines = []
+    for cell_id, tables in cells:
+        for table, rows in tables.items():
+            lines += [json.dumps([cell_id, table, row], default=_json_default) for row in rows]
+        lines.append(json.dumps([cell_id, None, None]))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def read_kind_part(path: Path, tables: tuple[str, ...], ours: str | None = None) -> tuple[dict | None, str | None]:
+    """A kind's part as {cell_id: {table: rows}}, or None and why it is damaged: cut short, not JSON
+    lines of [cell_id, table, row], a table the kind does not write, a cell without its closing line,
+    then other bytes than its name's checksum (``ours``: what this process wrote, not re-checked)."""
+    import json
+
+    stem = path.name.removesuffix(".jsonl").split(".")
+    if len(stem) != 2:
+        return None, UNCHECKED
+    data = path.read_bytes()
+    if ours is None or checksum(data) != ours:
+        if not data.strip():
+            return None, "empty"
+        if not data.endswith(b"\n"):
+            return None, "truncated: no final newline"
+        if checksum(data) != stem[1]:
+            return None, "not the bytes its name's checksum says: changed after it was written"
+    cells: dict[str, dict] = {}
+    closed: set[str] = set()
+    try:
+        for number, line in enumerate(data.decode().splitlines(), 1):
+            cell_id, table, row = json.loads(line)
+            if not isinstance(cell_id, str) or cell_id in closed:
+                raise ValueError(f"line {number}: a cell id, once per cell")
+            if table is None and row is None:
+                closed.add(cell_id)
+                cells.setdefault(cell_id, {})
+            elif table in tables and isinstance(row, dict):
+                cells.setdefault(cell_id, {}).setdefault(table, []).append(row)
+            else:
+                raise ValueError(f"line {number}: not [cell_id, one of {', '.join(tables)}, row]")
+    except (ValueError, TypeError, UnicodeDecodeError) as err:
+        return None, f"not a study kind's rows: {err}"
+    if set(cells) - closed:
+        return None, "a cell without its closing line"
+    return cells, None
+
+
+class KindStore(Store):
+    """The store of a study kind's folder: the lock, atomic writes and study files of ``Store``, with
+    the parts as JSON lines (above)."""
+
+    def __init__(self, out: Path, tables: tuple[str, ...]):
+        super().__init__(out)
+        self.tables = tables
+
+    def _kind_parts(self) -> list[Path]:
+        return sorted(self.parts.glob("*.jsonl"))  # oldest first
+
+    def finished_cells(self) -> dict[str, dict]:
+        """Every stored cell's rows per table, the newest part's where a cell was computed twice.
+        A damaged part is named on stderr and moved aside (``*.jsonl.damaged``), as a CSV part is."""
+        cells: dict[str, dict] = {}
+        for f in self._kind_parts():
+            found, problem = read_kind_part(f, self.tables, self._saved.get(f.name))
+            if problem:
+                what = "unchecked" if problem == UNCHECKED else "damaged"
+                f.rename(f.with_name(f"{f.name}.{what}"))
+                print(f"covstudy: warning: {what} part {f} ({problem}); moved aside to {f.name}.{what}, "
+                      "its cells will be computed again", file=sys.stderr)
+            else:
+                cells.update(found)
+        return cells
+
+    def save_cells(self, cells: list[tuple[str, dict]]) -> None:
+        """Persist the cells of one finished task as a new part."""
+        if cells:
+            data = kind_part_bytes(cells)
+            digest = checksum(data)
+            name = f"{time.time_ns():020d}-{os.getpid()}-{cells[0][0][:8]}.{digest}.jsonl"
+            atomic_write(self.parts / name, data)
+            self._saved[name] = digest
+
+    def compact_cells(self, order: list[str]) -> dict[str, dict]:
+        """Fold all parts into one (the cells of ``order`` first, in that order, then the others);
+        return every stored cell, as ``finished_cells`` does."""
+        cells = self.finished_cells()
+        files = self._kind_parts()
+        if len(files) > 1:
+            ids = [*(c for c in order if c in cells), *(c for c in cells if c not in set(order))]
+            self.save_cells([(c, cells[c]) for c in ids])
+            for f in files:
+                f.unlink()
+        return cells
