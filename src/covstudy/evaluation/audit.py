@@ -284,7 +284,7 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None, confi
         if out is not None:
             return out
         return searched_audit(qualified, s, delta, reps, seed, monte_carlo=True, confirm=confirm)  # too many outcomes
-    points, share = None, 1.0
+    points = None
     if draws_per_test_set(qualified):
         reps = draw_reps(qualified, s, reps)
         if reps is None:
@@ -296,13 +296,12 @@ def audit_metric(s: Spec, method, qualified, delta, reps, seed, work=None, confi
         if AUC_MIN_REPS * size > AUC_AUDIT_MAX:
             return {"note": f"not audited: {AUC_MIN_REPS} simulated test sets of {size:,} scores a point is more "
                             f"than {AUC_AUDIT_MAX:.0e} scores (audit.AUC_AUDIT_MAX)"}
-        share = min(1.0, int(reps) / REPS)  # the budget's cut of the test sets (``cost``) cuts the decision too
         reps = int(min(reps, max(AUC_MIN_REPS, AUC_BUDGET // size)))
         affordable = max(PILOT_POINTS, AUC_SCORES // (2 * reps * size))  # points a search, two searches
         points = affordable if affordable < search_budget(reps) else None
     if s.box is not None and s.point_of is not None:
         return searched_audit(qualified, s, delta, reps, seed, bounded=points is not None, points=points,
-                              confirm=confirm, decide_share=share)
+                              confirm=confirm)
     return audit_point(qualified, s.design, s.coverage_metric, s.points, delta, reps, seed, s.region, s.scale)
 
 
@@ -321,7 +320,7 @@ def _monte_carlo(s: Spec) -> bool:
 
 
 def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_carlo=False, pilot=False,
-                   points=None, known=None, confirm=None, decide_share=1.0) -> dict:
+                   points=None, known=None, confirm=None) -> dict:
     """The worst coverage over the spec's box by the adaptive search (``search``): ``coverage()`` at each
     point (exact where the design's engine takes it, else Monte Carlo, the same seed at every point);
     the AUC also over test sets from the user's smoothed score distributions (``empirical``), the
@@ -404,7 +403,7 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
     worst, mcse = out["worst_coverage"], out["worst_mcse"]
     if out["engine"] == "mc" and reps and worst - Z_MCSE * mcse < floor <= worst + CONFIRM_Z * mcse:
         # not decided at the search's MCSE: fresh test sets at the worst point until it is (``decide``)
-        budget = decide_budget(qualified, s, used, decide_share)
+        budget = decide_budget(qualified, s, used)
         decided = decide(evaluate, at, worst, mcse, floor, int(reps), seed,
                          budget if confirm is None else min(budget, int(confirm)))
         if not decided and confirm is not None and confirm < budget and floor <= worst + Z_MCSE * mcse:
@@ -437,15 +436,13 @@ def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict, confirm=N
     return out
 
 
-def decide_budget(qualified, s: Spec, used: int = 0, share: float = 1.0) -> int:
+def decide_budget(qualified, s: Spec, used: int = 0) -> int:
     """The test sets ``decide`` may draw at one row's worst point: DECIDE_TEST_SETS; an AUC's at most AUC_SCORES
-    scores times ``share`` (the reps the budget left of REPS, ``cost``: at 10³ scores the decision costs more
-    than the search); a drawing method's what its ``draw_budget`` leaves after the ``used`` test sets of its
-    search."""
+    scores; a drawing method's what its ``draw_budget`` leaves after the ``used`` test sets of its search."""
     if draws_per_test_set(qualified):
         return int(min(DECIDE_TEST_SETS, max(draw_budget(qualified, s) - used, 0)))
     if s.design in ("binormal", "paired_binormal"):
-        return int(min(DECIDE_TEST_SETS, AUC_SCORES // max(examples(s.points[0]), 1)) * share)
+        return int(min(DECIDE_TEST_SETS, AUC_SCORES // max(examples(s.points[0]), 1)))
     return DECIDE_TEST_SETS
 
 

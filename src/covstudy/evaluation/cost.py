@@ -245,7 +245,7 @@ def _search_sets(s, method, qualified, reps, confirm=None) -> tuple[float, int]:
     which a method that draws, near the floor after its few test sets a point, mostly spends), at most
     ``confirm``."""
     from .audit import (AUC_AUDIT_MAX, AUC_MIN_REPS, AUC_BUDGET, AUC_SCORES, CONFIRM, PILOT_MIN_REPS, PILOT_POINTS,
-                        PILOT_SHARE, REPS, decide_budget, draw_points, draw_reps, draws_per_test_set, examples,
+                        PILOT_SHARE, decide_budget, draw_points, draw_reps, draws_per_test_set, examples,
                         search_budget)
 
     bounded = False
@@ -268,8 +268,7 @@ def _search_sets(s, method, qualified, reps, confirm=None) -> tuple[float, int]:
     sets = float(points * r)
     sets += PILOT_POINTS * max(PILOT_MIN_REPS, r // PILOT_SHARE)  # the pilot's first stage
     searched = float(points * r) * (2 if s.scores is not None else 1)
-    # an AUC's decision: up to AUC_SCORES scores, times the budget's cut of its reps (``audit.decide_budget``)
-    decision = decide_budget(qualified, s, int(searched), min(1.0, reps / REPS)) if bounded else CONFIRM * r
+    decision = decide_budget(qualified, s, int(searched)) if bounded else CONFIRM * r
     sets += CONFIRM_SHARE * (decision if confirm is None else min(decision, confirm))
     if s.scores is not None:  # the smoothed-empirical search: as many points again
         sets += points * r
