@@ -43,9 +43,17 @@ for folder in sorted(p.parent for p in RESULTS.glob("*/study.yaml")):
 
 def kind_reports(key: str, folder: Path) -> list[Path]:
     """report.md and report.html of a study kind's committed folder, by the kind's writers, from its tables."""
-    kind = kind_of({key: True})
-    cfg = yaml.safe_load(Path("conf/study", f"{folder.name}.yaml").read_text())
-    study = kind.load({**cfg, "out": str(folder)})
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from covstudy.cli import _conf_dir  # and its ${seq:...} resolver
+
+    with initialize_config_dir(config_dir=_conf_dir(), version_base="1.3"):  # as `covstudy study=<name>` composes it
+        cfg = OmegaConf.to_container(compose(config_name="config", overrides=[f"study={folder.name}", f"out={folder}"]),
+                                     resolve=True)
+    kind = kind_of(cfg)
+    assert kind.key == key, (folder, kind.key)
+    study = kind.load(cfg)
     if key == "bands":
         from covstudy.bands.study import write_band_report
 
