@@ -246,9 +246,8 @@ def finish(study: CalibrationStudy, tables: dict) -> list[Path]:
 
 def page(study: CalibrationStudy, tables: dict) -> Path:
     from ..report.calibration_page import write_calibration_html  # report.html, the interactive page
-    from ..report.references import kind_cited
 
-    return write_calibration_html(study, refs=kind_cited(tables["results"], CITES))  # from results.csv as written: a committed page is a rerun's bytes
+    return write_calibration_html(study)  # from results.csv as written: a committed page is a rerun's bytes
 
 
 def cost(study: CalibrationStudy, point: dict) -> float:
