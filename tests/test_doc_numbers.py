@@ -57,6 +57,7 @@ CLUSTERED_CP_GAIN = CLUSTERED + "#Clopper–Pearson's exact coverage over Wilson
 NAIVE_CV = dict(metric="err_xy", method=("wald", "wilson", "cv_t"))  # binomial on the pooled errors, t over folds
 CROSSVAL_LOGISTIC = "results/crossval_logistic/results.parquet"  # Monte Carlo (the README gives the MCSE)
 CROSSVAL_VS_WALD = CROSSVAL + "#width over wald's"
+BANDS_POINTWISE = "results/roc_bands/bands_pointwise.parquet"  # Monte Carlo, per FPR (or recall) of the grid
 POSTERIOR = dict(metric="macro_recall", label="posterior (prior 1/(2K), the default)")
 UNIFORM = dict(metric="macro_recall", label="posterior (uniform prior)")
 
@@ -429,6 +430,20 @@ CLAIMS = [
       (CROSSVAL, {"metric": "err_xy", "method": "nested", "n": (50, 100)}, "coverage", "span of mean by n", 2),
       (CROSSVAL_LOGISTIC, {"method": NAIVE_CV["method"]}, "coverage", "span of mean by method, metric", 2),
       *[(CROSSVAL_LOGISTIC, {"method": m}, "coverage", "span of mean by metric", 2) for m in ("nadeau_bengio", "nested")]]),
+    ("docs/guide/bands.md", "200 test sets a point: simulated, a containment's MCSE ≤ {}): [...] containment {} on "
+     "continuous scores, the narrowest simultaneous band (area {}/{}/{} at n = 20/100/500); [...] holds the latent "
+     "binormal curve {} [...] `fixed_width` band held {} on continuous scores and {} on ratings, [...] `credible` kept "
+     "≥ {}% at every FPR. [...] (pointwise coverage down to {} at AUC = 0.95), [...] (down to {} at FPR = 0.05)",
+     [(BANDS, {"curve": "roc", "method": ("working_hotelling", "ks", "fixed_width draws=200")}, "containment_mcse", "max"),
+      (BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 0}, "containment", "range"),
+      *[(BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 0, "n_pos": n}, "mean_area", "mean", 2)
+        for n in (20, 100, 500)],
+      (BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 5}, "containment", "range"),
+      *[(BANDS, {"method": "fixed_width draws=200", "curve": "roc", "levels": k}, "containment", "range") for k in (0, 5)],
+      (BANDS, {"method": "credible", "curve": "roc"}, "min_pointwise", "min%", 1),
+      (BANDS, {"method": "bootstrap draws=200", "curve": "roc", "auc": 0.95}, "min_pointwise", "min", 2),
+      (BANDS_POINTWISE, {"method": ("wilson", "clopper_pearson", "jeffreys"), "curve": "roc", "levels": 0, "at": 0.05},
+       "coverage", "min", 2)]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
