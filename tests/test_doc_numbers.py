@@ -58,6 +58,7 @@ NAIVE_CV = dict(metric="err_xy", method=("wald", "wilson", "cv_t"))  # binomial 
 CROSSVAL_LOGISTIC = "results/crossval_logistic/results.parquet"  # Monte Carlo (the README gives the MCSE)
 CROSSVAL_VS_WALD = CROSSVAL + "#width over wald's"
 BANDS_POINTWISE = "results/roc_bands/bands_pointwise.parquet"  # Monte Carlo, per FPR (or recall) of the grid
+PEEK_WILSON = dict(part="peek", n_max=1000, rule="never", adjust="none", method="wilson")
 POSTERIOR = dict(metric="macro_recall", label="posterior (prior 1/(2K), the default)")
 UNIFORM = dict(metric="macro_recall", label="posterior (uniform prior)")
 
@@ -444,6 +445,22 @@ CLAIMS = [
       (BANDS, {"method": "bootstrap draws=200", "curve": "roc", "auc": 0.95}, "min_pointwise", "min", 2),
       (BANDS_POINTWISE, {"method": ("wilson", "clopper_pearson", "jeffreys"), "curve": "roc", "levels": 0, "at": 0.05},
        "coverage", "min", 2)]),
+    ("docs/guide/auc.md", "report `logit_delong`: its coverage stayed ≥ {}% there, at DeLong's width. [...] report "
+     "`newcombe`: the only interval that kept ≥ {}% on the whole grid, [...] falls to {}% at AUC = 0.95 with 10 of each",
+     [(AUC, {"method": "logit_delong", "n_pos": (25, 50, 100, 500), "auc": (0.6, 0.75, 0.9)}, "coverage", "min%", 1),
+      (AUC, {"method": "newcombe"}, "coverage", "min%", 1),
+      (AUC, {**DELONG, "auc": 0.95, "n_pos": 10}, "coverage", "min%", 0)]),
+    *[(page, "the chance that every Wilson interval covers [...] falls from {} to {}, {}, {}, {} (exact, on average "
+       "over p);", [(PEEKING, {**PEEK_WILSON, "looks": k}, "simultaneous", "mean") for k in (1, 2, 5, 20, 100)])
+      for page in ("docs/guide/sequential.md", "docs/gallery.md")],
+    ("docs/guide/sequential.md", "drops coverage at stopping to {} near the bar (100 looks)",
+     [(PEEKING, {**PEEK_WILSON, "rule": "threshold", "looks": 100}, "coverage", "min", 2)]),
+    ("docs/gallery.md", "`logit_delong` (≥ {}% at DeLong's width); [...] kept ≥ {}% on the whole grid. DeLong falls to "
+     "{}% at AUC = 0.95 with 10 of each (simulated, [...] (containment {}, the narrowest simultaneous band)",
+     [(AUC, {"method": "logit_delong", "n_pos": (25, 50, 100, 500), "auc": (0.6, 0.75, 0.9)}, "coverage", "min%", 1),
+      (AUC, {"method": "newcombe"}, "coverage", "min%", 1),
+      (AUC, {**DELONG, "auc": 0.95, "n_pos": 10}, "coverage", "min%", 0),
+      (BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 0}, "containment", "range")]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
