@@ -461,6 +461,19 @@ CLAIMS = [
       (AUC, {"method": "newcombe"}, "coverage", "min%", 1),
       (AUC, {**DELONG, "auc": 0.95, "n_pos": 10}, "coverage", "min%", 0),
       (BANDS, {"method": "working_hotelling", "curve": "roc", "levels": 0}, "containment", "range")]),
+    ("docs/guide/leaderboard.md", "simulated, 200 test sets a point, MCSE ≤ {}.) [...] with 10 equal models some \"A "
+     "beats B\" is false {}% of the time, with 20 equal models {}%. [...] (family coverage {} at k = 20). "
+     "Benjamini–Hochberg controls the false discovery rate (≤ {}) but not the chance of one false claim (up to {}). "
+     "[...] hold every model's rank in ≥ {}% of test sets when the models differ (spread 0.05 and 0.2); [...] in {}% at "
+     "k = 20 and spread 0.05. [...] about {} of the 20 ranks.",
+     [(LEADERBOARD, {}, "false_claim_mcse", "max"),
+      *[(LEADERBOARD, {"method": ("wald", "newcombe"), "spread": 0, "k": k}, "false_claim", "range%", 0) for k in (10, 20)],
+      (LEADERBOARD, {"method": "bootstrap_max_t", "k": 20}, "family_coverage", "mean", 2),
+      (LEADERBOARD, {"method": "bh"}, "false_discovery", "max", 2),
+      (LEADERBOARD, {"method": "bh"}, "false_claim", "max", 2),
+      (LEADERBOARD, {"method": ("bonferroni", "holm", "max_t"), "spread": (0.05, 0.2)}, "rank_coverage", "min%", 0),
+      (LEADERBOARD, {"method": "bootstrap_ranks", "k": 20, "spread": 0.05}, "rank_coverage", "range%", 0),
+      (LEADERBOARD, {"method": "max_t", "k": 20, "n": 5000, "spread": 0.05}, "rank_size", "mean", 0)]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
