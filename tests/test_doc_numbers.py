@@ -61,13 +61,17 @@ BANDS_POINTWISE = "results/roc_bands/bands_pointwise.parquet"  # Monte Carlo, pe
 PEEK_WILSON = dict(part="peek", n_max=1000, rule="never", adjust="none", method="wilson")
 COMPARING_CLASSIFIERS = "results/comparing_classifiers/results.parquet"  # Monte Carlo, 20,000 test sets a point
 COMPARING_CLASSIFIERS_SHORT = COMPARING_CLASSIFIERS + "#short of 0.95 by more than 2 MCSE"
+CONSERVATIVENESS = "results/conservativeness/results.parquet"  # exact
+EVALS_PAIRED = "results/evals_paired/results.parquet"  # Monte Carlo (its MCSE in the column beside)
+BCD_BELOW = BCD + "#below 95%"
+MC_VS_EXACT_Z = "results/mc_vs_exact/results.parquet#z against the exact binomial SE"
 POSTERIOR = dict(metric="macro_recall", label="posterior (prior 1/(2K), the default)")
 UNIFORM = dict(metric="macro_recall", label="posterior (uniform prior)")
 
 
 def field(table, where, column, how, digits=3):
     """The text of ``how`` of ``column`` over the rows ``where`` of ``table``: "min", "max", "mean", "median",
-    "count", "sum", "from_nominal" (mean |v − 0.95|), "range" (lo–hi) or "span" (the range, one number where both ends round
+    "std", "count", "sum", "from_nominal" (mean |v − 0.95|), "range" (lo–hi) or "span" (the range, one number where both ends round
     alike); "<how> of <statistic> by <columns>" applies ``how`` to the groups' statistics, and a trailing "%"
     quotes the values in percent."""
     rows = table
@@ -86,9 +90,11 @@ def field(table, where, column, how, digits=3):
     low, high = fmt.format(v.min()), fmt.format(v.max())
     if how == "from_nominal":  # mean |coverage − 0.95|, as the reports' closeness rank reads it
         return fmt.format((v - 0.95).abs().mean())
-    return {"min": low, "max": high, "mean": fmt.format(v.mean()), "count": str(len(v)), "sum": str(int(v.sum())),
+    text = {"min": low, "max": high, "mean": fmt.format(v.mean()), "count": str(len(v)), "sum": str(int(v.sum())),
+            "std": fmt.format(v.std()),
             "median": fmt.format(v.median()), "range": f"{low}–{high}",
             "span": low if low == high else f"{low}–{high}"}[how]
+    return text.replace("-", "−")  # the pages print a minus sign
 
 
 # (page, sentence with {} fields, [(table, rows, column, how[, digits]) per field])
@@ -498,6 +504,37 @@ CLAIMS = [
      "closest to 95% on average); Wald covers {} on average at n = 20",
      [(COMPARING_CLASSIFIERS, {"method": "newcombe"}, "coverage", "min", 4),
       (COMPARING_CLASSIFIERS, {"method": "wald", "n": 20}, "coverage", "mean")]),
+    # the gallery's answers, each from its study's table
+    ("docs/gallery.md", "**Answer.** Exactly: Wald averages {} over p, falls to {} at p = 0.001 and is below 95% on {}% of "
+     "the grid; Wilson averages {}, Jeffreys {}, Agresti–Coull {} and Clopper–Pearson {}, never below 0.95.",
+     [(BCD, {"method": "wald"}, "coverage", "mean", 4), (BCD, {"method": "wald", "p": 0.001}, "coverage", "min"),
+      (BCD_BELOW, {"method": "wald"}, "below", "mean%", 1),
+      *[(BCD, {"method": m}, "coverage", "mean", 4) for m in ("wilson", "jeffreys", "agresti_coull", "clopper_pearson")]]),
+    ("docs/gallery.md", "Wilson stays closest to nominal on average (mean |coverage − 0.95| = {}); [...] Wald is the "
+     "narrowest and by far the worst (minimum {}).",
+     [(CONSERVATIVENESS, {"method": "wilson"}, "coverage", "from_nominal", 4),
+      (CONSERVATIVENESS, {"method": "wald"}, "coverage", "min")]),
+    ("docs/gallery.md", "At n = 50 and δ = 0.05: Wilson {}, Jeffreys {}, Clopper–Pearson {}, Agresti–Coull {}; Wald's is "
+     "{} at every n",
+     [*[(COEFFICIENTS, {"method": m, "delta": 0.05, "n": 50}, "confidence_coefficient", "min", 4)
+        for m in ("wilson", "jeffreys", "clopper_pearson", "agresti_coull")],
+      (COEFFICIENTS, {"method": "wald"}, "confidence_coefficient", "max", 0)]),
+    ("docs/gallery.md", "the standardised differences have mean {} and sd {} over {} cells, and {}% of them exceed 2",
+     [(MC_VS_EXACT_Z, {}, "z", "mean"), (MC_VS_EXACT_Z, {}, "z", "std"), (MC_VS_EXACT_Z, {}, "z", "count"),
+      (MC_VS_EXACT_Z, {}, "beyond_2", "mean%", 1)]),
+    ("docs/gallery.md", "(`cp_union` above {}) [...] Jeffreys prior stays close to nominal (mean {}; simulated, 10,000 "
+     "test sets a cell).",
+     [(GROUNDLIGHT, {"method": "cp_union"}, "coverage", "min", 2),
+      (GROUNDLIGHT, {"method": "posterior_jeffreys"}, "coverage", "mean")]),
+    ("docs/gallery.md", "Miettinen–Nurminen (mean {}, lowest {}), SCAS ({}, {}) or Newcombe's hybrid ({}, {}); Wald "
+     "averages {} and falls to {}.",
+     [(NEWCOMBE, {"method": m}, "coverage", how) for m in ("miettinen_nurminen", "scas", "newcombe", "wald")
+      for how in ("mean", "min")]),
+    ("docs/gallery.md", "The paired clustered t (false claims {}% with 1,000 questions in 10 groups); there the unpaired "
+     "harness comparison \"finds\" a difference {}% of the time (simulated, MCSE ≤ {}).",
+     [*[(EVALS_PAIRED, {"method": m, "truth": 0, "questions": 1000, "groups": 10}, "excludes_zero", "range%", 0)
+        for m in ("paired_eval.clustered_t", "paired_eval.unpaired")],
+      (EVALS_PAIRED, {}, "excludes_zero_mcse", "max")]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
@@ -651,6 +688,10 @@ DERIVED = {  # "table#name": a column the pages quote computed from the committe
                                               "mean_width", "wald"),
     COMPARING_CLASSIFIERS_SHORT: lambda: _table(COMPARING_CLASSIFIERS)
     .assign(short=lambda t: (t.coverage + 2 * t.mcse < 0.95).astype(float)),
+    BCD_BELOW: lambda: _table(BCD).assign(below=lambda t: (t.coverage < 0.95).astype(float)),
+    MC_VS_EXACT_Z: lambda: _table("results/mc_vs_exact/results.parquet").assign(  # z = (MC − C) / √(C(1 − C)/reps)
+        z=lambda t: (t.coverage - t.exact_coverage) / (t.exact_coverage * (1 - t.exact_coverage) / t.reps) ** 0.5,
+        beyond_2=lambda t: (t.z.abs() > 2).astype(float)),
     MULTICLASS_NEAR_NOMINAL: lambda: _table(MULTICLASS).query("coverage > 0.85"),
     MULTICLASS_VS_WALD: lambda: _relative_width(_table(MULTICLASS), ["metric", "K", "n"], "mean_width", "wald"),
 }
