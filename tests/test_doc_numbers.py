@@ -535,6 +535,16 @@ CLAIMS = [
      [*[(EVALS_PAIRED, {"method": m, "truth": 0, "questions": 1000, "groups": 10}, "excludes_zero", "range%", 0)
         for m in ("paired_eval.clustered_t", "paired_eval.unpaired")],
       (EVALS_PAIRED, {}, "excludes_zero_mcse", "max")]),
+    ("docs/sequential.md", "averaged over p (exact): {} (1 look), {} (2), {} (5), {} (20), {} (100); Clopper–Pearson "
+     "{} / {} / {} / {}; [...] coverage at stopping stays ≥ {} and ≥ {} at every p even with 100 looks [...] "
+     "Jeffreys' ≥ {}. [...] Wilson's coverage at stopping falls to {} (2 looks), {} (5), {} (20), {} (100); "
+     "Clopper–Pearson's to {} at 100 looks.",
+     [*[(PEEKING, {**PEEK_WILSON, "looks": k}, "simultaneous", "mean") for k in (1, 2, 5, 20, 100)],
+      *[(PEEKING, {**PEEK_WILSON, "method": "clopper_pearson", "looks": k}, "simultaneous", "mean") for k in (2, 5, 20, 100)],
+      *[(PEEKING, {**PEEK_WILSON, "method": m, "rule": "width"}, "coverage", "min")
+        for m in ("wilson", "clopper_pearson", "jeffreys")],
+      *[(PEEKING, {**PEEK_WILSON, "rule": "threshold", "looks": k}, "coverage", "min", 2) for k in (2, 5, 20, 100)],
+      (PEEKING, {**PEEK_WILSON, "method": "clopper_pearson", "rule": "threshold", "looks": 100}, "coverage", "min", 2)]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
