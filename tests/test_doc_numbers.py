@@ -545,6 +545,8 @@ CLAIMS = [
         for m in ("wilson", "clopper_pearson", "jeffreys")],
       *[(PEEKING, {**PEEK_WILSON, "rule": "threshold", "looks": k}, "coverage", "min", 2) for k in (2, 5, 20, 100)],
       (PEEKING, {**PEEK_WILSON, "method": "clopper_pearson", "rule": "threshold", "looks": 100}, "coverage", "min", 2)]),
+    ("docs/crossval.md", "at n = 100, d = 10, λ = 0.01 logistic regression's Err is {} (Bayes error 0.222) and {} (0.325)",
+     [(CROSSVAL_LOGISTIC, {"metric": "err", "n": 100, "d": 10, "bayes_error": b}, "truth", "min", 4) for b in (0.222, 0.325)]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
