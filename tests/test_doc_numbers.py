@@ -547,6 +547,13 @@ CLAIMS = [
       (PEEKING, {**PEEK_WILSON, "method": "clopper_pearson", "rule": "threshold", "looks": 100}, "coverage", "min", 2)]),
     ("docs/crossval.md", "at n = 100, d = 10, λ = 0.01 logistic regression's Err is {} (Bayes error 0.222) and {} (0.325)",
      [(CROSSVAL_LOGISTIC, {"metric": "err", "n": 100, "d": 10, "bayes_error": b}, "truth", "min", 4) for b in (0.222, 0.325)]),
+    ("docs/guide/evals.md", "`ci(method=\"t\", cluster=…)`: {}) [...] at p = 0.99 with 100 questions it covers {} against {} "
+     "for every SE-based bar)",
+     [(EVALS, {"method": "eval.clustered_t", "p": 0.5}, "coverage", "range", 2),
+      (EVALS, {"method": "eval.wilson_design", "p": 0.99, "questions": 100, "answers": 1, "icc_group": 0}, "coverage",
+       "range", 2),
+      (EVALS, {"method": ("eval.naive", "eval.question", "eval.clustered", "eval.clustered_t"), "p": 0.99,
+               "questions": 100, "answers": 1, "icc_group": 0}, "coverage", "range", 2)]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
