@@ -554,6 +554,9 @@ CLAIMS = [
        "range", 2),
       (EVALS, {"method": ("eval.naive", "eval.question", "eval.clustered", "eval.clustered_t"), "p": 0.99,
                "questions": 100, "answers": 1, "icc_group": 0}, "coverage", "range", 2)]),
+    ("docs/calibration.md", "the same as, E|c(s) − s| ({} against {} for Beta(2, 5) scores at slope 0.6)",
+     [(CALIBRATION, {"target": target, "scores": None, "slope": 0.6}, "truth", "min")
+      for target in ("smooth_ece", "ece_unbinned")]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
