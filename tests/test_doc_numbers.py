@@ -65,6 +65,7 @@ CONSERVATIVENESS = "results/conservativeness/results.parquet"  # exact
 EVALS_PAIRED = "results/evals_paired/results.parquet"  # Monte Carlo (its MCSE in the column beside)
 BCD_BELOW = BCD + "#below 95%"
 MC_VS_EXACT_Z = "results/mc_vs_exact/results.parquet#z against the exact binomial SE"
+BINOMIAL_BANDS = dict(method=("wilson", "clopper_pearson", "jeffreys"), curve="roc", levels=0)
 POSTERIOR = dict(metric="macro_recall", label="posterior (prior 1/(2K), the default)")
 UNIFORM = dict(metric="macro_recall", label="posterior (uniform prior)")
 
@@ -557,6 +558,11 @@ CLAIMS = [
     ("docs/calibration.md", "the same as, E|c(s) − s| ({} against {} for Beta(2, 5) scores at slope 0.6)",
      [(CALIBRATION, {"target": target, "scores": None, "slope": 0.6}, "truth", "min")
       for target in ("smooth_ece", "ece_unbinned")]),
+    ("experiments/roc_bands/README.md", "so pointwise coverage falls to {} at FPR = 0.05 at AUC = 0.7 (for every n; {} "
+     "at AUC = 0.95, n = 500), about {} on average;",
+     [(BANDS_POINTWISE, {**BINOMIAL_BANDS, "at": 0.05, "auc": 0.7}, "coverage", "range of min by n_pos"),
+      (BANDS_POINTWISE, {**BINOMIAL_BANDS, "at": 0.05, "auc": 0.95, "n_pos": 500}, "coverage", "min"),
+      (BANDS_POINTWISE, BINOMIAL_BANDS, "coverage", "mean")]),
     # experiments/multiclass (simulated, 500 test sets a cell; the README states the MCSE)
     ("experiments/multiclass/README.md",
      "Monte Carlo, 500 test sets per cell: every coverage below is simulated, MCSE ≤ {} where coverage is above 0.85",
