@@ -34,6 +34,9 @@ def test_a_worker_that_evaluated_a_task_has_no_pandas(tmp_path):
     import covstudy
     from covstudy.study import runner
 
+    # fresh workers: the reusable pool may hold ones an earlier test in this process gave other work
+    # (a study kind's rows read tables), which would make this test depend on the order of the files
+    runner.worker_pool(2).shutdown(wait=True, kill_workers=True)
     covstudy.run_study("quick", ["grid.n=[10,20]", "grid.p=[0.2,0.4]", "engine=mc", "reps=100",
                                  "methods=[wilson,wald]", "n_jobs=2"], out=tmp_path, progress=False)
     probe = f"sorted(m for m in {HEAVY!r} if m in __import__('sys').modules)"

@@ -241,7 +241,9 @@ def example_bands(study: BandStudy) -> dict:
 
 
 def write_band_report(study: BandStudy, table: pd.DataFrame) -> Path:
-    """<out>/report.md: containment and area per method, over the study's points."""
+    """<out>/report.md: containment and area per method, over the study's points, and their references."""
+    from ..report.references import kind_cited, markdown_lines
+
     lines = [f"# {study.name}", "", study.question, "",
              f"{study.reps} test sets per point, delta = {study.delta:g}; FPR and recall grids 0.05, 0.10, ..., 0.95. "
              "Containment: share of test sets whose band holds the true curve at every grid value.", ""]
@@ -263,12 +265,16 @@ def write_band_report(study: BandStudy, table: pd.DataFrame) -> Path:
         lines.append("")
     figs = sorted(p.name for p in (study.out / "figures").glob("*.png")) if (study.out / "figures").is_dir() else []
     lines += [f"![{f}](figures/{f})" for f in figs]
+    refs = markdown_lines(kind_cited(table, CITES))[:-1]  # its closing blank line: the file's last newline
+    lines += [""] * bool(refs and lines[-1]) + refs
     path = study.out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
+CITES = ("{curve}_band",)  # its methods in the registry: roc_band.<method> or pr_band.<method> by the row's curve
 # The band study kind (study/kinds.py): the runner runs it, resumably, on its workers.
 KIND = register_study_kind(StudyKind(
     key="bands", load=BandStudy.from_config, cells=lambda study: list(study.points), rows=point_tables,
-    finish=finish, summary=summary, tables=("bands", "pointwise"), cost=cost, memory=memory, page=page))
+    finish=finish, summary=summary, tables=("bands", "pointwise"), cost=cost, memory=memory, page=page,
+    cites=CITES))

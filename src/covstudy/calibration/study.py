@@ -292,8 +292,11 @@ def example_diagram(study: CalibrationStudy) -> dict:
 
 
 def write_report(study: CalibrationStudy, table: pd.DataFrame) -> Path:
-    """<out>/report.md: the headline numbers per target and method (the ECEs' per score law), over the study's points."""
+    """<out>/report.md: the headline numbers per target and method (the ECEs' per score law), over the study's points,
+    and the methods' references."""
     import pandas as pd
+
+    from ..report.references import kind_cited, markdown_lines
 
     lines = [f"# {study.name}", "", study.question, "",
              f"{study.reps} test sets per point, delta = {study.delta:g}, {study.draws} bootstrap resamples; "
@@ -337,12 +340,16 @@ def write_report(study: CalibrationStudy, table: pd.DataFrame) -> Path:
         lines.append("")
     figs = sorted(p.name for p in (study.out / "figures").glob("*.png")) if (study.out / "figures").is_dir() else []
     lines += [f"![{f}](figures/{f})" for f in figs]
+    refs = markdown_lines(kind_cited(table, CITES))[:-1]  # its closing blank line: the file's last newline
+    lines += [""] * bool(refs and lines[-1]) + refs
     path = study.out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
+CITES = ("ece", "proportion")  # its methods in the registry: the ECE intervals, the bins' intervals (tests: none)
 # The calibration study kind (study/kinds.py): the runner runs it, resumably, on its workers.
 KIND = register_study_kind(StudyKind(
     key="calibration", load=CalibrationStudy.from_config, cells=lambda study: list(study.points),
-    rows=_point_tables, finish=finish, summary=summary, cost=cost, memory=memory, page=page))
+    rows=_point_tables, finish=finish, summary=summary, cost=cost, memory=memory, page=page,
+    cites=CITES))

@@ -232,6 +232,10 @@ def headline(table):
 
 
 def write_report(study: LeaderboardStudy, table, check) -> Path:
+    """<out>/report.md: the null's family measures, every point's, the exact check, the figures, the methods'
+    references."""
+    from ..report.references import kind_cited, markdown_lines
+
     null = table[table.spread == 0].groupby(["method", "k"], sort=False)[["family_coverage", "false_claim"]].mean()
     lines = [f"# {study.name}", "", study.question, "",
              f"Monte Carlo, {study.reps} test sets per point (seed {study.seed}), delta = {study.delta}; "
@@ -244,6 +248,8 @@ def write_report(study: LeaderboardStudy, table, check) -> Path:
         lines += ["## Exact against Monte Carlo", "", markdown(check.round(4)), ""]
     figures = sorted((study.out / "figures").glob("*.png")) if (study.out / "figures").exists() else []
     lines += [f"![{f.stem}](figures/{f.name})" for f in figures]
+    refs = markdown_lines(kind_cited(table, CITES))[:-1]  # its closing blank line: the file's last newline
+    lines += [""] * bool(refs and lines[-1]) + refs
     path = study.out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -278,12 +284,14 @@ def page(study: LeaderboardStudy, tables: dict) -> Path:
     import pandas as pd
 
     from ..report.kind_page import write_kind_html
+    from ..report.references import kind_cited
 
     table = pd.read_csv(study.out / "results.csv")
-    return write_kind_html(study, headline(table), table, EXPLORE)
+    return write_kind_html(study, headline(table), table, EXPLORE, kind_cited(table, CITES))
 
 
+CITES = ("leaderboard", "leaderboard_auc")  # its methods in the registry
 # The leaderboard study kind (study/kinds.py): the runner runs it, resumably, on its workers.
 KIND = register_study_kind(StudyKind(
     key="leaderboard", load=LeaderboardStudy.from_config, cells=cells, rows=cell_rows, finish=finish,
-    summary=summary, tables=("results", "check"), cost=cost, memory=memory, page=page))
+    summary=summary, tables=("results", "check"), cost=cost, memory=memory, page=page, cites=CITES))

@@ -5,7 +5,8 @@ four views of it, as the band page offers its two tables (``report.explorer``): 
 exact coverage beside the Monte Carlo one) against the bin or n; whole-curve coverage of the bands over
 bins; the ECE intervals' coverage, width and bias by estimand (``target``); and the tests' rejection rate.
 A selector per axis (n, bins, binning, slope, intercept, the score law), a check box per method, ±2·MCSE
-bands, the nominal 1 − δ; the summary per target and method as in report.md; links to the figures. It
+bands, the nominal 1 − δ; the summary per target and method as in report.md; links to the figures; the
+references of its methods (``refs``: report/references.py ``kind_cited``). It
 reads the study duck-typed (``out``, ``name``, ``question``, ``reps``, ``delta``, ``draws``), so it imports
 nothing of the calibration wing.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from .explorer import _e, _links, _png_links, _table_html, encode, page
+from .references import html_section
 
 AXES = ("n", "bins", "bin", "binning", "slope", "intercept", "scores", "target", "delta")
 VIEWS = (  # key, title, targets, measures (column -> (name, its MCSE column or "binomial")), extra columns, level
@@ -62,7 +64,7 @@ def calibration_data(table: pd.DataFrame) -> dict:
     return {"tables": out}
 
 
-def calibration_page(study, table: pd.DataFrame) -> str:
+def calibration_page(study, table: pd.DataFrame, refs=()) -> str:
     """The page's HTML (module docstring)."""
     folder = Path(study.out)
     data = json.dumps(calibration_data(table), separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
@@ -102,16 +104,23 @@ coverage: the share of test sets whose band holds every non-empty bin's true fre
 </section>
 <section><h2>How to rerun</h2>
 <pre>covstudy study={_e(study.name)}   # results.csv, figures, report.md, report.html</pre>
-</section>"""
+</section>
+{html_section(refs)}"""
     script = (f'<script type="application/json" id="covstudy-data">{data}</script>\n'
               "<script>covstudyExplorer.start();</script>\n")
     return page(f"covstudy: {study.name}", body, script)
 
 
-def write_calibration_html(study, table: pd.DataFrame | None = None) -> Path:
-    """Write <out>/report.html of a calibration study from its table (default: <out>/results.csv); return its path."""
+def write_calibration_html(study, table: pd.DataFrame | None = None, refs=None) -> Path:
+    """Write <out>/report.html of a calibration study from its table (default: <out>/results.csv) and the
+    references ``refs`` (default: those of the table's methods, ``kind_cited`` under the calibration kind's
+    ``cites``); return its path."""
+    from ..study.kinds import kind_of
+    from .references import kind_cited
+
     out = Path(study.out)
     table = pd.read_csv(out / "results.csv") if table is None else table
+    refs = kind_cited(table, kind_of({"calibration": True}).cites) if refs is None else refs
     path = out / "report.html"
-    path.write_text(calibration_page(study, table), encoding="utf-8")
+    path.write_text(calibration_page(study, table, refs), encoding="utf-8")
     return path

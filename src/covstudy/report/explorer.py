@@ -291,10 +291,13 @@ def band_data(table: pd.DataFrame, pointwise: pd.DataFrame) -> dict:
          **encode(table.assign(label=table["method"]), BAND_WHOLE, ("containment_mcse", "reps"), axes, colors)}]}
 
 
-def band_page(study, table: pd.DataFrame, pointwise: pd.DataFrame) -> str:
+def band_page(study, table: pd.DataFrame, pointwise: pd.DataFrame, refs=()) -> str:
     """The report.html of a band study (``bands.coverage.BandStudy``): the figure of either table with a
     selector per axis and a check box per method, ±2·MCSE bands and the nominal 1 − δ, values on
-    hover; the sortable summary per curve and method (as report.md); links to the figures."""
+    hover; the sortable summary per curve and method (as report.md); links to the figures; the references
+    of its methods (``refs``: report/references.py ``kind_cited``)."""
+    from .references import html_section
+
     folder = Path(study.out)
     data = json.dumps(band_data(table, pointwise), separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
     summary = table.groupby(["curve", "method"], sort=False).agg(
@@ -327,19 +330,27 @@ column header to sort. <button type="button" id="download-summary">Download this
 </section>
 <section><h2>How to rerun</h2>
 <pre>covstudy study={_e(study.name)}   # tables, figures, report.md, report.html</pre>
-</section>"""
+</section>
+{html_section(refs)}"""
     script = (f'<script type="application/json" id="covstudy-data">{data}</script>\n'
               "<script>covstudyExplorer.start();</script>\n")
     return page(f"covstudy: {study.name}", body, script)
 
 
-def write_band_html(study, table: pd.DataFrame | None = None, pointwise: pd.DataFrame | None = None) -> Path:
-    """Write <out>/report.html of a band study from its tables (default: read from <out>); return its path."""
+def write_band_html(study, table: pd.DataFrame | None = None, pointwise: pd.DataFrame | None = None,
+                    refs=None) -> Path:
+    """Write <out>/report.html of a band study from its tables (default: read from <out>) and the references
+    ``refs`` (default: those of the table's methods, ``kind_cited`` under the band kind's ``cites``); return its
+    path."""
+    from ..study.kinds import kind_of
+    from .references import kind_cited
+
     out = Path(study.out)
     table = pd.read_parquet(out / "bands.parquet") if table is None else table
     pointwise = pd.read_parquet(out / "bands_pointwise.parquet") if pointwise is None else pointwise
     path = out / "report.html"
-    path.write_text(band_page(study, table, pointwise), encoding="utf-8")
+    refs = kind_cited(table, kind_of({"bands": True}).cites) if refs is None else refs
+    path.write_text(band_page(study, table, pointwise, refs), encoding="utf-8")
     return path
 
 

@@ -2,7 +2,8 @@
 leaderboard, the next family): the question, an interactive figure of the kind's table when the kind
 says which columns are its axes and measures (``StudyKind.explore``), the kind's summary table (click
 a header to sort), the figures and the study's files, in one self-contained page with the explorer's
-style and script (report/explorer.py). Duck-typed on the study: ``out``, ``name``, ``question``. The
+style and script (report/explorer.py), ending with the references of its methods (``refs``:
+report/references.py ``kind_cited``). Duck-typed on the study: ``out``, ``name``, ``question``. The
 same tables give the same bytes.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from .explorer import _e, _png_links, _table_html, encode, page
+from .references import html_section
 
 FILES = ("report.md", "results.csv", "results.parquet", "check.csv", "bands.parquet", "study.json")
 
@@ -35,7 +37,8 @@ def explore_data(table: pd.DataFrame, explore: dict) -> dict:
                         **encode(table, measures, extra, axes, colors)}]}
 
 
-def kind_page(study, summary: pd.DataFrame, table: pd.DataFrame | None = None, explore: dict | None = None) -> str:
+def kind_page(study, summary: pd.DataFrame, table: pd.DataFrame | None = None, explore: dict | None = None,
+              refs=()) -> str:
     """The page's HTML (module docstring)."""
     folder = Path(study.out)
     links = " · ".join(f'<a href="{_e(f)}">{_e(f)}</a>' for f in FILES if (folder / f).exists())
@@ -62,7 +65,8 @@ def kind_page(study, summary: pd.DataFrame, table: pd.DataFrame | None = None, e
 </section>
 <section><h2>How to rerun</h2>
 <pre>covstudy study={_e(study.name)}   # the tables, report.md, report.html (and with plot=true the figures)</pre>
-</section>"""
+</section>
+{html_section(refs)}"""
     if interactive:
         data = json.dumps(explore_data(table, explore), separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
         script = (f'<script type="application/json" id="covstudy-data">{data}</script>\n'
@@ -73,8 +77,9 @@ def kind_page(study, summary: pd.DataFrame, table: pd.DataFrame | None = None, e
 
 
 def write_kind_html(study, summary: pd.DataFrame, table: pd.DataFrame | None = None,
-                    explore: dict | None = None) -> Path:
-    """Write <out>/report.html from the kind's summary (and its table, drawn by ``explore``); return its path."""
+                    explore: dict | None = None, refs=()) -> Path:
+    """Write <out>/report.html from the kind's summary (and its table, drawn by ``explore``, and the references
+    ``refs``); return its path."""
     path = Path(study.out) / "report.html"
-    path.write_text(kind_page(study, summary, table, explore), encoding="utf-8")
+    path.write_text(kind_page(study, summary, table, explore, refs), encoding="utf-8")
     return path

@@ -3,7 +3,8 @@
 ``anchor`` names a method's entry in docs/methods.md's references (``ref-<kind>-<short>``), ``section``
 writes that list (tests/test_references.py keeps the page equal to it), ``cited`` numbers the methods
 of an evaluation's rows for its reports (report.md, its LaTeX table, report.html), ``study_cited`` those of a
-study's table (its report.md and report.html).
+study's table (its report.md and report.html), ``kind_cited`` those of a study kind's table (bands, sequential,
+calibration, leaderboard: study/kinds.py, each kind's ``cites``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,33 @@ def study_cited(df) -> list:
     out, seen = [], set()
     for key in dict.fromkeys(_context(df)):
         m = resolve_method(*key)
+        if m is not None and m.qualified not in seen:
+            seen.add(m.qualified)
+            out.append((len(out) + 1, m.qualified, m.display, m.reference, anchor(m)))
+    return out
+
+
+def kind_cited(df, prefixes) -> list:
+    """``cited`` for a study kind's table: each distinct ``method`` value resolved in the registry as
+    ``<prefix>.<name>``, the kind's ``prefixes`` tried in order, in order of first appearance. ``name`` is the
+    value without its parameters (``bootstrap draws=200``) or, failing that, without its adjustment
+    (``clopper_pearson+bonferroni``: the Clopper–Pearson interval, adjusted); a prefix may name one of the
+    table's columns in braces (``{curve}_band``: ``roc_band`` or ``pr_band`` per row). Values no prefix
+    resolves (a calibration study's tests, the bins' bootstrap: no registered method) are left out."""
+    from string import Formatter
+
+    from ..methods.registry import methods
+
+    every = methods()
+    if df is None or "method" not in df or not len(df):
+        return []
+    columns = ["method", *dict.fromkeys(f for p in prefixes for _, f, _, _ in Formatter().parse(p) if f)]
+    out, seen = [], set()
+    for values in dict.fromkeys(zip(*(df[c].astype(str) for c in columns))):
+        row = dict(zip(columns, values))
+        name = row["method"].split()[0] if row["method"].strip() else ""
+        names = dict.fromkeys((name, name.split("+")[0]))
+        m = next((every[q] for p in prefixes for short in names if (q := f"{p.format(**row)}.{short}") in every), None)
         if m is not None and m.qualified not in seen:
             seen.add(m.qualified)
             out.append((len(out) + 1, m.qualified, m.display, m.reference, anchor(m)))

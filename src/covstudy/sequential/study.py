@@ -234,7 +234,9 @@ def peeking_summary(table):
 
 
 def report(study: SequentialStudy, table, check, figures) -> str:
-    """report.md: the question, the summary tables per part, the check, the figures."""
+    """report.md: the question, the summary tables per part, the check, the figures, the methods' references."""
+    from ..report.references import kind_cited, markdown_lines
+
     s = peeking_summary(table)
     lines = [f"# {study.name}", "", study.question, "",
              f"Exact (dynamic programming over look × successes), delta = {study.delta:g}, p = "
@@ -254,7 +256,7 @@ def report(study: SequentialStudy, table, check, figures) -> str:
                   f"{worst.p_value * len(check):.2g} after Bonferroni over the comparisons.", ""]
     for path in figures:
         lines += [f"![{Path(path).stem}](figures/{Path(path).name})", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + markdown_lines(kind_cited(table, CITES)))
 
 
 def _markdown(df) -> str:
@@ -265,10 +267,11 @@ def _markdown(df) -> str:
     return head + "".join("\n| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False))
 
 
+CITES = ("sequential", "proportion")  # its methods in the registry: the sequential ones, the fixed-n intervals they adjust
 # The sequential study kind (study/kinds.py): the runner runs it, resumably, on its workers.
 KIND = register_study_kind(StudyKind(
     key="sequential", load=SequentialStudy.from_config, cells=cells, rows=cell_rows, finish=finish,
-    summary=summary, tables=("results", "check"), cost=cost,
+    summary=summary, tables=("results", "check"), cost=cost, cites=CITES,
     explore={"title": "coverage at stopping, simultaneous coverage, expected labels, width against p",
              "axes": ("part", "n_max", "looks", "batch", "rule", "rule_value", "p", "delta"),
              "measures": {"coverage": ("coverage at stopping", None), "simultaneous": ("simultaneous coverage", None),

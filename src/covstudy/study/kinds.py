@@ -11,7 +11,9 @@ block is a band study) and a few functions of its validated study object::
     summary(study, tables) -> DataFrame        # what the command prints and report.html shows
     cost(study, cell) -> CPU seconds; memory(study, cell) -> bytes (optional: the plan line and
     the memory check); page(study, tables) -> report.html (optional: else report/kind_page.py's page of
-    the summary, with an interactive figure of the table when ``explore`` names its axes and measures)
+    the summary, with an interactive figure of the table when ``explore`` names its axes and measures);
+    cites: the registry prefixes its table's ``method`` values are resolved under, for the references section
+    that ends its report.md and report.html (report/references.py ``kind_cited``)
 
 The study object has ``name``, ``question``, ``out``, ``plot`` and the fields that determine its
 numbers (``seed``, ``reps``, ...). A kind registers where it is defined
@@ -65,6 +67,7 @@ class StudyKind:
     memory: Callable[[Any, Any], float] | None = None
     page: Callable[[Any, dict], Path] | None = None
     explore: dict | None = None  # the default page's figure: {"table", "axes", "measures", "level", "extra"}
+    cites: tuple[str, ...] = ()  # registry prefixes of its methods, tried in order ("{curve}_band": a column's value)
 
 
 def register_study_kind(kind: StudyKind) -> StudyKind:
@@ -253,7 +256,9 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
 def write_page(kind: StudyKind, study, tables: dict) -> Path:
     """<out>/report.html of a kind without a page of its own: its summary, figures and files."""
     from ..report.kind_page import write_kind_html
+    from ..report.references import kind_cited
 
     explore = kind.explore
     table = tables[explore.get("table", kind.tables[0])] if explore else None
-    return write_kind_html(study, kind.summary(study, tables), table, explore)
+    refs = kind_cited(tables[kind.tables[0]], kind.cites)
+    return write_kind_html(study, kind.summary(study, tables), table, explore, refs)
