@@ -341,7 +341,10 @@ def test_committed_band_page_is_what_its_tables_write(tmp_path):
         (folder / "figures" / png.name).touch()
     from covstudy.report.explorer import write_band_html
 
-    page = write_band_html(band_study(folder))
+    from covstudy.bands.study import CITES
+    from covstudy.report.references import kind_cited
+
+    page = write_band_html(band_study(folder), refs=kind_cited(pd.read_parquet(folder / "bands.parquet"), CITES))
     assert page.read_bytes() == (BANDS / "report.html").read_bytes(), \
         "results/roc_bands/report.html is stale: python experiments/explorer_pages.py (or rerun the study)"
     shown = decode(page_data(page))
@@ -436,7 +439,11 @@ def test_committed_calibration_page_is_what_its_table_writes(tmp_path):
         (folder / "figures" / path.name).touch()
     from covstudy.report.calibration_page import write_calibration_html
 
-    page = write_calibration_html(calibration_study(folder))
+    from covstudy.calibration.study import CITES
+    from covstudy.report.references import kind_cited
+
+    page = write_calibration_html(calibration_study(folder),
+                                  refs=kind_cited(pd.read_csv(folder / "results.csv"), CITES))
     assert page.read_bytes() == (CALIBRATION / "report.html").read_bytes(), \
         "results/calibration/report.html is stale: rerun covstudy study=calibration"
     shown = decode(page_data(page))

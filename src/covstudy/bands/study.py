@@ -208,8 +208,9 @@ def summary(study: BandStudy, tables: dict) -> pd.DataFrame:
 
 def page(study: BandStudy, tables: dict) -> Path:
     from ..report.explorer import write_band_html  # report.html, the interactive page
+    from ..report.references import kind_cited
 
-    return write_band_html(study, tables["bands"], tables["pointwise"])
+    return write_band_html(study, tables["bands"], tables["pointwise"], kind_cited(tables["bands"], CITES))
 
 
 def cost(study: BandStudy, point: BandPoint) -> float:

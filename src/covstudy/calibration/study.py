@@ -245,9 +245,13 @@ def finish(study: CalibrationStudy, tables: dict) -> list[Path]:
 
 
 def page(study: CalibrationStudy, tables: dict) -> Path:
-    from ..report.calibration_page import write_calibration_html  # report.html, the interactive page
+    import pandas as pd
 
-    return write_calibration_html(study)  # from results.csv as written: a committed page is a rerun's bytes
+    from ..report.calibration_page import write_calibration_html  # report.html, the interactive page
+    from ..report.references import kind_cited
+
+    table = pd.read_csv(study.out / "results.csv")  # as written: a committed page is a rerun's bytes
+    return write_calibration_html(study, table, kind_cited(table, CITES))
 
 
 def cost(study: CalibrationStudy, point: dict) -> float:

@@ -29,6 +29,10 @@ each one its own forecast, not the clock, and holds each metric's audits after i
 (``Plan.share``: what is left, water-filled over the metrics not yet audited, so cheap audits are never
 refused): a run's cuts depend on its inputs and budget only, never on the load of the machine, so its table is
 the same on every run (and the cache's keys hold). Each cut row's note says what was cut.
+
+Long because the forecast mirrors every kind of audit evaluate runs (one proportion, certified, searched and
+decided by Monte Carlo, resampling, calibration, the width-vs-n table, the leaderboard), each beside its
+measured rate, and the plan must see them all at once to cut them against one budget.
 """
 
 from __future__ import annotations

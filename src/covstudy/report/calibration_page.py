@@ -111,16 +111,12 @@ coverage: the share of test sets whose band holds every non-empty bin's true fre
     return page(f"covstudy: {study.name}", body, script)
 
 
-def write_calibration_html(study, table: pd.DataFrame | None = None, refs=None) -> Path:
+def write_calibration_html(study, table: pd.DataFrame | None = None, refs=()) -> Path:
     """Write <out>/report.html of a calibration study from its table (default: <out>/results.csv) and the
-    references ``refs`` (default: those of the table's methods, ``kind_cited`` under the calibration kind's
-    ``cites``); return its path."""
-    from ..study.kinds import kind_of
-    from .references import kind_cited
-
+    references ``refs`` (``kind_cited``'s list; the kind passes its own: this page does not import the kinds,
+    which import the pages); return its path."""
     out = Path(study.out)
     table = pd.read_csv(out / "results.csv") if table is None else table
-    refs = kind_cited(table, kind_of({"calibration": True}).cites) if refs is None else refs
     path = out / "report.html"
     path.write_text(calibration_page(study, table, refs), encoding="utf-8")
     return path

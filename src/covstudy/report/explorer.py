@@ -338,18 +338,14 @@ column header to sort. <button type="button" id="download-summary">Download this
 
 
 def write_band_html(study, table: pd.DataFrame | None = None, pointwise: pd.DataFrame | None = None,
-                    refs=None) -> Path:
+                    refs=()) -> Path:
     """Write <out>/report.html of a band study from its tables (default: read from <out>) and the references
-    ``refs`` (default: those of the table's methods, ``kind_cited`` under the band kind's ``cites``); return its
-    path."""
-    from ..study.kinds import kind_of
-    from .references import kind_cited
-
+    ``refs`` (``kind_cited``'s list; the kind passes its own: this page does not import the kinds, which import
+    the pages); return its path."""
     out = Path(study.out)
     table = pd.read_parquet(out / "bands.parquet") if table is None else table
     pointwise = pd.read_parquet(out / "bands_pointwise.parquet") if pointwise is None else pointwise
     path = out / "report.html"
-    refs = kind_cited(table, kind_of({"bands": True}).cites) if refs is None else refs
     path.write_text(band_page(study, table, pointwise, refs), encoding="utf-8")
     return path
 
