@@ -636,3 +636,21 @@ def test_n_for_half_width_not_planned_beyond_its_bound(monkeypatch):
     g = covstudy.evaluate(truth.astype(int), predicted.astype(int), metrics=["accuracy"], cache=False).growth
     assert list(g.n) == [30, 60, 120, 240] and g.mean_width.notna().all()
     assert g.n_for_half_width.isna().all()
+
+
+def test_width_against_n_leaves_a_size_past_the_design_s_simulation_empty(monkeypatch):
+    """A 10⁵-row file with two models' scores crashed (the AUC difference's width at 4 × the size passed
+    paired_binormal's Monte Carlo limit): the sizes that fit get their widths, the others an empty cell."""
+    from covstudy.designs import paired_binormal
+    from covstudy.evaluation.growth import SCALES
+
+    monkeypatch.setattr(paired_binormal, "MC_LIMIT", 240)  # 2 × 120 scores fit, 4 × 120 do not
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 120)
+    s1, s2 = y + rng.normal(0, 1, 120), y * 0.8 + rng.normal(0, 1, 120)
+    ev = covstudy.evaluate(y, scores=s1, second_scores=s2, metrics=["auc_difference"], reps=50, progress=False,
+                           budget=2.0, cache=False)
+    g = ev.growth[ev.growth.metric == "auc_difference"]
+    widths = dict(zip(g.scale, g.mean_width))
+    assert list(g.scale) == list(SCALES) and np.isnan(widths[4.0])
+    assert all(np.isfinite(widths[f]) and widths[f] > 0 for f in (0.5, 1.0, 2.0))

@@ -59,8 +59,19 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
         else:
             from ..engine.coverage import coverage
 
-            widths = coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=n_reps, seed=seed,
-                              **axes).mean_width
+            def widths_at(sizes):
+                return coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=n_reps,
+                                seed=seed, **{k: v[sizes] for k, v in axes.items()}).mean_width
+
+            try:
+                widths = widths_at(slice(None))
+            except ValueError:  # a size past what the design simulates (paired_binormal: 200,000 scores)
+                widths = np.full(len(SCALES), np.nan)  # ... keeps an empty cell; the others are computed
+                for i in range(len(SCALES)):
+                    try:
+                        widths[i] = np.atleast_1d(widths_at([i]))[0]
+                    except ValueError:
+                        pass
         widths = np.atleast_1d(widths)
         half = None
         if s.design == "binomial" and point["n"] <= HALF_N_MAX:
