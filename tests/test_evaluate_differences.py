@@ -47,7 +47,12 @@ def test_auc_difference_row_is_procs_paired_delong_on_asah():
     assert r.estimate == pytest.approx(float(REF["auc_s100b"]) - float(REF["auc_wfns"]), abs=1e-14)
 
 
-def test_an_audited_difference_gets_a_recommendation():
+def test_an_audited_difference_gets_a_recommendation(monkeypatch):
+    from covstudy.evaluation import audit
+
+    # smaller decisions and bootstrap audit (their own tests check them in full): 18 → 6 CPU-s, the same rule
+    monkeypatch.setattr(audit, "BOOT_BUDGET", audit.BOOT_BUDGET // 4)
+    monkeypatch.setattr(audit, "DECIDE_TEST_SETS", 16 * 200)
     y, p1, p2, _, _ = two_models(n=80)
     ev = covstudy.evaluate(y, p1, second_predicted=p2, metrics=["f1_difference"], reps=200)
     rows = ev.table[ev.table.metric == "f1_difference"]

@@ -38,7 +38,7 @@ def binary():
     y, p, s, p2, s2 = _binary()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
-        mp.setattr(certify, "WORK", 3e7)  # a smaller search (tests/test_certify.py checks the full one)
+        mp.setattr(certify, "WORK", 1e7)  # a smaller search (tests/test_certify.py checks the full one)
         mp.setattr(audit, "DECIDE_TEST_SETS", 16 * REPS)  # decisions have tests of their own (test_recommend.py)
         ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS, audit_all=True)
     return (y, p, s, p2, s2), ev
@@ -388,6 +388,7 @@ def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits: their own test (time)
     monkeypatch.setattr(certify, "WORK", 1e7)  # small searches: this test is about the plumbing
     monkeypatch.setattr(search_module, "MAX_POINTS", 12)
+    monkeypatch.setattr(audit, "DECIDE_TEST_SETS", 16 * REPS)  # decisions: their own tests
     y, p, s, p2, s2 = _binary(60, seed=2)
     frame = pd.DataFrame({"label": np.where(y == 1, "spam", "ham"), "pred": np.where(p == 1, "spam", "ham"),
                           "score": s, "pred2": np.where(p2 == 1, "spam", "ham")})
