@@ -93,27 +93,10 @@ def read(digest: str, where: Path | None = None) -> dict | None:
 
 
 def write(digest: str, value: dict, where: Path | None = None) -> None:
-    """Store the audit's columns atomically (a temporary file renamed into place); errors are ignored."""
-    where = where or folder()
-    tmp = None
-    try:
-        where.mkdir(parents=True, exist_ok=True)
-        plain = {k: (float(v) if isinstance(v, (np.floating, np.integer)) and not isinstance(v, np.bool_) else v)
-                 for k, v in value.items() if k in COLUMNS}
-        fd, tmp = tempfile.mkstemp(dir=where, prefix=".entry-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(plain, fh)
-        os.replace(tmp, where / f"{digest}.json")
-        tmp = None
-        _trim(where)
-    except (OSError, TypeError, ValueError):
-        pass
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    """Store the audit's columns atomically (``_write_json``); errors are ignored."""
+    plain = {k: (float(v) if isinstance(v, (np.floating, np.integer)) and not isinstance(v, np.bool_) else v)
+             for k, v in value.items() if k in COLUMNS}
+    _write_json(digest, plain, where)
 
 
 def _trim(where: Path) -> None:
@@ -146,17 +129,18 @@ def memo(name: str, parts, compute, valid, use: bool = True):
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         pass
     value = compute()
-    _write_json(digest, {"memo": value})
+    _write_json(digest, {"memo": value}, default=lambda v: v.item() if isinstance(v, np.generic) else str(v))
     return value
 
 
-def _write_json(digest: str, value, where: Path | None = None) -> None:
-    """A JSON value written atomically (as ``write``); errors are ignored."""
+def _write_json(digest: str, value, where: Path | None = None, default=None) -> None:
+    """A JSON value written atomically (a temporary file renamed into place, so a reader never sees half an entry);
+    errors are ignored (a value JSON cannot hold is not cached). ``default`` as ``json.dumps``'s."""
     where = where or folder()
     tmp = None
     try:
         where.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(value, default=lambda v: v.item() if isinstance(v, np.generic) else str(v))
+        text = json.dumps(value, default=default)
         fd, tmp = tempfile.mkstemp(dir=where, prefix=".entry-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -167,6 +167,22 @@ MAX_CLASSES = 100  # default bound on the classes: the macro metrics' intervals 
 MAX_ROWS = 10**7  # default bound on the rows: every column is held in memory several times
 
 
+def _rows(cols: dict, first: str, what: str, max_rows: int) -> int:
+    """The rows of the columns ``cols`` ({key: (label, array)}): those of ``first``, checked non-empty, at most
+    ``max_rows``, and the same in every column (one-line errors naming the column)."""
+    label, arr = cols[first]
+    n = arr.size
+    if n == 0:
+        raise InputError(f"{label}: empty (no {what})")
+    if n > max_rows:
+        raise InputError(f"{label}: {n:,} rows, more than max_rows = {max_rows:,} (memory grows with the rows); "
+                         f"raise it with --max-rows / max_rows=")
+    for other, values in cols.values():
+        if values.size != n:
+            raise InputError(f"{other}: {values.size} values, but {label} has {n}")
+    return n
+
+
 def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=None, second_scores=None,
             positive=None, questions=None, classes=None, max_classes=MAX_CLASSES, max_rows=MAX_ROWS) -> Data:
     """Validate every column (one-line ``InputError`` naming it) and encode the labels.
@@ -182,15 +198,7 @@ def prepare(truth, predicted=None, scores=None, groups=None, second_predicted=No
 
     cols = {k: _values(k, v) for k, v in given.items()}
     names = {k: label for k, (label, _) in cols.items()}
-    n = cols["truth"][1].size
-    if n == 0:
-        raise InputError(f"{names['truth']}: empty (no examples)")
-    if n > max_rows:
-        raise InputError(f"{names['truth']}: {n:,} rows, more than max_rows = {max_rows:,} (memory grows with "
-                         f"the rows); raise it with --max-rows / max_rows=")
-    for k, (label, arr) in cols.items():
-        if arr.size != n:
-            raise InputError(f"{label}: {arr.size} values, but {names['truth']} has {n}")
+    n = _rows(cols, "truth", "examples", max_rows)
     if predicted is None and scores is None:
         raise InputError("predicted: give the predicted labels and/or the scores")
     if second_predicted is not None and predicted is None:
@@ -301,15 +309,7 @@ def prepare_answers(correct, questions=None, groups=None, second_correct=None, m
                                    second_correct=second_correct).items() if v is not None}
     cols = {k: _values(k, v) for k, v in given.items()}
     names = {k: label for k, (label, _) in cols.items()}
-    n = cols["correct"][1].size
-    if n == 0:
-        raise InputError(f"{names['correct']}: empty (no answers)")
-    if n > max_rows:
-        raise InputError(f"{names['correct']}: {n:,} rows, more than max_rows = {max_rows:,} (memory grows with "
-                         f"the rows); raise it with --max-rows / max_rows=")
-    for k, (label, arr) in cols.items():
-        if arr.size != n:
-            raise InputError(f"{label}: {arr.size} values, but {names['correct']} has {n}")
+    n = _rows(cols, "correct", "answers", max_rows)
     names.setdefault("questions", "questions")
     names["truth"] = names["predicted"] = names["correct"]
     data = Data(names, [0, 1], positive=1, answers=True)
