@@ -123,6 +123,15 @@ def read_part(path: Path, columns: dict | None = None, ours: str | None = None) 
     return (None, problem) if problem else (frame, None)
 
 
+def _move_aside(part: Path, problem: str) -> None:
+    """Rename a part that cannot be trusted to ``*.unchecked`` (no checksum) or ``*.damaged`` and say so on stderr:
+    its cells count as missing and are computed again."""
+    what = "unchecked" if problem == UNCHECKED else "damaged"
+    part.rename(part.with_name(f"{part.name}.{what}"))
+    print(f"covstudy: warning: {what} part {part} ({problem}); moved aside to {part.name}.{what}, "
+          "its cells will be computed again", file=sys.stderr)
+
+
 class Store:
     """Open with ``with Store(out) as store:``; entering takes the folder's lock."""
 
@@ -168,10 +177,7 @@ class Store:
         for f in self._part_files():
             frame, problem = read_part(f, self.columns, self._saved.get(f.name))
             if problem:
-                what = "unchecked" if problem == UNCHECKED else "damaged"
-                f.rename(f.with_name(f"{f.name}.{what}"))
-                print(f"covstudy: warning: {what} part {f} ({problem}); moved aside to {f.name}.{what}, "
-                      "its cells will be computed again", file=sys.stderr)
+                _move_aside(f, problem)
             else:
                 frames.append(frame)
         if not frames:
@@ -337,10 +343,7 @@ class KindStore(Store):
         for f in self._kind_parts():
             found, problem = read_kind_part(f, self.tables, self._saved.get(f.name))
             if problem:
-                what = "unchecked" if problem == UNCHECKED else "damaged"
-                f.rename(f.with_name(f"{f.name}.{what}"))
-                print(f"covstudy: warning: {what} part {f} ({problem}); moved aside to {f.name}.{what}, "
-                      "its cells will be computed again", file=sys.stderr)
+                _move_aside(f, problem)
             else:
                 cells.update(found)
         return cells
