@@ -604,6 +604,21 @@ def stratified_problem(method: str, metric: str, n_pos: int, n_neg: int, box: di
                    complete, windows, rows)
 
 
+def concordant_rows(n: int, m, first, s_range, bound: float):
+    """Each outcome row (m discordant, ``first`` of them only-first) repeated over the both-correct counts b of
+    the c = n − m concordant pairs in the window (all but ``bound`` of the probability) of the s range; returns
+    (m, first, c, both), one entry per (m, first, b)."""
+    from ..designs.support import window
+
+    c = n - m
+    b_lo, _ = window(c, s_range[0], bound)
+    _, b_hi = window(c, s_range[1], bound)
+    size = b_hi - b_lo + 1
+    m, first, c = np.repeat(m, size), np.repeat(first, size), np.repeat(c, size)
+    both = np.concatenate([np.arange(a, b + 1) for a, b in zip(b_lo, b_hi)])
+    return m, first, c, both
+
+
 def paired_problem(method: str, n: int, box: dict, delta: float, bound=None) -> Problem:
     """The paired design over the box {"d": discordant share, "r": only-first share of the discordant,
     "s": both-correct share of the concordant}: cells (both, only_first, only_second, neither) with
@@ -631,12 +646,7 @@ def paired_problem(method: str, n: int, box: dict, delta: float, bound=None) -> 
     first = np.concatenate([np.arange(a, b + 1) for a, b in zip(a_lo, a_hi)])
     factors = [Factor(m, np.full_like(m, n), 0), Factor(first, m, 1)]
     if concordant:
-        c = n - m
-        b_lo, _ = window(c, box["s"][0], bound)
-        _, b_hi = window(c, box["s"][1], bound)
-        size = b_hi - b_lo + 1
-        m, first, c = np.repeat(m, size), np.repeat(first, size), np.repeat(c, size)
-        both = np.concatenate([np.arange(a, b + 1) for a, b in zip(b_lo, b_hi)])
+        m, first, c, both = concordant_rows(n, m, first, box["s"], bound)
         factors = [Factor(m, np.full_like(m, n), 0), Factor(first, m, 1), Factor(both, c, 2)]
     else:
         both = n - m

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .certify import Factor, Problem, _intervals, _proportion_window, window_curvature
+from .certify import Factor, Problem, _intervals, _proportion_window, concordant_rows, window_curvature
 
 CELL_OPS = 500  # a cell's (or a point's) fixed cost in outcome operations (certify's unit, cost.CERTIFY_RATE a
 # second; the counts below are set so: 6.5e7 to 7.5e7 counted a second measured at n = 40 and 150, 1e8 at n = 7,
@@ -254,19 +254,14 @@ def concordant_problem(method: str, n: int, box: dict, delta: float, bound=None)
     """The paired design over the box {"d", "r", "s"} (``certify.paired_problem``) for a method reading the
     concordant split: m over the count window of the d range (all but ``bound``, support.BOUND, of its
     probability), f over all of 0..m, b over the window of the s range for each c = n − m."""
-    from ..designs.support import BOUND, window
+    from ..designs.support import BOUND
 
     bound = bound or BOUND
     lo_d, hi_d = _proportion_window(n, *box["d"], bound)
     disc = np.arange(int(np.min(lo_d)), int(np.max(hi_d)) + 1)
     m = np.repeat(disc, disc + 1)
     first = np.concatenate([np.arange(k + 1) for k in disc])
-    c = n - m
-    b_lo, _ = window(c, box["s"][0], bound)
-    _, b_hi = window(c, box["s"][1], bound)
-    size = b_hi - b_lo + 1
-    m, first, c = np.repeat(m, size), np.repeat(first, size), np.repeat(c, size)
-    both = np.concatenate([np.arange(a, e + 1) for a, e in zip(b_lo, b_hi)])
+    m, first, c, both = concordant_rows(n, m, first, box["s"], bound)
     columns = {"both": both, "only_first": first, "only_second": m - first, "neither": c - both}
     lower, upper = _intervals("paired", "difference", method, columns, delta)
     names = ("d", "r", "s")
