@@ -446,8 +446,8 @@ def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predic
                              f"the other")
         if correct is None:
             raise InputError("second_correct: a second run's scores need the first's (correct)")
-    metrics, max_classes, max_rows = _checked_options(correct if answers else truth, metrics, audit, guarantee, audit_all, max_classes, max_rows,
-                                                      classes)
+    metrics, max_classes, max_rows = _checked_options(correct if answers else truth, metrics, audit, guarantee,
+                                                      audit_all, max_classes, max_rows, classes)
     if judge is not None:  # evaluation/judged.py: the unlabelled rows set apart, the judge as predicted
         from . import judged
 
