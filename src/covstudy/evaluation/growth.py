@@ -5,7 +5,9 @@ recommended method's expected width at the plug-in operating point for test sets
 user's: exact for one proportion, Monte Carlo with GROWTH_REPS test sets for the other designs, whose exact
 engines enumerate outcome spaces that grow with the size; for one-proportion metrics the n for half today's
 width, via ``planning.plan``). Flow: recommend -> growth -> render (the "shrinks with more data" section and the
-width-vs-n figure). Beyond HALF_N_MAX examples the n for half the width is not planned (the cost bound).
+width-vs-n figure). Beyond HALF_N_MAX examples (HALF_N_SLOW for a slow method) the n for half the width is not
+planned (the cost bound). A guaranteed interval that is a closed form of a few statistics and the size (CLOSED_FORM:
+the Chernoff–Hoeffding AUC and AUC difference) has its widths computed from the formula.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test
 GROWTH_REPS = 400  # test sets per size for a Monte Carlo expected width (relative MCSE of a width ~ 1%/sqrt(reps/10): 0.16%)
 HALF_N_MAX = 20_000  # beyond this many examples the n for half the width is not planned (its exact search up to
 # ~4n costs ~4.5e-5 CPU-s an example: 4.5 CPU-s a metric at 10⁵ rows); the table's cell stays empty
+HALF_N_SLOW = 500  # ... and beyond this many for a method whose intervals are slow to build (``slow_half_n``:
+# Blaker's, mid-p's ... exact searches cost ~0.5 + 1.3e-3 CPU-s an example: 1.8 CPU-s at 700 examples)
 GROWTH_MIN_REPS = 50  # ... at least, where fewer fit the AUC's budget (AUC_BUDGET scores at the largest size): a
 # DeLong width varies 0.6-1.7% between test sets at 5,000-40,000 scores, so 50 give it to ~0.2%
 
@@ -54,7 +58,9 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
             n_reps = draw_reps(qualified, s, reps, {k: v[-1] for k, v in axes.items()})
             if n_reps is None:
                 continue
-        if s.design == "binomial":
+        if qualified in CLOSED_FORM:
+            widths = CLOSED_FORM[qualified](s, axes, delta)
+        elif s.design == "binomial":
             widths = coverage_over(qualified, s.design, s.coverage_metric, axes, delta, n_reps, seed).mean_width
         else:
             from ..engine.coverage import coverage
@@ -74,7 +80,7 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
                         pass
         widths = np.atleast_1d(widths)
         half = None
-        if s.design == "binomial" and point["n"] <= HALF_N_MAX:
+        if s.design == "binomial" and point["n"] <= (HALF_N_SLOW if slow_half_n(qualified) else HALF_N_MAX):
             try:
                 # today's expected width: the audit's, or (a guaranteed pick is not audited) the same sum at scale 1
                 half = plan(qualified, delta=delta, p=point["p"], width=float(widths[SCALES.index(1.0)]) / 2).n
@@ -84,3 +90,43 @@ def growth_table(specs, table, delta, reps, seed, step=lambda metric: None):
             rows.append(dict(metric=s.metric, method=r.method, scale=f, n=examples({k: v[i] for k, v in axes.items()}),
                              mean_width=float(widths[i]), n_for_half_width=half))
     return pd.DataFrame(rows) if rows else None
+
+
+def slow_half_n(qualified) -> bool:
+    """Whether the n for half the width of this one-proportion method costs an exact search of slow intervals
+    (cost.SLOW_BUILD: each n's interval table is a root search, not a formula)."""
+    from .cost import SLOW_BUILD
+
+    return qualified.split(".")[-1] in SLOW_BUILD
+
+
+def _auc_closed_form(s, axes, delta):
+    """The Chernoff–Hoeffding AUC interval's width at the user's AUĈ with k = min(n_pos, n_neg) at each size:
+    the interval is a closed form of (AUĈ, k) (methods/auc_distribution_free.py), so its width at another size
+    follows from the formula, not from simulated test sets; AUĈ concentrates, so this is the expected width
+    to O(1/k)."""
+    from ..methods.chernoff import kl_bounds
+
+    k = np.minimum(axes["n_pos"], axes["n_neg"])
+    lo, hi = kl_bounds(np.full(k.shape, float(s.estimate)), k, np.log(2 / delta))
+    return hi - lo
+
+
+def _auc_difference_closed_form(s, axes, delta):
+    """The Chernoff–Hoeffding AUC difference's width at the user's D̂ and mean |h| Ŝ with k = min(n_pos, n_neg)
+    at each size (``auc_distribution_free.difference_bounds``, a closed form of the three: as ``_auc_closed_form``)."""
+    from ..methods.auc_distribution_free import difference_bounds, mean_abs_difference
+
+    door = s.door
+    s_hat = float(mean_abs_difference(door["pos_first"], door["neg_first"], door["pos_second"], door["neg_second"]))
+    out = []
+    for k in np.minimum(axes["n_pos"], axes["n_neg"]):
+        lo, hi = difference_bounds(float(s.estimate), s_hat, int(k), delta)
+        out.append(float(hi - lo))
+    return np.array(out)
+
+
+# guaranteed methods whose interval is a closed form of a few statistics and the size: their widths at other sizes
+# are computed, not simulated (the AUC difference's: 22 CPU-s of simulated paired scores at 10⁵ rows)
+CLOSED_FORM = {"auc.chernoff_hoeffding": _auc_closed_form,
+               "auc_difference.chernoff_hoeffding": _auc_difference_closed_form}

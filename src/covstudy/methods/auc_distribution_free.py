@@ -152,11 +152,16 @@ def auc_difference_chernoff_hoeffding(pos_first, neg_first, pos_second, neg_seco
 
     I is the rate of the trinomial law with P(±1) = (s̄ ± D)/2 (methods/chernoff.py); guaranteed for every
     pair of bivariate score laws (module docstring). With s̄ = 1 it is the Bernoulli bound on (D + 1)/2."""
-    delta = np.asarray(delta, dtype=float)
     auc, _ = _paired_covariance(pos_first, neg_first, pos_second, neg_second)
-    d = auc[..., 0] - auc[..., 1]
     k = min(np.shape(pos_first)[-1], np.shape(neg_first)[-1])
     s_hat = mean_abs_difference(pos_first, neg_first, pos_second, neg_second, auc)
+    return difference_bounds(auc[..., 0] - auc[..., 1], s_hat, k, delta)
+
+
+def difference_bounds(d, s_hat, k, delta):
+    """``auc_difference_chernoff_hoeffding``'s ends from its statistics: the difference D̂, the mean |h| Ŝ and
+    k = min(m, n) (a closed form of the three: the width at another k follows without the scores)."""
+    delta, d, k = np.asarray(delta, dtype=float), np.asarray(d, dtype=float), np.asarray(k, dtype=float)
     s_bar = kl_upper(s_hat, k, np.log(1 / (S_SHARE * delta)))
     level = np.log(2 / ((1 - S_SHARE) * delta))
     coin_lo, coin_hi = kl_bounds((d + 1) / 2, k, level)
