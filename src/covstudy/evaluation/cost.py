@@ -48,6 +48,7 @@ BUDGET_ENV = "COVSTUDY_BUDGET"  # overrides BUDGET as the default (a number > 0,
 OVERHEAD = 1.2  # CPU-s: importing numpy, scipy, pandas and covstudy's evaluation, reading a small file
 MIN_REPS = 200  # a cut Monte Carlo audit keeps at least this many test sets a point (MCSE ≈ 0.015 at 0.95)
 MIN_WORK = 3e7  # ... a cut certified audit at least this many outcome operations (the first grid's bounds)
+CHEAP = 0.05  # CPU-s: a metric's first audit this cheap (one proportion's: milliseconds) is never left out
 SLACK = 1.25  # while running, audits stop once the forecasts charged pass the budget by this factor
 
 # Rates (CPU-s per unit of work; the 2-core machine of docs/evaluate.md "Cost", under load)
@@ -58,8 +59,8 @@ FIRST_OPS = 2_500  # operations an outcome in certify's first round (its grid's 
 SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
               "exact_mcnemar", "exact_unconditional", "tango", "score"}
 SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval): (fixed, per unit)
-    "binormal": (4e-6, 5e-8),  # unit: a score (drawn and ranked; 9e-8 measured at 10³ scores, load ~9)
-    "paired_binormal": (6e-6, 3e-8),
+    "binormal": (4e-6, 9e-8),  # unit: a score (drawn and ranked; 9e-8 measured at 10³ scores, load ~9)
+    "paired_binormal": (6e-6, 1.2e-7),  # (the AUC difference's audit at 10³ scores: 1.0 CPU-s at 200 test sets)
     "clustered": (3e-6, 2e-8),  # unit: a cluster
     "clustered_binormal": (5e-6, 5e-7),  # unit: a score (sorted, placements summed by cluster; measured at 10⁴)
     "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
@@ -70,6 +71,9 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "stratified": (3e-6, 0.0), "paired": (3e-6, 0.0), "paired_confusion": (2.5e-6, 0.0), "judged": (5e-6, 0.0),
 }
 POSTERIOR_SET = 1.5e-4  # a paired difference's posterior interval (``bayes``: quadrature) on one simulated test set
+STRATIFIED_POSTERIOR_SET = 2e-5  # balanced accuracy's posterior interval on one simulated test set (10⁴ rows)
+QUADRATURE_BUILD = {"posterior_jeffreys", "posterior"}  # an outcome's interval solved by quadrature on a lattice
+# whose size grows with n: BUILD_SECONDS × sqrt(examples) an outcome (9e-5 CPU-s at 10³ examples, 2e-5 at 10²)
 DRAW_FIXED = 3e-4  # a drawing method's interval on one simulated test set: fixed, and per number drawn
 DRAW_SECONDS = {"binormal": 7e-9, "paired_binormal": 7e-9, "paired_confusion": 3.5e-8, "multiclass": 1.25e-7}
 # multiclass posteriors solve each distinct outcome's interval by quadrature (remembered across test sets): their
@@ -86,6 +90,7 @@ FALLS_SHORT = 0.75  # chance a candidate falls short of the target, so that its 
 GROWTH_SETS = 1_600  # the width-vs-n table: 4 sizes × GROWTH_REPS test sets a metric, beyond one proportion
 GROWTH_BINOMIAL = (0.06, 4.5e-5)  # ... a one-proportion metric's (exact widths, and the n for half the width,
 # planned up to growth.HALF_N_MAX examples): fixed, per example (13.6 CPU-s for three metrics at 10⁵ rows)
+GROWTH_SLOW = (0.4, 1.6e-3)  # ... a slow method's (Blaker's: 0.9 CPU-s at 300 examples, 1.8 at 700)
 CALIBRATION_SECONDS = 1.5  # the calibration rows' own audit (ece_audit.ECE_BUDGET: about 2 CPU-s at most)
 LEADERBOARD_SECONDS = (5e-3, 1e-7)  # a leaderboard's intervals: fixed, per row × model (reading each included)
 LEADERBOARD_SET = (3e-4, 1.4e-4, 2.7e-8, 0.9e-8)  # ... a resampled test set of its audit: fixed, per model, per
@@ -171,6 +176,8 @@ class Plan:
         metric's even share of the budget at the deepest cuts) runs only as its metric's first."""
         if job.skip:
             return job.skip
+        if job.seconds <= CHEAP:  # one proportion's exact audits: milliseconds, never worth refusing
+            return ""
         if self.fixed + job.seconds > SLACK * self.budget:
             return (f"not audited: its audit alone (~{job.seconds:.3g} CPU-s) would pass the budget "
                     f"({self.budget:g} CPU-s, --budget)")
@@ -234,6 +241,8 @@ def _set_seconds(s, qualified) -> float:
     out = fixed + per * _units(s, qualified)
     if design in ("paired", "paired_confusion") and qualified.split(".")[-1] == "bayes":
         out += POSTERIOR_SET
+    if design == "stratified" and qualified.split(".")[-1] in QUADRATURE_BUILD:
+        out += STRATIFIED_POSTERIOR_SET
     draws = draws_per_test_set(qualified)
     if draws:
         from .audit import BOOT_BUDGET
@@ -310,13 +319,17 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
         limit = PAIRED_EXACT_OUTCOMES if s.design == "paired" else EXACT_OUTCOMES
         if size <= (QUADRATURE_EXACT_OUTCOMES if qualified.split(".")[-1] in QUADRATURE else limit):
             build = size * BUILD_SECONDS * (4 if method in SLOW_BUILD else 1)
+            if method in QUADRATURE_BUILD:
+                from .audit import examples
+
+                build = size * BUILD_SECONDS * math.sqrt(max(examples(s.points[0]), 1))
             d = len(s.box)
             if size <= CERTIFY_OUTCOMES and d <= 2:
                 ops = max(min(size * CERTIFY_OPS, WORK if work is None else work), size * FIRST_OPS)
             elif s.design == "stratified":  # grid_search on row-wise sums: 33^d points and 8 rounds of 5^d
                 ops = (33 ** d + 8 * 5 ** d) * math.sqrt(size) * 40
             else:  # grid_search: 8^d points and 6 rounds of 5^d, each an exact coverage of every outcome
-                ops = (8 ** d + 6 * 5 ** d) * size * 5
+                ops = (8 ** d + 6 * 5 ** d) * size * (2 if d == 3 else 5)  # (d = 3: 2.4 CPU-s measured at 10³ rows)
                 if d == 3 and size <= THREE_CERTIFY_OUTCOMES:  # then certify_concordant's branch and bound
                     ops += min(THREE_WORK, THREE_WORK if work is None else work)
             return build + ops / CERTIFY_RATE
@@ -412,20 +425,23 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
         return out
 
     def growth(mc):
-        sets = GROWTH_SETS * min(1.0, mc)
-        return (sum(sets * _set_seconds(s, s.methods[0][2]) for s in growing)
-                + sum(GROWTH_BINOMIAL[0] + GROWTH_BINOMIAL[1] * _half_n(s) for s in specs if s.design == "binomial"))
+        r = reps if mc >= 1 else max(50, int(400 * mc))  # ``p.growth_reps``
+        return (sum(growth_seconds(s, r) for s in growing)
+                + sum(_half_n_seconds(s) for s in specs if s.design == "binomial"))
 
     def expected(js, mc):
         return growth(mc) + sum(j.reach * j.seconds for j in js.values() if not j.heavy)
 
     # an audit that would cost more than a metric's even share of the room at the deepest cuts could run only as
     # its metric's first (``Plan.admit``): it must not drive the cuts of every other audit to their floors
-    heavy = {key for key, j in choose(MIN_REPS / reps, 1 / 64, False).items() if j.seconds > fair}
+    deepest = choose(MIN_REPS / reps, 1 / 64, False)
+    heavy = {key for key, j in deepest.items() if j.seconds > fair}
 
     def choose_light(mc, cert, drop_drawing):
         out = choose(mc, cert, drop_drawing)
-        for key in heavy:
+        for key in heavy:  # a heavy audit runs at the deepest cuts: it alone passes a metric's share even so
+            if not out[key].skip:
+                out[key] = deepest[key]
             out[key].heavy = True
         return out
 
@@ -440,6 +456,26 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     while expected(chosen, mc) > room and cert > 1 / 64:
         cert /= 2
         chosen = choose_light(mc, cert, drop)
+    # each metric's first audit runs whatever the outcomes, the later ones within shares (below): where the first
+    # audits alone pass the budget by SLACK, the costliest metrics' are left out (the cheap ones audit the most
+    # metrics), deterministically, so the bound holds on every file
+    growth_cost = growth(mc)
+    firsts = {}
+    for key, j in chosen.items():
+        if not j.skip:
+            firsts.setdefault(j.metric, j)
+    left_out = []
+    if math.isfinite(budget):
+        spent = fixed + growth_cost
+        for j in sorted(firsts.values(), key=lambda j: j.seconds):
+            if spent + j.seconds > SLACK * budget and j.seconds > CHEAP:
+                left_out.append(j.metric)
+            else:
+                spent += j.seconds
+        for j in chosen.values():
+            if j.metric in left_out and not j.skip:
+                j.skip = (f"not audited: the budget ({budget:g} CPU-s, --budget) went to the cheaper metrics' audits "
+                          f"(this metric's first: ~{firsts[j.metric].seconds:.2g} CPU-s)")
     # the worst case, every candidate audited: where it does not fit, each metric's later audits are held to its
     # share of the budget (``Plan.admit``)
     for j in chosen.values():
@@ -449,9 +485,14 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     cuts = []  # what was cut, each once, if it touched an audit
     if drop and any("resampling" in j.skip for j in chosen.values()):
         cuts.append("the resampling methods' audits")
-    if any(j.reps is not None and not j.skip for j in chosen.values()):
+    if left_out:
+        cuts.append(f"the costliest metrics' audits ({', '.join(left_out)})")
+    deep = [m for m, j in firsts.items() if j.heavy and not j.skip and (j.reps is not None or j.work is not None)]
+    if deep:
+        cuts.append(f"the heaviest audits ({', '.join(deep)}) to their deepest cuts")
+    if any(j.reps is not None and not j.skip and not j.heavy for j in chosen.values()):
         cuts.append(f"the Monte Carlo audits' test sets a point (×{mc:g}, at least {MIN_REPS})")
-    if any(j.work is not None and not j.skip for j in chosen.values()):
+    if any(j.work is not None and not j.skip and not j.heavy for j in chosen.values()):
         cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)" if cert < 1
                     else f"the certified audits' outcome operations (at most {fair_work:.1e} each, an even share of "
                          f"the budget; the bounds stay lower bounds)")
@@ -517,6 +558,43 @@ def leaderboard_plan(n, k, reps, audit, budget=None) -> tuple[float, int, str]:
                           f"CPU-s a hundred) would pass the budget ({budget:g} CPU-s, --budget)")
     return fixed + one * fits, fits, (f"audit cut to fit the budget (--budget): {fits:,} resampled test sets, "
                                       f"not {reps:,}")
+
+
+def growth_seconds(s, reps) -> float:
+    """The width-vs-n table's cost for one metric beyond one proportion (``growth.growth_table``): its pick's
+    test sets at the four sizes (GROWTH_REPS at most; the AUC's within AUC_BUDGET scores at the largest), each
+    costing its design's SET_SECONDS at that size; nothing for a closed form (``growth.CLOSED_FORM``). The pick
+    is not known before the audits: the costliest of the methods that could be it (not a drawing one's: one is
+    recommended only for a gain in width and its table is bounded as its audit is)."""
+    from .audit import AUC_BUDGET, draws_per_test_set, examples
+    from .growth import CLOSED_FORM, GROWTH_MIN_REPS, GROWTH_REPS, SCALES
+
+    n_reps = min(reps, GROWTH_REPS)
+    if s.design in ("binormal", "paired_binormal"):
+        scores = examples(s.points[0]) * max(SCALES) * (2 if s.design == "paired_binormal" else 1)
+        n_reps = int(min(n_reps, max(GROWTH_MIN_REPS, AUC_BUDGET // max(scores, 1))))
+    most = 0.0
+    for _, _, qualified in s.methods:
+        if qualified in CLOSED_FORM or draws_per_test_set(qualified):
+            continue
+        design = "multiclass" if s.multiclass is not None else s.design
+        fixed, per = SET_SECONDS.get(design, (5e-6, 0.0))
+        one = _set_seconds(s, qualified) - fixed - per * _units(s, qualified)  # a posterior's quadrature
+        most = max(most, n_reps * (len(SCALES) * (fixed + one) + sum(SCALES) * per * _units(s, qualified)))
+    return most + 1e-3
+
+
+def _half_n_seconds(s) -> float:
+    """A one-proportion metric's row of the width-vs-n table: exact widths and the n for half the width
+    (GROWTH_BINOMIAL; a slow method's up to growth.HALF_N_SLOW examples, GROWTH_SLOW). The pick is not known
+    before the audits: the costlier of the two when a slow method is among the metric's."""
+    from .growth import HALF_N_SLOW
+
+    out = GROWTH_BINOMIAL[0] + GROWTH_BINOMIAL[1] * _half_n(s)
+    n = s.points[0].get("n", 0) if s.points else 0
+    if n <= HALF_N_SLOW and any(q.split(".")[-1] in SLOW_BUILD for _, _, q in s.methods):
+        out = max(out, GROWTH_SLOW[0] + GROWTH_SLOW[1] * n)
+    return out
 
 
 def _half_n(s) -> float:
