@@ -96,7 +96,7 @@ LEADERBOARD_SECONDS = (5e-3, 1e-7)  # a leaderboard's intervals: fixed, per row 
 LEADERBOARD_SET = (3e-4, 1.4e-4, 2.7e-8, 0.9e-8)  # ... a resampled test set of its audit: fixed, per model, per
 # row, per row × model (measured at 2, 5 and 12 models, 10² to 10⁶ rows: 0.55 ms at 2 × 100, 79 ms at 5 × 10⁶)
 LEADERBOARD_MIN_REPS = 100  # a cut leaderboard audit keeps at least these test sets (MCSE ≈ 0.02 at 0.95)
-INTERVAL_SECONDS = (1e-3, 1.5e-8)  # a method's interval on the data: fixed, per row of the file (proba2, logit at 10⁶)
+INTERVAL_SECONDS = (1e-3, 6e-9)  # a method's interval on the data: fixed, per row of the file (proba2, logit at 10⁶)
 DRAW_INTERVAL_SECONDS = 1.3e-8  # ... a resampling method: per number resampled a draw, and draw (capped by
 # RESAMPLES_MAX; the AUC's bootstrap measured at 10⁴ and 10⁵ scores)
 
