@@ -178,7 +178,7 @@ class Plan:
             return job.skip
         if job.seconds <= CHEAP:  # one proportion's exact audits: milliseconds, never worth refusing
             return ""
-        if self.fixed + job.seconds > SLACK * self.budget:
+        if OVERHEAD + job.seconds > SLACK * self.budget:
             return (f"not audited: its audit alone (~{job.seconds:.3g} CPU-s) would pass the budget "
                     f"({self.budget:g} CPU-s, --budget)")
         share = self.share(job.metric)
@@ -460,15 +460,23 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     # audits alone pass the budget by SLACK, the costliest metrics' are left out (the cheap ones audit the most
     # metrics), deterministically, so the bound holds on every file
     growth_cost = growth(mc)
+    alone = []  # an audit that alone would pass the budget is never run (the metric's next candidate may be)
+    for j in chosen.values():
+        if not j.skip and j.seconds > CHEAP and OVERHEAD + j.seconds > SLACK * budget:
+            j.skip = (f"not audited: its audit alone (~{j.seconds:.3g} CPU-s) would pass the budget ({budget:g} "
+                      f"CPU-s, --budget)")
+            alone.append(j.metric)
     firsts = {}
     for key, j in chosen.items():
         if not j.skip:
             firsts.setdefault(j.metric, j)
     left_out = []
+    # a metric with no guaranteed method is recommended only from an audit: its first always runs
+    unproven = {s.metric for s in specs if not any(_guaranteed(q) for _, _, q in s.methods)}
     if math.isfinite(budget):
         spent = fixed + growth_cost
-        for j in sorted(firsts.values(), key=lambda j: j.seconds):
-            if spent + j.seconds > SLACK * budget and j.seconds > CHEAP:
+        for j in sorted(firsts.values(), key=lambda j: (j.metric not in unproven, j.seconds)):
+            if spent + j.seconds > SLACK * budget and j.seconds > CHEAP and j.metric not in unproven:
                 left_out.append(j.metric)
             else:
                 spent += j.seconds
@@ -485,6 +493,8 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     cuts = []  # what was cut, each once, if it touched an audit
     if drop and any("resampling" in j.skip for j in chosen.values()):
         cuts.append("the resampling methods' audits")
+    if alone:
+        cuts.append(f"the audits that alone would pass the budget ({', '.join(dict.fromkeys(alone))})")
     if left_out:
         cuts.append(f"the costliest metrics' audits ({', '.join(left_out)})")
     deep = [m for m, j in firsts.items() if j.heavy and not j.skip and (j.reps is not None or j.work is not None)]
