@@ -63,7 +63,8 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "paired_binormal": (6e-6, 1.2e-7),  # (the AUC difference's audit at 10³ scores: 1.0 CPU-s at 200 test sets)
     "clustered": (3e-6, 2e-8),  # unit: a cluster
     "clustered_binormal": (5e-6, 5e-7),  # unit: a score (sorted, placements summed by cluster; measured at 10⁴)
-    "multiclass": (7e-6, 1.7e-7),  # unit: a cell of the K × K confusion matrix
+    "multiclass": (5.7e-6, 6.8e-9),  # unit: K³ (K classes: a test set's K × K counts, each class's interval over
+    # them; fitted to 1.3e-5 CPU-s a test set at K = 10 and 6e-5 at K = 20, 10³ rows, and ~6e-6 at K = 5)
     "eval": (4e-6, 2e-8),  # unit: a question
     # unit: a question; measured: coverage("paired_eval.clustered_t", 2,000 test sets, 10 groups, K = 3) took
     # 2.9e-4 s a test set at 100 questions and 2.4e-3 s at 1,000 (the copula's Beta quantiles, two runs)
@@ -219,7 +220,7 @@ def _units(s, qualified) -> float:
 
     pt = s.points[0] if s.points else {}
     if s.multiclass is not None:
-        return float(len(s.multiclass[1]) ** 2)
+        return float(len(s.multiclass[1]) ** 3)
     if s.design in ("binormal", "paired_binormal"):
         return float(pt.get("n_pos", 0) + pt.get("n_neg", 0))
     if s.design == "clustered":
@@ -319,7 +320,7 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
         limit = PAIRED_EXACT_OUTCOMES if s.design == "paired" else EXACT_OUTCOMES
         if size <= (QUADRATURE_EXACT_OUTCOMES if qualified.split(".")[-1] in QUADRATURE else limit):
             build = size * BUILD_SECONDS * (4 if method in SLOW_BUILD else 1)
-            if method in QUADRATURE_BUILD:
+            if method in QUADRATURE_BUILD and size <= CERTIFY_OUTCOMES and len(s.box) <= 2:  # certify's outcomes
                 from .audit import examples
 
                 build = size * BUILD_SECONDS * math.sqrt(max(examples(s.points[0]), 1))
