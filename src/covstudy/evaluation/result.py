@@ -581,7 +581,7 @@ def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predic
             bar.set_postfix_str(f"{metric} · width at other sizes", refresh=False)
             bar.update()
 
-        growth = growth_table(specs, table, delta, plan.growth_reps or reps, seed, step) if audit else None
+        growth = growth_table(specs, table, delta, plan.growth_reps or reps, seed, step, cache) if audit else None
     finally:
         bar.close()
     info = {"n": d.n, "classes": d.classes, "counts": d.counts, "read": d.read(), "positive": d.positive,
