@@ -62,6 +62,8 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "binormal": (4e-6, 9e-8),  # unit: a score (drawn and ranked; 9e-8 measured at 10³ scores, load ~9)
     "paired_binormal": (6e-6, 1.2e-7),  # (the AUC difference's audit at 10³ scores: 1.0 CPU-s at 200 test sets)
     "clustered": (3e-6, 2e-8),  # unit: a cluster
+    "clustered_confusion": (5e-6, 3e-9),  # unit: a cluster (clustered precision, recall, F1: ~3e-5 CPU-s a test set
+    # of 10⁴ clusters of 10, measured from a decision's 128,000)
     "clustered_binormal": (5e-6, 5e-7),  # unit: a score (sorted, placements summed by cluster; measured at 10⁴)
     "multiclass": (5.7e-6, 6.8e-9),  # unit: K³ (K classes: a test set's K × K counts, each class's interval over
     # them; fitted to 1.3e-5 CPU-s a test set at K = 10 and 6e-5 at K = 20, 10³ rows, and ~6e-6 at K = 5)
@@ -223,7 +225,7 @@ def _units(s, qualified) -> float:
         return float(len(s.multiclass[1]) ** 3)
     if s.design in ("binormal", "paired_binormal"):
         return float(pt.get("n_pos", 0) + pt.get("n_neg", 0))
-    if s.design == "clustered":
+    if s.design in ("clustered", "clustered_confusion"):
         return float(pt.get("clusters", 0))
     if s.design == "clustered_binormal":
         return float(examples(pt))
@@ -425,9 +427,11 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                                reps=r, work=w, confirm=c)
         return out
 
-    def growth(mc):
+    def growth(mc, audited=None):
+        """The width-vs-n table's forecast; ``audited``: the metrics with an audit to run (None: all), the others'
+        pick is a guaranteed method."""
         r = reps if mc >= 1 else max(50, int(400 * mc))  # ``p.growth_reps``
-        return (sum(growth_seconds(s, r) for s in growing)
+        return (sum(growth_seconds(s, r, audited is None or s.metric in audited) for s in growing)
                 + sum(_half_n_seconds(s) for s in specs if s.design == "binomial"))
 
     def expected(js, mc):
@@ -514,7 +518,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
             s = next(x for x in specs if x.metric == metric)
             j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work, j.confirm)
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
-    p.fixed = fixed + growth(mc)
+    p.fixed = fixed + growth(mc, {j.metric for j in chosen.values() if not j.skip})
     expect, first = {}, {}
     for j in chosen.values():
         expect.setdefault(j.metric, 0.0)
@@ -571,12 +575,13 @@ def leaderboard_plan(n, k, reps, audit, budget=None) -> tuple[float, int, str]:
                                       f"not {reps:,}")
 
 
-def growth_seconds(s, reps) -> float:
+def growth_seconds(s, reps, audited=True) -> float:
     """The width-vs-n table's cost for one metric beyond one proportion (``growth.growth_table``): its pick's
     test sets at the four sizes (GROWTH_REPS at most; the AUC's within AUC_BUDGET scores at the largest), each
     costing its design's SET_SECONDS at that size; nothing for a closed form (``growth.CLOSED_FORM``). The pick
     is not known before the audits: the costliest of the methods that could be it (not a drawing one's: one is
-    recommended only for a gain in width and its table is bounded as its audit is)."""
+    recommended only for a gain in width and its table is bounded as its audit is); a metric not ``audited``
+    recommends a guaranteed method."""
     from .audit import AUC_BUDGET, draws_per_test_set, examples
     from .growth import CLOSED_FORM, GROWTH_MIN_REPS, GROWTH_REPS, SCALES
 
@@ -586,7 +591,7 @@ def growth_seconds(s, reps) -> float:
         n_reps = int(min(n_reps, max(GROWTH_MIN_REPS, AUC_BUDGET // max(scores, 1))))
     most = 0.0
     for _, _, qualified in s.methods:
-        if qualified in CLOSED_FORM or draws_per_test_set(qualified):
+        if qualified in CLOSED_FORM or draws_per_test_set(qualified) or not audited and not _guaranteed(qualified):
             continue
         design = "multiclass" if s.multiclass is not None else s.design
         fixed, per = SET_SECONDS.get(design, (5e-6, 0.0))
