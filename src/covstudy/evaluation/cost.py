@@ -427,15 +427,19 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
                                reps=r, work=w, confirm=c)
         return out
 
+    def runs(js):
+        return {key for key, j in js.items() if not j.skip and j.seconds > 0}
+
     def growth(mc, audited=None):
-        """The width-vs-n table's forecast; ``audited``: the metrics with an audit to run (None: all), the others'
-        pick is a guaranteed method."""
+        """The width-vs-n table's forecast; ``audited``: the (metric, method) audits to run (None: all); a metric's
+        pick is one of them or a guaranteed method."""
         r = reps if mc >= 1 else max(50, int(400 * mc))  # ``p.growth_reps``
-        return (sum(growth_seconds(s, r, audited is None or s.metric in audited) for s in growing)
+        return (sum(growth_seconds(s, r, None if audited is None else {q for m, q in audited if m == s.metric})
+                    for s in growing)
                 + sum(_half_n_seconds(s) for s in specs if s.design == "binomial"))
 
     def expected(js, mc):
-        return growth(mc) + sum(j.reach * j.seconds for j in js.values() if not j.heavy)
+        return growth(mc, runs(js)) + sum(j.reach * j.seconds for j in js.values() if not j.heavy)
 
     # an audit that would cost more than a metric's even share of the room at the deepest cuts could run only as
     # its metric's first (``Plan.admit``): it must not drive the cuts of every other audit to their floors
@@ -464,7 +468,7 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     # each metric's first audit runs whatever the outcomes, the later ones within shares (below): where the first
     # audits alone pass the budget by SLACK, the costliest metrics' are left out (the cheap ones audit the most
     # metrics), deterministically, so the bound holds on every file
-    growth_cost = growth(mc)
+    growth_cost = growth(mc, runs(chosen))
     alone = []  # an audit that alone would pass the budget is never run (the metric's next candidate may be)
     for j in chosen.values():
         if not j.skip and j.seconds > CHEAP and OVERHEAD + j.seconds > SLACK * budget:
@@ -494,7 +498,8 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     for j in chosen.values():
         if not j.skip and not j.heavy:
             p.most[j.metric] = p.most.get(j.metric, 0.0) + j.seconds
-    share = water_fill(p.most, max(room - growth(mc), 0.0))
+    growth_cost = growth(mc, runs(chosen))
+    share = water_fill(p.most, max(room - growth_cost, 0.0))
     cuts = []  # what was cut, each once, if it touched an audit
     if drop and any("resampling" in j.skip for j in chosen.values()):
         cuts.append("the resampling methods' audits")
@@ -511,14 +516,14 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
         cuts.append(f"the certified audits' outcome operations (×{cert:g}; the bounds stay lower bounds)" if cert < 1
                     else f"the certified audits' outcome operations (at most {fair_work:.1e} each, an even share of "
                          f"the budget; the bounds stay lower bounds)")
-    if sum(p.most.values()) > room - growth(mc):
+    if sum(p.most.values()) > room - growth_cost:
         cuts.append("each metric's audits to its share of the budget (the narrowest methods first)")
     if lookup is not None:
         for (metric, qualified), j in chosen.items():
             s = next(x for x in specs if x.metric == metric)
             j.cached = not j.skip and lookup(s, qualified, j.reps or reps, j.work, j.confirm)
     p.jobs, p.cuts, p.growth_reps = chosen, cuts, max(50, int(400 * mc)) if mc < 1 else None
-    p.fixed = fixed + growth(mc, {j.metric for j in chosen.values() if not j.skip})
+    p.fixed = fixed + growth_cost
     expect, first = {}, {}
     for j in chosen.values():
         expect.setdefault(j.metric, 0.0)
@@ -575,13 +580,13 @@ def leaderboard_plan(n, k, reps, audit, budget=None) -> tuple[float, int, str]:
                                       f"not {reps:,}")
 
 
-def growth_seconds(s, reps, audited=True) -> float:
+def growth_seconds(s, reps, audited=None) -> float:
     """The width-vs-n table's cost for one metric beyond one proportion (``growth.growth_table``): its pick's
     test sets at the four sizes (GROWTH_REPS at most; the AUC's within AUC_BUDGET scores at the largest), each
     costing its design's SET_SECONDS at that size; nothing for a closed form (``growth.CLOSED_FORM``). The pick
     is not known before the audits: the costliest of the methods that could be it (not a drawing one's: one is
-    recommended only for a gain in width and its table is bounded as its audit is); a metric not ``audited``
-    recommends a guaranteed method."""
+    recommended only for a gain in width and its table is bounded as its audit is). ``audited``: the methods
+    whose audit runs (None: all); one that is not audited is never the pick, a guaranteed one may be."""
     from .audit import AUC_BUDGET, draws_per_test_set, examples
     from .growth import CLOSED_FORM, GROWTH_MIN_REPS, GROWTH_REPS, SCALES
 
@@ -591,7 +596,8 @@ def growth_seconds(s, reps, audited=True) -> float:
         n_reps = int(min(n_reps, max(GROWTH_MIN_REPS, AUC_BUDGET // max(scores, 1))))
     most = 0.0
     for _, _, qualified in s.methods:
-        if qualified in CLOSED_FORM or draws_per_test_set(qualified) or not audited and not _guaranteed(qualified):
+        if (qualified in CLOSED_FORM or draws_per_test_set(qualified)
+                or audited is not None and qualified not in audited and not _guaranteed(qualified)):
             continue
         design = "multiclass" if s.multiclass is not None else s.design
         fixed, per = SET_SECONDS.get(design, (5e-6, 0.0))
