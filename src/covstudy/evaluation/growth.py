@@ -115,7 +115,7 @@ def _widths(s, qualified, axes, delta, n_reps, seed):
                     pass
     widths = np.atleast_1d(widths)
     half = None
-    if s.design == "binomial" and point["n"] <= (HALF_N_SLOW if slow_half_n(qualified) else HALF_N_MAX):
+    if s.design == "binomial" and point["n"] <= (min(HALF_N_SLOW, HALF_N_MAX) if slow_half_n(qualified) else HALF_N_MAX):
         try:
             # today's expected width: the audit's, or (a guaranteed pick is not audited) the same sum at scale 1
             half = plan(qualified, delta=delta, p=point["p"], width=float(widths[SCALES.index(1.0)]) / 2).n
