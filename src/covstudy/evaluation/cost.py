@@ -355,7 +355,10 @@ def intervals_seconds(s, n) -> float:
     resamples its few counts, an AUC's every score), not computed past RESAMPLES_MAX."""
     from .audit import draws_per_test_set
 
-    size = sum(int(np.size(v)) for v in (s.door or {}).values() if np.ndim(v) > 0)
+    door = s.door or {}
+    size = sum(int(np.size(v)) for v in door.values() if np.ndim(v) > 0)
+    if "successes" in door and "sizes" in door:  # a cluster bootstrap draws multiplicities of the distinct clusters
+        size = 2 * len(set(zip(np.asarray(door["successes"]).tolist(), np.asarray(door["sizes"]).tolist())))
     out = 0.0
     for _, _, qualified in s.methods:
         draws = draws_per_test_set(qualified)
