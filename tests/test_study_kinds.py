@@ -19,7 +19,8 @@ import pytest
 from covstudy.seeds import stream
 from covstudy.study import kinds
 from covstudy.study.config import ConfigError
-from covstudy.study.kinds import RunSettings, StudyKind, kind_of, register_study_kind, run_kind
+from covstudy.study.kinds import RunSettings, StudyKind, kind_of, register_study_kind
+from covstudy.study.runner import run_kind
 
 
 # --------------------------------------------------------------------------- a fifth kind, in one module
@@ -137,7 +138,7 @@ TABLE = {"bands": "bands.parquet", "sequential": "results.parquet", "leaderboard
 
 DIE_AFTER_FIRST_PART = """
 import json, os, signal, sys
-from covstudy.study import kinds, store
+from covstudy.study import kinds, runner, store
 save = store.KindStore.save_cells
 def save_then_die(self, cells):  # kill -9 the run right after its first finished task is stored
     save(self, cells)
@@ -148,7 +149,7 @@ store.KindStore.save_cells = save_then_die
 kinds.IN_PROCESS_SECONDS = 0.0  # on loky workers
 cfg = json.loads(sys.argv[1])
 kind = kinds.kind_of(cfg)
-kinds.run_kind(kind, kind.load(cfg), kinds.RunSettings(n_jobs=2))
+runner.run_kind(kind, kind.load(cfg), kinds.RunSettings(n_jobs=2))
 """
 
 

@@ -313,7 +313,8 @@ def _overrides() -> list[str]:
 def _run_kind(kind, raw: dict) -> None:
     """A study of a registered study kind (study/kinds.py: bands, sequential, calibration, leaderboard, ...):
     validated, run by the study runner (resumable, on workers), its summary printed."""
-    from .study.kinds import RunSettings, run_kind
+    from .study.kinds import RunSettings
+    from .study.runner import run_kind
     from .study.runner import BackendError, Interrupted, OutError
     from .study.store import StoreLocked
 
