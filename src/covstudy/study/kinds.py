@@ -131,10 +131,8 @@ class RunSettings:
                    threads_per_worker=integer("threads_per_worker", cfg.get("threads_per_worker", 1), low=1),
                    force=boolean("force", cfg.get("force", False)))
 
-    name = ""  # runner.provenance's record names the study itself
-
     def config(self) -> dict:
-        """The settings, for provenance.json (``runner.provenance`` keeps the run-time keys)."""
+        """The settings, for provenance.json (``runner.provenance``)."""
         return dataclasses.asdict(self)
 
 
