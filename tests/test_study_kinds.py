@@ -117,6 +117,32 @@ def test_a_damaged_part_is_moved_aside_and_its_cells_computed_again(tmp_path, ca
     pd.testing.assert_frame_equal(again, first)
 
 
+# --------------------------------------------------------------------------- the interval study, a kind too
+
+def test_the_interval_study_is_a_kind_whose_hooks_only_share_work(tmp_path):
+    """The interval study runs through run_kind like any kind (run_study is run_kind of intervals.KIND).
+    Its hooks (ids, tasks, work, forecast, store, begin) only share work and keep its folders' format:
+    without them, a cell a task through its ``rows`` on the default JSON-line store, the numbers are the same."""
+    import dataclasses
+
+    from covstudy.study import intervals
+    from covstudy.study.config import Study
+    from covstudy.study.runner import run_study
+
+    cfg = {"name": "t", "methods": ["wilson", "clopper_pearson"], "grid": {"n": [10, 30], "p": [0.2, 0.5],
+           "delta": [0.05]}, "engine": "both", "reps": 300, "seed": 2, "n_jobs": 1}
+    table = run_study(Study.from_config({**cfg, "out": str(tmp_path / "a")}), progress=False)
+    assert json.loads((tmp_path / "a" / "provenance.json").read_text())["kind"] == "intervals"
+    assert {p.suffix for p in (tmp_path / "a" / "parts").iterdir()} == {".csv", ".json"}  # CSV parts, code.json
+    plain = dataclasses.replace(intervals.KIND, tasks=None, work=None, forecast=None, store=None)
+    study = Study.from_config({**cfg, "out": str(tmp_path / "b")})
+    alone = run_kind(plain, study, intervals.settings(study), progress=False)["results"]
+    assert list((tmp_path / "b" / "parts").glob("*.jsonl")) and not list((tmp_path / "b" / "parts").glob("*.csv"))
+    numbers = [c for c in table if c not in ("cell_id", "label", "params", "side", "design", "method", "engine")]
+    pd.testing.assert_frame_equal(alone[numbers], table[numbers], check_dtype=False, check_exact=True)
+    assert alone[["cell_id", "method", "engine"]].equals(table[["cell_id", "method", "engine"]])
+
+
 # --------------------------------------------------------------------------- the four shipped kinds, small
 
 SMALL = {
