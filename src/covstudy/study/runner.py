@@ -199,20 +199,13 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
             older = [c for c in store.codes() if c != code] if len(todo) < len(cells) else []
             tasks = kinds.tasks_of(kind, study, todo, workers)
             cpu, memory = kinds.forecast_of(kind, study, tasks, workers)
-            found = len(cells) - len(todo)
-            spread = max(1, min(workers, len(tasks)))
-            wall = f" (~{duration(cpu / spread)} on {spread} workers)" if spread > 1 and cpu >= 2 else ""
-            where = f" ({found} found in {study.out})" if found else ""
-            plan = (f"{where} in {len(tasks)} task{'s' * (len(tasks) > 1)} on {spread} worker{'s' * (spread > 1)}; "
-                    f"roughly {'<1 s' if cpu < 0.5 else duration(cpu)} of CPU{wall}, ~{size(memory)} a worker"
-                    ) if tasks else f" (all found in {study.out})"
-            say(f"{study.name}: {len(todo)} of {len(cells)} cells to compute{plan}")
+            say(plan_line(study, len(todo), len(cells), len(tasks), cpu, memory, workers))
             if older:  # resuming is keyed by the config, not by the code: say when they differ
                 say(f"{study.name}: warning: cells found in {study.out} were computed by other covstudy code "
                     f"({', '.join(c[:12] for c in older)}; this is {code[:12]}); force=true recomputes them")
             if todo:
                 store.record_code(code, only=settings.force)
-            saved = found
+            saved = len(cells) - len(todo)
             cost = {i: kinds.cell_cost(kind, study, c) for i, c in todo}  # the bar advances by the forecast work done
             work = kind.work or kinds.run_task
             try:
@@ -250,6 +243,19 @@ def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progre
     except OSError as err:
         raise OutError(f"out: cannot write the study folder {study.out}: {err.strerror or err}") from None
     return tables
+
+
+def plan_line(study, todo: int, cells: int, tasks: int, cpu: float, memory: float, workers: int) -> str:
+    """"quick: 990 of 1485 cells to compute (495 found in results/quick) in 9 tasks on 2 workers; roughly
+    1 s of CPU, ~200 MB a worker": what a run says before any work (``cpu``, ``memory``: the kind's forecast)."""
+    if not tasks:
+        return f"{study.name}: {todo} of {cells} cells to compute (all found in {study.out})"
+    spread = max(1, min(workers, tasks))
+    wall = f" (~{duration(cpu / spread)} on {spread} workers)" if spread > 1 and cpu >= 2 else ""
+    where = f" ({cells - todo} found in {study.out})" if todo < cells else ""
+    return (f"{study.name}: {todo} of {cells} cells to compute{where} in {tasks} task{'s' * (tasks > 1)} on {spread} "
+            f"worker{'s' * (spread > 1)}; roughly {'<1 s' if cpu < 0.5 else duration(cpu)} of CPU{wall}, "
+            f"~{size(memory)} a worker")
 
 
 def run_study(study: Study, overrides: list[str] | None = None, progress: bool | None = None,
