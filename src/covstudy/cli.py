@@ -256,7 +256,7 @@ def _app(cfg: DictConfig) -> None:
     except Interrupted as err:
         print(f"covstudy: {err}", file=sys.stderr)
         sys.exit(130)
-    except ConfigError as err:  # run_study's memory check, before any work (cost.check_fits)
+    except ConfigError as err:  # the runner's memory check, before any work
         _fail(str(err), str(study.out))
     except (StoreLocked, BackendError, OutError, StudyMismatch) as err:
         _fail(str(err))

@@ -106,7 +106,7 @@ def cpu_seconds(tasks: list[Task], workers: int = 1) -> float:
     return seconds + sum(sum(sorted(each, reverse=True)[:max(1, workers)]) for each in tables.values())
 
 
-@functools.lru_cache(maxsize=1024)  # a run asks twice: check_fits, then the plan line's forecast
+@functools.lru_cache(maxsize=1024)  # a run asks twice: the memory check, then the plan line's forecast
 def task_bytes(task: Task) -> float:
     """Forecast peak memory of a worker computing ``task``."""
     design = get_design(task.key[0])
@@ -172,12 +172,3 @@ def duration(seconds: float) -> str:
 def size(nbytes: float) -> str:
     """``nbytes`` rounded for a person: "300 MB", "2.5 GB"."""
     return f"{nbytes / 1e6:.0f} MB" if nbytes < 1e9 else f"{nbytes / 1e9:.1f} GB"
-
-
-def forecast(tasks: list[Task], workers: int) -> str:
-    """"roughly 2 min of CPU (~1 min on 2 workers), ~300 MB a worker": the plan line's tail."""
-    cpu = cpu_seconds(tasks, workers)
-    spread = min(workers, len(tasks))
-    wall = f" (~{duration(cpu / spread)} on {spread} workers)" if spread > 1 and cpu >= 2 else ""
-    memory = max((task_bytes(t) for t in tasks), default=BASE_BYTES)
-    return f"roughly {'<1 s' if cpu < 0.5 else duration(cpu)} of CPU{wall}, ~{size(memory)} a worker"

@@ -89,7 +89,7 @@ LOCAL_CLUSTER = {
     "distributed.admin.system-monitor.interval": "2s",
     # Each worker and nanny checks its worker's memory against the pause (80%) and terminate (95%)
     # limits every 100 ms: every 500 ms here, and before any work the run's memory forecast must
-    # fit in RAM (cost.check_fits); loky's workers have no such watch at all.
+    # fit in RAM (run_kind); loky's workers have no such watch at all.
     "distributed.worker.memory.monitor-interval": "500ms",
 }
 
