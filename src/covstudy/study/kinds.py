@@ -27,6 +27,10 @@ says how with optional hooks; each default is the simple case above::
     begin(study, store)                      # the folder is locked: check it holds this study, write
                                              # study.yaml (default: the kind, name, question, identity)
 
+``work`` and ``store`` go together: a store is a ``store.Store`` whose ``save_result`` keeps what ``work``
+returns (and says which cells it holds), ``done()`` names the stored cells and ``assemble(ids)`` gives the
+tables, so the interval kind keeps its CSV parts and every other kind the JSON-line parts.
+
 The study object has ``name``, ``question``, ``out``, ``plot`` and the fields that determine its
 numbers (``seed``, ``reps``, ...). A kind registers where it is defined
 (``register_study_kind(StudyKind(...))`` at the bottom of its module); ``kind_of(config)`` finds it,
@@ -93,7 +97,7 @@ def register_study_kind(kind: StudyKind) -> StudyKind:
 
 
 def kind_of(config: dict) -> StudyKind | None:
-    """The study kind whose key the config sets (None: an interval study, study/config.py)."""
+    """The study kind whose key the config sets (None: the interval study, intervals.KIND)."""
     for key, value in config.items():
         if not value or not isinstance(key, str):
             continue
