@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from covstudy.seeds import stream
-from covstudy.study import kinds
+from covstudy.study import intervals, kinds
 from covstudy.study.config import ConfigError
 from covstudy.study.kinds import RunSettings, StudyKind, kind_of, register_study_kind
 from covstudy.study.runner import run_kind
@@ -71,7 +71,7 @@ def coin(out, **over):
 
 
 def test_a_fifth_kind_is_one_module_and_runs_on_the_runner(tmp_path, monkeypatch):
-    assert kind_of(coin(tmp_path)) is COIN and kind_of({"name": "quick", "grid": {}}) is None
+    assert kind_of(coin(tmp_path)) is COIN and kind_of({"name": "quick", "grid": {}}) is intervals.KIND
     alone = run_kind(COIN, COIN.load(coin(tmp_path / "a")))["results"]
     assert len(alone) == 3 and alone["coverage"].between(0, 1).all()
     assert {"report.html", "provenance.json", "study.yaml", "results.csv"} <= {p.name for p in (tmp_path / "a").iterdir()}

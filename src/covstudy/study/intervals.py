@@ -13,8 +13,8 @@ What it supplies beyond the simple kind (kinds.py), all from the rooms beside it
 * ``begin`` refuses a folder holding another study (``StudyMismatch``) and writes study.yaml;
 * ``finish`` writes the table and, with ``exact_curve``, the exact coverage curve.
 
-Its report.html comes with its figures (``plot=true``: cli.write_all, or covstudy-plot), so it has no
-page of the runner's. ``run_study`` (runner.py) runs one ``Study`` through this kind.
+Its report.html comes with its figures (``plot=true``: ``present``, report/folder.py, or covstudy-plot),
+so it has no page of the runner's. ``run_study`` (runner.py) runs one ``Study`` through this kind.
 """
 
 from __future__ import annotations
@@ -115,9 +115,37 @@ def summary(study: Study, tables: dict):
     return summary_table(tables["results"])
 
 
+BELOW_NOTE = ("below nominal: an exact row counts the cells whose coverage < 1 − δ, a Monte Carlo (mc) row only those "
+              "short of it by more than 2 MCSE, so mc counts fewer of the cells just below; compare the exact rows")
+
+
+def present(study: Study, tables: dict) -> None:
+    """What ``covstudy`` prints once the study is done: the per-method summary and, with ``plot``, the
+    figures and reports it drew (report/folder.py) with the line saying how to open them."""
+    import time
+
+    from ..report.folder import how_to_open, write_all
+    from ..report.markdown import text_table
+
+    table = tables["results"]
+    print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
+    shown = summary(study, tables)
+    print(text_table(shown))
+    if shown["engine"].nunique() > 1:  # the two engines count "below nominal" differently: say so under the table
+        print(BELOW_NOTE)
+    if study.plot:
+        started = time.process_time()
+        figures = [p for p in write_all(study.out) if p.parent.name == "figures"]
+        print(f"{len(figures)} figure files in {study.out / 'figures'} "
+              f"(with the reports, {time.process_time() - started:.0f} s of CPU beyond the cells)")
+        print(how_to_open(study.out))
+    else:
+        print(f"figures and report: covstudy-plot {study.out}   (or run with plot=true)")
+
+
 KIND = register_study_kind(StudyKind(
     key="intervals", load=Study.from_config, cells=grid.cells, rows=rows, finish=finish, summary=summary,
     cost=lambda study, cell: cost.cell_seconds(cell), page=lambda study, tables: None,
     ids=lambda study, cells: [c.cell_id for c in cells],
     tasks=lambda study, todo, workers: grid.tasks([c for _, c in todo], workers),
-    work=evaluate_single_threaded, forecast=forecast, store=open_store, begin=begin))
+    work=evaluate_single_threaded, forecast=forecast, store=open_store, begin=begin, present=present))

@@ -14,7 +14,9 @@ block is a band study) and a few functions of its validated study object::
     bar and the memory check); page(study, tables) -> report.html (optional: else report/kind_page.py's page
     of the summary, with an interactive figure of the table when ``explore`` names its axes and measures;
     a page that returns None writes none); cites: the registry prefixes its table's ``method`` values are
-    resolved under, for the references section that ends its report.md and report.html
+    resolved under, for the references section that ends its report.md and report.html;
+    present(study, tables) (optional): what the ``covstudy`` command prints once the study is done (else
+    the summary and the page's path; the interval study prints its coverage table and draws its figures)
 
 A kind whose cells share work (the interval study: one interval table serves every point with its n)
 says how with optional hooks; each default is the simple case above::
@@ -33,8 +35,8 @@ tables, so the interval kind keeps its CSV parts and every other kind the JSON-l
 
 The study object has ``name``, ``question``, ``out``, ``plot`` and the fields that determine its
 numbers (``seed``, ``reps``, ...). A kind registers where it is defined
-(``register_study_kind(StudyKind(...))`` at the bottom of its module); ``kind_of(config)`` finds it,
-importing ``covstudy.<key>.study`` on first use (so a new kind in a new wing ``covstudy/<key>/study.py``
+(``register_study_kind(StudyKind(...))`` at the bottom of its module); ``kind_of(config)`` finds it
+(a config without a kind's block is an interval study), importing ``covstudy.<key>.study`` on first use (so a new kind in a new wing ``covstudy/<key>/study.py``
 needs no other edit), and ``runner.run_kind`` gives every kind the same run: the part store
 (checksummed parts, resumable after Ctrl-C or kill -9, damaged parts recomputed), loky or dask workers,
 the plan line with a forecast and a memory check before any work, the progress line, provenance.json
@@ -88,6 +90,8 @@ class StudyKind:
     forecast: Callable[[Any, list, int], tuple[float, float]] | None = None
     store: Callable[[Any, list], Any] | None = None
     begin: Callable[[Any, Any], None] | None = None
+    # What the ``covstudy`` command prints once the study is done (None: the kind's summary and its page's path).
+    present: Callable[[Any, dict], None] | None = None
 
 
 def register_study_kind(kind: StudyKind) -> StudyKind:
@@ -96,8 +100,8 @@ def register_study_kind(kind: StudyKind) -> StudyKind:
     return kind
 
 
-def kind_of(config: dict) -> StudyKind | None:
-    """The study kind whose key the config sets (None: the interval study, intervals.KIND)."""
+def kind_of(config: dict) -> StudyKind:
+    """The study kind whose key the config sets; without one, the interval study (intervals.KIND)."""
     for key, value in config.items():
         if not value or not isinstance(key, str):
             continue
@@ -105,7 +109,8 @@ def kind_of(config: dict) -> StudyKind | None:
             importlib.import_module(f"covstudy.{key}.study")  # registers the kind
         if key in STUDY_KINDS:
             return STUDY_KINDS[key]
-    return None
+    importlib.import_module("covstudy.study.intervals")  # registers the interval study: a config without a kind's block
+    return STUDY_KINDS["intervals"]
 
 
 def _wings() -> set[str]:
