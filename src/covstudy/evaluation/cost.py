@@ -436,13 +436,16 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     def runs(js):
         return {key for key, j in js.items() if not j.skip and j.seconds > 0}
 
-    def growth(mc, audited=None):
-        """The width-vs-n table's forecast; ``audited``: the (metric, method) audits to run (None: all); a metric's
-        pick is one of them or a guaranteed method."""
+    def growth_of(mc, audited=None):
+        """The width-vs-n table's forecast, metric by metric; ``audited``: the (metric, method) audits to run (None:
+        all); a metric's pick is one of them or a guaranteed method."""
         r = reps if mc >= 1 else max(50, int(400 * mc))  # ``p.growth_reps``
-        return (sum(growth_seconds(s, r, None if audited is None else {q for m, q in audited if m == s.metric})
-                    for s in growing)
-                + sum(_half_n_seconds(s) for s in specs if s.design == "binomial"))
+        out = {s.metric: growth_seconds(s, r, None if audited is None else {q for m, q in audited if m == s.metric})
+               for s in growing}
+        return {**out, **{s.metric: _half_n_seconds(s) for s in specs if s.design == "binomial"}}
+
+    def growth(mc, audited=None):
+        return sum(growth_of(mc, audited).values())
 
     def expected(js, mc):
         return growth(mc, runs(js)) + sum(j.reach * j.seconds for j in js.values() if not j.heavy)
@@ -540,7 +543,12 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     # a metric with an audit in the cache was audited by an earlier run of the same command with the same cuts:
     # this run reads what that one computed and stops where it stopped, so it costs nothing to forecast
     seen = {j.metric for j in chosen.values() if j.cached}
-    p.forecast = p.fixed + sum(max(min(v, share.get(m, math.inf)), first.get(m, 0.0))
+    # ... and its width-vs-n row, which that run cached as well (``growth._memo_widths``)
+    # (the forecast only: ``fixed`` sets the shares, which must not depend on the cache)
+    saved = sum(v for m, v in growth_of(mc, runs(chosen)).items() if m in seen)
+    if calibration and audit and seen and all(j.cached for j in chosen.values() if not j.skip):
+        saved += CALIBRATION_SECONDS - 0.2  # a rerun: the calibration rows' audit is cached too (ece_audit)
+    p.forecast = p.fixed - saved + sum(max(min(v, share.get(m, math.inf)), first.get(m, 0.0))
                                for m, v in expect.items() if m not in seen)
     return p
 
