@@ -115,7 +115,8 @@ def _widths(s, qualified, axes, delta, n_reps, seed):
                     pass
     widths = np.atleast_1d(widths)
     half = None
-    if s.design == "binomial" and point["n"] <= (min(HALF_N_SLOW, HALF_N_MAX) if slow_half_n(qualified) else HALF_N_MAX):
+    bound = min(HALF_N_SLOW, HALF_N_MAX) if slow_half_n(qualified) else HALF_N_MAX
+    if s.design == "binomial" and point["n"] <= bound:
         try:
             # today's expected width: the audit's, or (a guaranteed pick is not audited) the same sum at scale 1
             half = plan(qualified, delta=delta, p=point["p"], width=float(widths[SCALES.index(1.0)]) / 2).n
