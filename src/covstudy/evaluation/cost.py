@@ -62,8 +62,8 @@ SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval
     "binormal": (4e-6, 9e-8),  # unit: a score (drawn and ranked; 9e-8 measured at 10³ scores, load ~9)
     "paired_binormal": (6e-6, 1.2e-7),  # (the AUC difference's audit at 10³ scores: 1.0 CPU-s at 200 test sets)
     "clustered": (3e-6, 2e-8),  # unit: a cluster
-    "clustered_confusion": (5e-6, 3e-9),  # unit: a cluster (clustered precision, recall, F1: ~3e-5 CPU-s a test set
-    # of 10⁴ clusters of 10, measured from a decision's 128,000)
+    "clustered_confusion": (5e-6, 1.1e-7),  # unit: a cluster (clustered precision, recall, F1: 1.1e-3 CPU-s a test
+    # set of 10⁴ clusters of 10, 5.5e-5 of 10³)
     "clustered_binormal": (5e-6, 5e-7),  # unit: a score (sorted, placements summed by cluster; measured at 10⁴)
     "multiclass": (5.7e-6, 6.8e-9),  # unit: K³ (K classes: a test set's K × K counts, each class's interval over
     # them; fitted to 1.3e-5 CPU-s a test set at K = 10 and 6e-5 at K = 20, 10³ rows, and ~6e-6 at K = 5)
