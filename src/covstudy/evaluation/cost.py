@@ -9,8 +9,10 @@ work it will do times a measured rate (``benchmarks/evaluate_cost.py`` measured 
                                             a guaranteed row, nor one at least as wide on the data as the narrowest
                                             guaranteed row), the ones a cache entry answers excepted; ``reach`` the
                                             chance it runs at all (a metric's audit stops at the first candidate that
-                                            meets the target: the k-th runs with chance FALLS_SHORT^k)
-  + extras                                  the width-vs-n table and the calibration rows
+                                            meets the target: the k-th runs with chance FORECAST_FALLS_SHORT^k;
+                                            the cuts plan for the worse FALLS_SHORT^k)
+  + extras                                  the width-vs-n table (per metric, for the picks it can have: a closed
+                                            form costs nothing, ``growth_seconds``) and the calibration rows
 
 An audit's work follows ``audit.audit_metric``'s own rules: a one-proportion audit costs its count window;
 a certified one its outcome operations (``certify``'s ``work``: outcomes × operations per outcome, at most
@@ -23,7 +25,10 @@ for a gain of more than recommend.TIE in width, and cost the most) are left out;
 test sets a point are divided (down to MIN_REPS), and the certified audits' outcome operations too (the bound
 is then lower, still a lower bound: ``certify`` stops with the least bound over its cells). An audit heavier
 than a metric's even share of the budget at the deepest cuts (``Job.heavy``) does not drive the cuts: it runs
-only as its metric's first. With a finite budget no certified audit's outcome operations, and no Monte Carlo
+only as its metric's first, at those deepest cuts. An audit that alone passes the budget (beside OVERHEAD) is not
+run. Each metric's first audit runs whatever the outcomes: where those alone pass the budget by SLACK, the
+costliest metrics' audits are left out, cheapest kept first (never one under CHEAP, nor the first of a metric
+without a guaranteed method, which recommends only from an audit). With a finite budget no certified audit's outcome operations, and no Monte Carlo
 decision's test sets (``Job.confirm``), pass what an even share buys. While the audits run, the plan charges
 each one its own forecast, not the clock, and holds each metric's audits after its first to its share
 (``Plan.share``: what is left, water-filled over the metrics not yet audited, so cheap audits are never
