@@ -382,3 +382,21 @@ def test_a_heavy_audit_runs_at_its_deepest_cuts():
     heavy = [j for j in p.jobs.values() if j.heavy and not j.skip]
     assert heavy and all(j.reps == cost.MIN_REPS for j in heavy)
     assert all(j.work is None or j.work <= cost.MIN_WORK for j in heavy)
+
+
+def test_an_audit_the_design_cannot_simulate_says_so_in_its_row(monkeypatch):
+    """judge at 10⁶ rows was a traceback (the judged design refuses (labelled + 1)³(examples + 1) > 2^62 before any
+    work): the refusal is the row's note, the other audits run, nothing is cached for it."""
+    real = result_module.audit_metric
+
+    def refusing(s, method, qualified, *a, **k):
+        if s.metric == "precision":
+            raise ValueError("examples, labelled: the judged design needs (labelled + 1)³(examples + 1) <= 2^62")
+        return real(s, method, qualified, *a, **k)
+
+    monkeypatch.setattr(result_module, "audit_metric", refusing)
+    ev = covstudy.evaluate(**SMALL)
+    notes = ev.table[ev.table.metric == "precision"].note.fillna("")
+    assert notes.str.startswith("not audited: examples, labelled").any()
+    assert ev.table[ev.table.metric == "accuracy"].coverage_at_estimate.notna().any()
+    assert not any("examples, labelled" in e.read_text() for e in cache.folder().glob("*.json"))
