@@ -315,11 +315,13 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
         from .plug_in import plug_in_reps
         from .plug_in import BOOTSTRAP as RESAMPLING
 
-        r, _ = plug_in_reps(method, s.design, s.points[0], reps)
+        r, params = plug_in_reps(method, s.design, s.points[0], reps)
+        if r and _refused_for_memory(s, r, params):
+            return 0.0  # the engine refuses it before any work (its row says why)
         # as a searched audit's: the share of rows whose coverage needs ``decide``'s fresh test sets (not a
-        # resampling method's: ``audit.decide_plug_in``)
-        confirm = 0 if method in RESAMPLING else CONFIRM_SHARE * CONFIRM * (r or 0)
-        return ((r or 0) + confirm) * _set_seconds(s, qualified)
+        # resampling method's: ``audit.decide_plug_in``), at most the plan's cap
+        share = 0 if method in RESAMPLING else CONFIRM_SHARE * CONFIRM * (r or 0)
+        return ((r or 0) + (share if confirm is None else min(share, confirm))) * _set_seconds(s, qualified)
     if s.region is not None:
         n = int(s.points[0]["n"])
         window = n + 1 if n < WINDOW_FROM else 12 * math.sqrt(n) + 50  # the region's counts (a few sd of n·p)
@@ -354,6 +356,20 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
         solved = (rate * 10 * (len(s.multiclass[1]) / 10) ** power * math.sqrt(s.multiclass[0])
                   * min(1.0, math.sqrt(reps / 2000)))
     return sets * _set_seconds(s, qualified) + solved
+
+
+def _refused_for_memory(s, reps, params) -> bool:
+    """Whether Monte Carlo of ``reps`` test sets at the spec's point would pass the engine's memory limit
+    (``engine.core.mc_bytes`` with every test set held: a clustered file of 10⁶ rows)."""
+    from .. import validate
+    from ..designs import get_design
+    from ..engine.core import MC_BYTES_PER_NUMBER
+
+    try:
+        numbers = get_design(s.design).test_set_numbers(s.points[0])
+    except Exception:  # a design without the count: not refused here
+        return False
+    return MC_BYTES_PER_NUMBER * numbers * (reps + params.get("draws", 0)) > validate.MC_BYTES_MAX
 
 
 def intervals_seconds(s, n) -> float:
