@@ -10,7 +10,7 @@ with the reflected Gaussian kernel on [0, 1] (the Gaussian with its images mirro
 
 (the second form is the Neumann heat kernel's cosine series, which is why a discrete cosine transform
 smooths exactly). smECE_σ does not increase with σ; the smooth ECE is smECE at the fixed point σ* where
-smECE_σ* = σ* (their bandwidth rule), so it equals σ*. Here σ* is found by regula falsi to rounding (a
+smECE_σ* = σ* (their bandwidth rule), so it equals σ*. Here σ* is found to rounding (methods/roots.py; a
 few ulps, so that the answer reproduces across CPUs to the last bits) above SIGMA_MIN = 0.001 (the
 reference package's floor; a test set whose smECE stays below σ there gets σ* = SIGMA_MIN, and smECE at it).
 
@@ -34,11 +34,10 @@ from .. import validate
 from .._lazy import fft
 from .calibration import ESTIMATES, TARGETS, _rows
 from .registry import draws_param, register
+from .roots import solve_increasing
 
 GRID = 1024
 SIGMA_MIN = 1e-3
-XTOL = 4 * np.finfo(float).eps  # σ*'s final bracket, relative: a few ulps
-MAX_STEPS = 200  # a guard: ~11 evaluations a row on average, ~35 where smECE_σ has a kink near σ* (measured)
 
 
 def binned_residuals(scores, labels, weights=None) -> np.ndarray:
@@ -80,56 +79,24 @@ def smooth_ece_sigma(scores, labels, sigma) -> np.ndarray:
     return smooth_at(c, np.broadcast_to(np.asarray(sigma, dtype=float), c.shape[:1]))
 
 
-def _fixed_point(coefficients) -> tuple[np.ndarray, np.ndarray]:
-    """(σ*, smECE_σ*) per row: the root of g(σ) = smECE_σ - σ (decreasing) by the Illinois variant of regula
-    falsi in σ (Dowell & Jarratt 1971; a step outside the open bracket bisects) on [SIGMA_MIN, smECE_SIGMA_MIN]
-    (σ* = smECE_σ* <= smECE_SIGMA_MIN, as smECE_σ does not increase), until the bracket is XTOL wide relative to σ.
+def fixed_point(coefficients) -> np.ndarray:
+    """σ* per row: the root of σ - smECE_σ (increasing, as smECE_σ does not) on [SIGMA_MIN, 1] by the
+    vectorised bracketed root finder of methods/roots.py (Anderson–Björck regula falsi with Brent's safeguards),
+    to a bracket a few ulps wide; SIGMA_MIN where SIGMA_MIN >= smECE_SIGMA_MIN.
 
     Solved to rounding, so that last-bit changes in the inputs (another CPU's FFT or exp, one ulp of a score)
     move σ* by last bits only: a stop rule at a looser tolerance has inputs where a last-bit change takes one
-    step more or less and moves σ* by up to that tolerance. Only unfinished rows are evaluated, so a row's σ*
-    is its own, whatever other rows share the call. SIGMA_MIN where g(SIGMA_MIN) <= 0."""
-    c = coefficients
-    rows = c.shape[0]
-    lo = np.full(rows, SIGMA_MIN)
-    value = smooth_at(c, lo)  # smECE at the floor: the value of rows without a root above it
-    sigma, glo = lo.copy(), value - lo
-    hi = np.minimum(value, 1.0)
-    live = np.flatnonzero(glo > 0)
-    s_hi = smooth_at(c[live], hi[live])
-    value[live], sigma[live] = s_hi, hi[live]
-    ghi = np.zeros(rows)
-    ghi[live] = s_hi - hi[live]
-    live = live[ghi[live] < 0]  # g(hi) >= 0 (rounding, where smECE_σ is flat on the bracket): σ* = hi
-    kept = np.zeros(rows, dtype=np.int8)  # the end the last step kept: 1 lo, -1 hi (Illinois halves one kept twice)
-    for _ in range(MAX_STEPS):
-        if live.size == 0:
-            return sigma, value
-        a, b, ga, gb = lo[live], hi[live], glo[live], ghi[live]
-        x = b - gb * (b - a) / (gb - ga)
-        x = np.where((x > a) & (x < b), x, a + (b - a) / 2)
-        sx = smooth_at(c[live], x)
-        gx = sx - x
-        sigma[live], value[live] = x, sx
-        up = gx > 0  # the root is above x: x replaces lo
-        lo[live], hi[live] = np.where(up, x, a), np.where(up, b, x)
-        k = kept[live]
-        glo[live] = np.where(up, gx, np.where(k == 1, ga / 2, ga))
-        ghi[live] = np.where(up, np.where(k == -1, gb / 2, gb), gx)
-        kept[live] = np.where(up, -1, 1)
-        live = live[(gx != 0) & (hi[live] - lo[live] > XTOL * hi[live])]
-    raise RuntimeError(f"smooth ECE: the bandwidth's fixed point did not converge in {MAX_STEPS} steps")
-
-
-def fixed_point(coefficients) -> np.ndarray:
-    """σ* per row (``_fixed_point``): the smooth ECE's bandwidth, to rounding."""
-    return _fixed_point(coefficients)[0]
+    step more or less and moves σ* by up to that tolerance. The finder evaluates only unfinished rows, so a
+    row's σ* is its own, whatever other rows share the call."""
+    return solve_increasing(lambda s, i: s - smooth_at(coefficients[i], s), SIGMA_MIN, np.ones(coefficients.shape[0]))
 
 
 def smooth_ece(scores, labels, return_sigma: bool = False):
     """The smooth ECE of each row: smECE at its fixed-point bandwidth σ* (with σ* if ``return_sigma``)."""
     scores, labels = validate.test_sets(scores, labels)
-    sigma, value = _fixed_point(_cosine_coefficients(binned_residuals(scores, labels)))
+    c = _cosine_coefficients(binned_residuals(scores, labels))
+    sigma = fixed_point(c)
+    value = smooth_at(c, sigma)
     return (value, sigma) if return_sigma else value
 
 
