@@ -19,6 +19,10 @@ tensor grids (``certify.grid_search``), then, up to THREE_CERTIFY_OUTCOMES outco
 point found (``certify_concordant``, within THREE_WORK). Flow: metrics -> audit -> recommend (reads the
 columns) and growth (reuses ``coverage_over`` and the reps rules); the audit knows nothing of the
 recommendation or the report.
+
+Long because the rules above are one decision each metric's audit goes through (exact, certified, searched,
+decided, pooled over pieces where the engine refuses a batch's memory), and splitting them would spread one
+audit's reps and budget rules over several modules.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ AUC_SCORES = 40_000_000  # scores one AUC method's whole audit may draw (both se
 # the searches get fewer points (five each at 10,000 scores and 400 test sets), no confirmation
 BOOTSTRAP = {"bootstrap", "cluster_bootstrap"}  # resampling inside Monte Carlo: reps × draws resamples a point
 EPSILON = 0.005  # tolerance of the recommendation: worst coverage >= 1 - delta - EPSILON
+SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
+              "exact_mcnemar", "exact_unconditional", "tango", "score"}  # intervals by root search or quadrature,
+# not a formula: an audit over every outcome builds them slowly (cost.py) and so does growth's n for half the width
 NOT_AUDITED = {"dirichlet"}  # posterior sampling to mc_error 1e-3 in each of reps test sets: too costly to audit
 BOOT_REPS = 400  # Monte Carlo test sets per point for a method that draws (MCSE ≈ 0.011 at 0.95)
 BOOT_MIN_REPS = 100  # fewer affordable than this: the method is not audited (MCSE would exceed 0.02)

@@ -59,10 +59,8 @@ SLACK = 1.25  # while running, audits stop once the forecasts charged pass the b
 # Rates (CPU-s per unit of work; the 2-core machine of docs/evaluate.md "Cost", under load)
 CERTIFY_RATE = 7e7  # outcome operations a second (``certify.Problem.work``)
 CERTIFY_OPS = 8_000  # outcome operations an outcome, typical of a decided bound (1,000 to 30,000 measured)
-BUILD_SECONDS = 3e-6  # an outcome's interval and its factors, built once (the slower methods, SLOW_BUILD: 4×)
+BUILD_SECONDS = 3e-6  # an outcome's interval and its factors, built once (the slower methods, audit.SLOW_BUILD: 4×)
 FIRST_OPS = 2_500  # operations an outcome in certify's first round (its grid's cells), spent whatever the cap
-SLOW_BUILD = {"blaker", "bonett_price", "posterior", "posterior_jeffreys", "bayes", "melded", "mid_p", "lrt",
-              "exact_mcnemar", "exact_unconditional", "tango", "score"}
 SET_SECONDS = {  # a Monte Carlo test set's cost (simulating it and its interval): (fixed, per unit)
     "binormal": (4e-6, 9e-8),  # unit: a score (drawn and ranked; 9e-8 measured at 10³ scores, load ~9)
     "paired_binormal": (6e-6, 1.2e-7),  # (the AUC difference's audit at 10³ scores: 1.0 CPU-s at 200 test sets)
@@ -304,8 +302,8 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
     (certified audits) at most ``work`` outcome operations and (Monte Carlo) at most ``confirm`` test sets for the
     decision (module docstring)."""
     from .audit import (CERTIFIED, CERTIFY_OUTCOMES, EXACT_OUTCOMES, NOT_AUDITED, PAIRED_EXACT_OUTCOMES,
-                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, THREE_CERTIFY_OUTCOMES, THREE_WORK, WINDOW_FROM, _draws,
-                        _outcomes)
+                        QUADRATURE, QUADRATURE_EXACT_OUTCOMES, SLOW_BUILD, THREE_CERTIFY_OUTCOMES, THREE_WORK,
+                        WINDOW_FROM, _draws, _outcomes)
     from .certify import WORK
 
     if method in NOT_AUDITED:
@@ -656,6 +654,7 @@ def _half_n_seconds(s) -> float:
     """A one-proportion metric's row of the width-vs-n table: exact widths and the n for half the width
     (GROWTH_BINOMIAL; a slow method's up to growth.HALF_N_SLOW examples, GROWTH_SLOW). The pick is not known
     before the audits: the costlier of the two when a slow method is among the metric's."""
+    from .audit import SLOW_BUILD
     from .growth import HALF_N_SLOW
 
     out = GROWTH_BINOMIAL[0] + GROWTH_BINOMIAL[1] * _half_n(s)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .audit import AUC_BUDGET, coverage_over, draw_reps, draws_per_test_set, examples
+from .audit import AUC_BUDGET, SLOW_BUILD, coverage_over, draw_reps, draws_per_test_set, examples
 
 SCALES = (0.5, 1.0, 2.0, 4.0)  # test-set sizes of the width-vs-n curve, as multiples of the user's
 SIZES = ("n", "n_pos", "n_neg", "clusters")  # the axes that scale with the test set
@@ -127,9 +127,7 @@ def _widths(s, qualified, axes, delta, n_reps, seed):
 
 def slow_half_n(qualified) -> bool:
     """Whether the n for half the width of this one-proportion method costs an exact search of slow intervals
-    (cost.SLOW_BUILD: each n's interval table is a root search, not a formula)."""
-    from .cost import SLOW_BUILD
-
+    (audit.SLOW_BUILD: each n's interval table is a root search, not a formula)."""
     return qualified.split(".")[-1] in SLOW_BUILD
 
 
