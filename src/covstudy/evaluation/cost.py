@@ -391,14 +391,15 @@ def intervals_seconds(s, n) -> float:
     return out
 
 
-def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None, widths=None) -> Plan:
+def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None, widths=None,
+         calibration_cached=False) -> Plan:
     """The forecast and the cuts (module docstring). ``widths``: {(metric, qualified): the interval's width on the
     data}, which decide the audits that can run (``recommend.audit_order``: never a guaranteed row, nor one at
     least as wide as the narrowest guaranteed row; a row missing from it was not computed, so not audited); None:
     every row not guaranteed is a candidate. ``lookup(s, qualified, reps, work)`` says whether a cache entry
     answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are the first
     run's), only the forecast does (an audit read back costs nothing). ``calibration``: the calibration rows
-    will be computed."""
+    will be computed; ``calibration_cached``: their audit is in the cache (the forecast only, as ``lookup``)."""
     from .audit import BOOTSTRAP, DECIDE_TEST_SETS, draws_per_test_set
     from .certify import WORK
     from .recommend import audit_order
@@ -569,8 +570,8 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     # ... and its width-vs-n row, which that run cached as well (``growth._memo_widths``)
     # (the forecast only: ``fixed`` sets the shares, which must not depend on the cache)
     saved = sum(v for m, v in growth_of(mc, runs(chosen)).items() if m in seen)
-    if calibration and audit and seen and all(j.cached for j in chosen.values() if not j.skip):
-        saved += CALIBRATION_SECONDS - 0.2  # a rerun: the calibration rows' audit is cached too (ece_audit)
+    if calibration and calibration_cached:
+        saved += CALIBRATION_SECONDS - 0.2  # the calibration rows' audit is read back (ece_audit): their intervals
     p.forecast = p.fixed - saved + sum(max(min(v, share.get(m, math.inf)), first.get(m, 0.0))
                                for m, v in expect.items() if m not in seen)
     return p
