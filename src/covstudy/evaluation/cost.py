@@ -316,8 +316,9 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
         from .plug_in import BOOTSTRAP as RESAMPLING
 
         r, params = plug_in_reps(method, s.design, s.points[0], reps)
-        if r and _refused_for_memory(s, r, params):
-            return 0.0  # the engine refuses it before any work (its row says why)
+        if r and _refused_for_memory(s, 1, params):
+            return 0.0  # the engine refuses even one test set before any work (its row says why); more are pooled
+            # over pieces it holds (``plug_in.mc_coverage``), so they cost their test sets
         # as a searched audit's: the share of rows whose coverage needs ``decide``'s fresh test sets (not a
         # resampling method's: ``audit.decide_plug_in``), at most the plan's cap
         share = 0 if method in RESAMPLING else CONFIRM_SHARE * CONFIRM * (r or 0)
