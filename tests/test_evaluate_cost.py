@@ -157,6 +157,33 @@ def test_a_second_run_reads_the_width_vs_n_table_from_the_cache(monkeypatch):
     assert first.growth.equals(again.growth)
 
 
+def test_a_rerun_forecasts_the_cached_calibration_audit_at_nothing_and_cuts_as_the_first(monkeypatch):
+    """The README example's second run forecast 2.9 CPU-s and measured 1.0–1.3: the calibration rows' audit, read
+    back, was still counted unless every audit of the plan (the later candidates the first run never needed
+    included) was in the cache. The printed forecast leaves out what the cache holds; the cuts and shares, and so
+    the table, are the first run's."""
+    from covstudy.evaluation import calibration
+
+    proba = np.clip(np.round(1 / (1 + np.exp(-SCORES)), 2), 0, 1)
+    data = {**SMALL, "metrics": ["accuracy", "precision", "calibration_ece"], "scores": proba, "budget": 4.0}
+    plans = []
+    real = cost.plan
+    monkeypatch.setattr(cost, "plan", lambda *a, **k: plans.append(real(*a, **k)) or plans[-1])
+    first = covstudy.evaluate(**data)
+    assert first.table.query("metric == 'calibration_ece'").coverage_at_estimate.notna().all()  # audited
+    second = covstudy.evaluate(**data)
+    assert second.table.equals(first.table)  # every row, note and cut
+    assert (plans[1].cuts, plans[1].fixed) == (plans[0].cuts, plans[0].fixed) and plans[0].cuts
+    assert {k: (j.reps, j.work, j.skip) for k, j in plans[1].jobs.items()} == {
+        k: (j.reps, j.work, j.skip) for k, j in plans[0].jobs.items()}
+    assert not all(j.cached for j in plans[1].jobs.values() if not j.skip)  # the case that was missed
+    monkeypatch.setattr(calibration, "audit_cached", lambda *a: False)  # as it was: the audit counted again
+    counted = covstudy.evaluate(**data)
+    assert counted.table.equals(first.table)
+    assert second.info["forecast"] == pytest.approx(counted.info["forecast"] - (cost.CALIBRATION_SECONDS - 0.2))
+    assert second.info["forecast"] < first.info["forecast"] - cost.CALIBRATION_SECONDS
+
+
 def test_an_unfinished_write_is_never_read(tmp_path):
     """Entries are renamed into place: a temporary file left by a crash is not an entry."""
     (tmp_path / ".entry-abc.tmp").write_text('{"worst_coverage": 0.1}')

@@ -246,3 +246,37 @@ def test_a_decision_batch_refused_for_its_memory_is_pooled_over_pieces():
     with pytest.raises(ValueError, match="something else"):
         audit.decide(lambda c, reps, seed: (_ for _ in ()).throw(ValueError("something else")), {}, 0.946, 0.01,
                      0.945, 100, seed=3)
+
+
+def test_a_plug_in_audit_refused_for_its_memory_is_pooled_over_pieces(monkeypatch):
+    """A grouped file's plug-in audit at 250 test sets a point asked the engine for 2.4 GB at 10⁶ rows (its row:
+    "not audited: reps: Monte Carlo ... needs ~2.4 GB"): the audit is drawn in pieces the engine holds (each within
+    its memory limit), pooled, so the row has its coverage, at the test sets asked for."""
+    import covstudy.engine.coverage as engine_coverage
+    from covstudy import validate
+    from covstudy.engine.core import MC_BYTES_PER_NUMBER
+
+    rng = np.random.default_rng(5)
+    groups = np.repeat(np.arange(40), 8)
+    truth = (rng.random(groups.size) < 0.4).astype(int)
+    predicted = np.where(rng.random(groups.size) < 0.85, truth, 1 - truth)
+    data = dict(truth=truth, predicted=predicted, groups=groups, metrics=["clustered_precision"], reps=200,
+                progress=False, cache=False, budget=math.inf)
+    whole = covstudy.evaluate(**data).table.set_index("method")
+    asked, real = [], engine_coverage.coverage
+    def counted(*a, **k):  # the test sets of each call the engine ran (a refused one raises before)
+        out = real(*a, **k)
+        asked.append(k.get("reps"))
+        return out
+
+    monkeypatch.setattr(engine_coverage, "coverage", counted)
+    # the limit at 70 test sets of the design (3 numbers a cluster): 200 in one call is refused
+    monkeypatch.setattr(validate, "MC_BYTES_MAX", MC_BYTES_PER_NUMBER * 3 * 40 * 70)
+    pieces = covstudy.evaluate(**data).table.set_index("method")
+    for method in ("wilson", "ratio_wald"):
+        assert whole.loc[method, "reps"] >= 200 and np.isfinite(whole.loc[method, "coverage_at_estimate"])
+        row = pieces.loc[method]
+        assert "not audited" not in str(row.note) and row.reps >= 200 and row.audit == "plug-in"
+        assert abs(row.coverage_at_estimate - whole.loc[method, "coverage_at_estimate"]) < 5 * row.coverage_mcse
+    ran = [r for r in asked if r is not None]  # every Monte Carlo call the engine ran: within the limit
+    assert ran and max(ran) <= 70 and sum(ran) >= 2 * 200

@@ -424,8 +424,7 @@ def searched_audit(qualified, s: Spec, delta, reps, seed, bounded=False, monte_c
 def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict, confirm=None) -> dict:
     """A plug-in audit (``plug_in``: Monte Carlo at one point) decided like a searched one (``decide``), within
     PLUG_IN_DECIDE times its test sets; a resampling method (its test sets cost draws each) is left as it is."""
-    from ..engine.coverage import coverage
-    from .plug_in import BOOTSTRAP as RESAMPLING, plug_in_reps
+    from .plug_in import BOOTSTRAP as RESAMPLING, mc_coverage, plug_in_reps
 
     worst, mcse, floor = out.get("worst_coverage"), out.get("worst_mcse"), 1 - delta - EPSILON
     if (worst is None or out.get("engine") != "mc" or method in RESAMPLING
@@ -433,10 +432,8 @@ def decide_plug_in(s: Spec, method, qualified, delta, seed, out: dict, confirm=N
         return out
     reps, params = plug_in_reps(method, s.design, s.points[0], out["reps"])
 
-    def evaluate(coords, reps, seed):
-        r = coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=reps, seed=seed,
-                     **s.points[0], **params)
-        return r.coverage, r.mcse, r.mean_width
+    def evaluate(coords, reps, seed):  # pooled over pieces where the engine would not hold them at once
+        return mc_coverage(s, qualified, delta, reps, seed, params)[:3]
 
     budget = PLUG_IN_DECIDE * reps if confirm is None else min(PLUG_IN_DECIDE * reps, int(confirm))
     out.update(decide(evaluate, {}, worst, mcse, floor, reps, seed, budget))

@@ -119,18 +119,35 @@ def memo(name: str, parts, compute, valid, use: bool = True):
     ``use`` False: neither read nor written (``--no-cache``)."""
     if not use:
         return compute()
-    digest = hashlib.blake2b(json.dumps([code_digest(), name, _plain(parts)]).encode(), digest_size=20).hexdigest()
-    path = folder() / f"{digest}.json"
+    digest = _memo_digest(name, parts)
+    found = _memo_read(digest, valid)
+    if found is not None:
+        return found
+    value = compute()
+    _write_json(digest, {"memo": value}, default=lambda v: v.item() if isinstance(v, np.generic) else str(v))
+    return value
+
+
+def memo_held(name: str, parts, valid) -> bool:
+    """Whether ``memo(name, parts, ...)`` would read its value back rather than compute it (the forecast's question:
+    what the cache answers costs nothing to forecast)."""
+    return _memo_read(_memo_digest(name, parts), valid) is not None
+
+
+def _memo_digest(name: str, parts) -> str:
+    return hashlib.blake2b(json.dumps([code_digest(), name, _plain(parts)]).encode(), digest_size=20).hexdigest()
+
+
+def _memo_read(digest: str, valid):
+    """The value of a memo entry, or None if there is none or it is damaged (``valid`` fails)."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(folder() / f"{digest}.json", encoding="utf-8") as fh:
             found = json.load(fh)
         if isinstance(found, dict) and set(found) == {"memo"} and valid(found["memo"]):
             return found["memo"]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         pass
-    value = compute()
-    _write_json(digest, {"memo": value}, default=lambda v: v.item() if isinstance(v, np.generic) else str(v))
-    return value
+    return None
 
 
 def _write_json(digest: str, value, where: Path | None = None, default=None) -> None:

@@ -43,11 +43,15 @@ def applies(d, metrics) -> bool:
     return bool(np.all((s >= 0) & (s <= 1)))
 
 
+def _edges():
+    return np.linspace(0, 1, BINS + 1)  # BINS equal-width bins
+
+
 def diagram(scores, labels, delta) -> dict:
     """The reliability diagram's numbers: edges, per bin (m, k, S), Clopper–Pearson per bin and the Šidák band."""
     from ..methods import calibration as cal
 
-    edges = np.linspace(0, 1, BINS + 1)
+    edges = _edges()
     m, k, S = (x[0] for x in cal.bin_stats(scores, labels, edges))
     return {"edges": edges, "m": m, "k": k, "S": S, "pointwise": cal.bin_intervals("clopper_pearson", k, m, delta),
             "band": cal.band("clopper_pearson", k, m, delta, "sidak"), "delta": delta}
@@ -63,6 +67,22 @@ def _audited_shape(value) -> bool:
     """A cached calibration audit: [{method: its audit columns}, the fitted point in words]."""
     return (isinstance(value, list) and len(value) == 2 and isinstance(value[1], str) and isinstance(value[0], dict)
             and all(isinstance(v, dict) and set(v) <= _cache.COLUMNS for v in value[0].values()))
+
+
+AUDIT_MEMO = "calibration audit"  # the cache's name for the calibration rows' audit (``cache.memo``)
+
+
+def _audit_key(scores, labels, edges, delta, seed) -> list:
+    """What the calibration rows' audit sees: its cache key's parts."""
+    return [scores, labels, edges, repr(float(delta)), seed, [short for short, _, _ in ROWS]]
+
+
+def audit_cached(d, delta, seed) -> bool:
+    """Whether the cache holds the calibration rows' audit of these data (a rerun: ``cost.plan`` forecasts it at 0)."""
+    scores = np.asarray(d.scores, dtype=float)
+    labels = (np.asarray(d.truth) == 1).astype(float)
+    return _cache.memo_held(AUDIT_MEMO, _audit_key(scores, labels, _edges(), delta, seed),
+                            _audited_shape)
 
 
 def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False, cache=False):
@@ -83,7 +103,7 @@ def add(d, delta, seed, table, reasons, info, audit=False, guarantee=False, cach
     observed = (fig["m"], fig["k"], fig["S"])
     shorts = tuple(short for short, _, _ in ROWS)
     audited, where = ({}, "") if not audit else _cache.memo(
-        "calibration audit", [scores, labels, fig["edges"], repr(float(delta)), seed, list(shorts)],
+        AUDIT_MEMO, _audit_key(scores, labels, fig["edges"], delta, seed),
         lambda: ece_audit.audit_rows(scores, labels, fig["edges"], delta, seed, shorts), _audited_shape, use=cache)
     rows = []
     for short, recommended, note in ROWS:

@@ -314,8 +314,9 @@ def audit_seconds(s, method, qualified, reps, work=None, confirm=None) -> float:
         from .plug_in import BOOTSTRAP as RESAMPLING
 
         r, params = plug_in_reps(method, s.design, s.points[0], reps)
-        if r and _refused_for_memory(s, r, params):
-            return 0.0  # the engine refuses it before any work (its row says why)
+        if r and _refused_for_memory(s, 1, params):
+            return 0.0  # the engine refuses even one test set before any work (its row says why); more are pooled
+            # over pieces it holds (``plug_in.mc_coverage``), so they cost their test sets
         # as a searched audit's: the share of rows whose coverage needs ``decide``'s fresh test sets (not a
         # resampling method's: ``audit.decide_plug_in``), at most the plan's cap
         share = 0 if method in RESAMPLING else CONFIRM_SHARE * CONFIRM * (r or 0)
@@ -389,14 +390,15 @@ def intervals_seconds(s, n) -> float:
     return out
 
 
-def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None, widths=None) -> Plan:
+def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=None, widths=None,
+         calibration_cached=False) -> Plan:
     """The forecast and the cuts (module docstring). ``widths``: {(metric, qualified): the interval's width on the
     data}, which decide the audits that can run (``recommend.audit_order``: never a guaranteed row, nor one at
     least as wide as the narrowest guaranteed row; a row missing from it was not computed, so not audited); None:
     every row not guaranteed is a candidate. ``lookup(s, qualified, reps, work)`` says whether a cache entry
     answers an audit: the cuts never depend on it (a second run cuts as the first did, so its keys are the first
     run's), only the forecast does (an audit read back costs nothing). ``calibration``: the calibration rows
-    will be computed."""
+    will be computed; ``calibration_cached``: their audit is in the cache (the forecast only, as ``lookup``)."""
     from .audit import BOOTSTRAP, DECIDE_TEST_SETS, draws_per_test_set
     from .certify import WORK
     from .recommend import audit_order
@@ -567,8 +569,8 @@ def plan(specs, n, reps, audit, audit_all, budget, calibration=False, lookup=Non
     # ... and its width-vs-n row, which that run cached as well (``growth._memo_widths``)
     # (the forecast only: ``fixed`` sets the shares, which must not depend on the cache)
     saved = sum(v for m, v in growth_of(mc, runs(chosen)).items() if m in seen)
-    if calibration and audit and seen and all(j.cached for j in chosen.values() if not j.skip):
-        saved += CALIBRATION_SECONDS - 0.2  # a rerun: the calibration rows' audit is cached too (ece_audit)
+    if calibration and calibration_cached:
+        saved += CALIBRATION_SECONDS - 0.2  # the calibration rows' audit is read back (ece_audit): their intervals
     p.forecast = p.fixed - saved + sum(max(min(v, share.get(m, math.inf)), first.get(m, 0.0))
                                for m, v in expect.items() if m not in seen)
     return p

@@ -59,9 +59,47 @@ def audit_plug_in(s, method, qualified, delta, reps, seed) -> dict:
     if r is None:
         return {"note": f"not audited: {BOOT_MIN_REPS} test sets of {AUDIT_DRAWS} resamples would pass "
                         f"{BOOT_WORK:.0e} resampled numbers (evaluation.plug_in.BOOT_WORK)"}
-    res = coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=r, seed=seed,
-                   **point, **params)
-    cov, mcse, width = (float(np.atleast_1d(getattr(res, a))[0]) for a in ("coverage", "mcse", "mean_width"))
+    cov, mcse, width, engine = mc_coverage(s, qualified, delta, r, seed, params)
     return {"coverage_at_estimate": cov, "coverage_mcse": mcse, "worst_coverage": cov, "worst_mcse": mcse,
-            "worst_bound": np.nan, "worst_at": "", "mean_width": width, "engine": res.engine, "reps": res.reps,
+            "worst_bound": np.nan, "worst_at": "", "mean_width": width, "engine": engine, "reps": r,
             "audit": "plug-in"}
+
+
+def piece_reps(s, params) -> int:
+    """The most test sets the engine holds at once at the plug-in point (``engine.core.mc_bytes``: the clustered
+    designs keep every test set and a method's draws, MC_BYTES_PER_NUMBER a number, within
+    validate.MC_BYTES_MAX); 0: not one."""
+    from .. import validate
+    from ..designs import get_design
+    from ..engine.core import MC_BYTES_PER_NUMBER
+
+    numbers = get_design(s.design).test_set_numbers(s.points[0])
+    return max(int(validate.MC_BYTES_MAX // (MC_BYTES_PER_NUMBER * numbers)) - params.get("draws", 0), 0)
+
+
+def mc_coverage(s, qualified, delta, reps, seed, params) -> tuple[float, float, float, str]:
+    """(coverage, MCSE, mean width, engine) of ``reps`` test sets at the plug-in point: one call where the engine
+    holds them all at once, else (its memory check refuses them: a 10⁶-row grouped file's test sets take 10-60 MB
+    each, 250 of them GBs) pooled over pieces of ``piece_reps``, piece i drawn from seed·1000 + i (as
+    ``audit._batch``): c = Σ r_i·c_i / Σ r_i, MCSE = sqrt(Σ r_i²·MCSE_i²) / Σ r_i, the width likewise averaged.
+    The memory stays within the engine's limit; the time is the test sets' (``cost`` forecasts them)."""
+    from ..engine.coverage import coverage
+
+    def one(r, at_seed):
+        res = coverage(qualified, design=s.design, metric=s.coverage_metric, delta=delta, reps=r, seed=at_seed,
+                       **s.points[0], **params)
+        return *(float(np.atleast_1d(getattr(res, a))[0]) for a in ("coverage", "mcse", "mean_width")), res.engine
+
+    try:
+        return one(reps, seed)
+    except ValueError as e:  # the engine's memory check, before any work
+        piece = piece_reps(s, params)
+        if not str(e).startswith("reps: Monte Carlo") or not 0 < piece < reps:  # not one test set fits: its error
+            raise
+    total, weighted, variance, wide, engine = 0, 0.0, 0.0, 0.0, "mc"
+    for i, start in enumerate(range(0, reps, piece)):
+        size = min(piece, reps - start)
+        cov, se, width, engine = one(size, seed * 1000 + i)
+        total, weighted, variance, wide = total + size, weighted + size * cov, variance + (size * se) ** 2, \
+            wide + size * width
+    return weighted / total, float(np.sqrt(variance)) / total, wide / total, engine

@@ -475,8 +475,10 @@ def evaluate(truth=None, predicted=None, scores=None, groups=None, second_predic
 
     def forecast(widths=None):
         """The plan and its forecast: without an audit before any work, else once the widths (which audits run)."""
-        p = cost.plan(specs, d.n, reps, audit, audit_all, budget, calibration.applies(d, metrics),
-                      _lookup(hits, delta, seed) if hits is not None else None, widths)
+        ece = calibration.applies(d, metrics)
+        p = cost.plan(specs, d.n, reps, audit, audit_all, budget, ece,
+                      _lookup(hits, delta, seed) if hits is not None else None, widths,
+                      calibration_cached=ece and hits is not None and calibration.audit_cached(d, delta, seed))
         if progress:
             cut = f"; cut to fit: {', '.join(p.cuts)}" if p.cuts else ""
             print(f"covstudy-evaluate: forecast: ~{p.forecast:.0f} CPU-s (budget {budget:g}{cut})", file=sys.stderr)
