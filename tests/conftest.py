@@ -8,6 +8,12 @@ import pytest
 # Tests must not depend on the developer's terminal or on Hydra's full tracebacks.
 os.environ.pop("HYDRA_FULL_ERROR", None)
 
+# One BLAS thread a process (set before numpy loads; the commands the tests start inherit it): the suite
+# runs a worker on every core (xdist), so OpenBLAS's threads only compete with the other worker and spin
+# (~20% more CPU on test_certify's grids), and no number depends on how many threads summed it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 # The audit cache (evaluation/cache.py) is never the user's: a folder of this process's own for module
 # fixtures, and a fresh one per test (``_audit_cache``), so no test reads another's audits.
 _CACHE = tempfile.mkdtemp(prefix="covstudy-test-cache-")
