@@ -400,7 +400,8 @@ def test_input_errors_are_one_line_naming_the_column(kwargs, message):
 def test_cli_end_to_end(tmp_path, capsys, monkeypatch, binary, binary_cache):
     """The command on the ``binary`` fixture's test set, as a CSV of string labels: the same table as
     ``covstudy.evaluate`` on the arrays, and the files. Its audits are read back from the fixture's audit
-    cache (the plumbing is this test's point; a second run reads every audit back, the same table: test_evaluate_cost.py)."""
+    cache: the plumbing is this test's point (a second run reads every audit back and gives the same
+    table: test_evaluate_cost.py)."""
     (y, p, s, p2, s2), ref = binary
     _small_audits(monkeypatch)
     monkeypatch.setenv("COVSTUDY_CACHE", str(binary_cache))
