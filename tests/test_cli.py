@@ -15,7 +15,7 @@ from hydra import initialize_config_dir
 from omegaconf import OmegaConf
 
 from covstudy import cli
-from covstudy.study import cost as estimate, grid
+from covstudy.study import cost as estimate, grid, intervals
 from covstudy.study.runner import run_study
 from covstudy.study.config import ConfigError, Study
 
@@ -52,7 +52,7 @@ def test_default_study_end_to_end(tmp_path):
     assert "Clopper–Pearson" in run.stdout and "mean coverage" in run.stdout
     # exact and mc rows side by side: the line under the summary says why their "below nominal" differ (issue 57),
     # and the figures' line gives their CPU, which the cells' forecast leaves out
-    assert cli.BELOW_NOTE in run.stdout.splitlines()
+    assert intervals.BELOW_NOTE in run.stdout.splitlines()
     assert re.search(r"figure files in .* \(with the reports, \d+ s of CPU beyond the cells\)", run.stdout)
     # Hydra leaves nothing in the working directory but the study folder.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
@@ -62,7 +62,7 @@ def test_default_study_end_to_end(tmp_path):
 def test_one_engine_needs_no_note_on_below_nominal(tmp_path):
     run = covstudy(tmp_path, "grid.n=[20]", "methods=[wald]", "engine=exact")
     assert run.returncode == 0, run.stderr
-    assert "below nominal" in run.stdout and cli.BELOW_NOTE not in run.stdout
+    assert "below nominal" in run.stdout and intervals.BELOW_NOTE not in run.stdout
 
 
 def test_overrides_map_to_the_table(tmp_path):

@@ -21,9 +21,9 @@ def test_what_a_worker_imports_is_light():
     # tasks.evaluate_single_threaded (by reference)
     import ast
 
-    from covstudy.study import runner, tasks
+    from covstudy.study import intervals, runner, tasks
 
-    assert runner._evaluate_single_threaded is tasks.evaluate_single_threaded
+    assert intervals.KIND.work is tasks.evaluate_single_threaded
     start = {a.name for node in ast.walk(ast.parse(runner._WORKER_START)) if isinstance(node, ast.Import)
              for a in node.names}
     assert start <= {"ctypes", "os", "signal", "threading", "time"}, start

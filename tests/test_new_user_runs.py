@@ -111,6 +111,9 @@ def test_every_design_writes_the_rows_its_part_check_expects():
 
 # --- 6. interrupts -------------------------------------------------------------------------
 
+HEARTBEAT_LINE = re.compile(r"^\S+: \d+ of \d+ cells, \d+% of the work, .* elapsed")
+
+
 def _session(pid):
     """The processes of the session led by ``pid`` (the run, its workers, their resource trackers)."""
     return [int(p) for p in subprocess.run(["pgrep", "-s", str(pid)], capture_output=True, text=True,
@@ -150,9 +153,11 @@ def _saved_and_said(proc, lines, out) -> int:
     """What an interrupted run must leave: exit code 130, one last line saying how many cells were saved and
     how to resume, no traceback, no temporary files, no workers; the store holds what the line says."""
     assert proc.returncode == 130, lines
-    # At most 3 lines (a heartbeat may come first): before issue 48 loky's manager thread printed
-    # a KeyError traceback here.
-    assert len(lines) <= 3 and not any("Traceback" in line or "Exception" in line for line in lines), lines
+    # Heartbeat lines come every 10 s, as many as the machine's load makes the run last: not counted.
+    # The rest is at most the interrupt line and one more: before issue 48 loky's manager thread
+    # printed a KeyError traceback here.
+    said = [line for line in lines if not HEARTBEAT_LINE.match(line)]
+    assert len(said) <= 2 and not any("Traceback" in line or "Exception" in line for line in lines), lines
     assert lines[-1].startswith("covstudy: interrupted: ") and lines[-1].endswith(
         f"of 11880 cells saved in {out}; rerun the same command to resume"), lines
     assert not list(out.glob("*.tmp")) and not list((out / "parts").glob(".*.tmp"))

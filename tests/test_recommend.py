@@ -50,6 +50,11 @@ def test_a_guaranteed_row_meets_the_target_by_proof_and_shows_the_price():
     lo, hi = 0.99 - 0.0326 / 2, 0.99 + 0.0326 / 2
     assert pick.narrower == f"newcombe [{lo:.4f}, {hi:.4f}] covers at most 0.9065 under the fitted model"
     assert list(t.meets_target) == ["no", "no", "guaranteed"] and list(t.worst_is_upper_bound) == [True, True, False]
+    # a difference's price prints a true minus sign, as the sentences do
+    t = _table([dict(method="newcombe", width=2.0, worst=0.9065, mcse=0.005),
+                dict(method="fake_guaranteed", width=2.0 * PRICE + 1, guaranteed=True)])
+    mark(t, [Spec], 0.95, True)
+    assert t.loc[t.recommended, "narrower"].iloc[0].startswith("newcombe [−0.0100, 1.9900] covers")
     # no price when the guaranteed interval is at most PRICE times as wide
     t = _table([dict(method="newcombe", width=0.1, worst=0.9065, mcse=0.005),
                 dict(method="fake_guaranteed", width=0.1 * PRICE, guaranteed=True)])

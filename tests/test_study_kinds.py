@@ -17,9 +17,10 @@ import pandas as pd
 import pytest
 
 from covstudy.seeds import stream
-from covstudy.study import kinds
+from covstudy.study import intervals, kinds
 from covstudy.study.config import ConfigError
-from covstudy.study.kinds import RunSettings, StudyKind, kind_of, register_study_kind, run_kind
+from covstudy.study.kinds import RunSettings, StudyKind, kind_of, register_study_kind
+from covstudy.study.runner import run_kind
 
 
 # --------------------------------------------------------------------------- a fifth kind, in one module
@@ -70,7 +71,7 @@ def coin(out, **over):
 
 
 def test_a_fifth_kind_is_one_module_and_runs_on_the_runner(tmp_path, monkeypatch):
-    assert kind_of(coin(tmp_path)) is COIN and kind_of({"name": "quick", "grid": {}}) is None
+    assert kind_of(coin(tmp_path)) is COIN and kind_of({"name": "quick", "grid": {}}) is intervals.KIND
     alone = run_kind(COIN, COIN.load(coin(tmp_path / "a")))["results"]
     assert len(alone) == 3 and alone["coverage"].between(0, 1).all()
     assert {"report.html", "provenance.json", "study.yaml", "results.csv"} <= {p.name for p in (tmp_path / "a").iterdir()}
@@ -116,6 +117,32 @@ def test_a_damaged_part_is_moved_aside_and_its_cells_computed_again(tmp_path, ca
     pd.testing.assert_frame_equal(again, first)
 
 
+# --------------------------------------------------------------------------- the interval study, a kind too
+
+def test_the_interval_study_is_a_kind_whose_hooks_only_share_work(tmp_path):
+    """The interval study runs through run_kind like any kind (run_study is run_kind of intervals.KIND).
+    Its hooks (ids, tasks, work, forecast, store, begin) only share work and keep its folders' format:
+    without them, a cell a task through its ``rows`` on the default JSON-line store, the numbers are the same."""
+    import dataclasses
+
+    from covstudy.study import intervals
+    from covstudy.study.config import Study
+    from covstudy.study.runner import run_study
+
+    cfg = {"name": "t", "methods": ["wilson", "clopper_pearson"], "grid": {"n": [10, 30], "p": [0.2, 0.5],
+           "delta": [0.05]}, "engine": "both", "reps": 300, "seed": 2, "n_jobs": 1}
+    table = run_study(Study.from_config({**cfg, "out": str(tmp_path / "a")}), progress=False)
+    assert json.loads((tmp_path / "a" / "provenance.json").read_text())["kind"] == "intervals"
+    assert {p.suffix for p in (tmp_path / "a" / "parts").iterdir()} == {".csv", ".json"}  # CSV parts, code.json
+    plain = dataclasses.replace(intervals.KIND, tasks=None, work=None, forecast=None, store=None)
+    study = Study.from_config({**cfg, "out": str(tmp_path / "b")})
+    alone = run_kind(plain, study, intervals.settings(study), progress=False)["results"]
+    assert list((tmp_path / "b" / "parts").glob("*.jsonl")) and not list((tmp_path / "b" / "parts").glob("*.csv"))
+    numbers = [c for c in table if c not in ("cell_id", "label", "params", "side", "design", "method", "engine")]
+    pd.testing.assert_frame_equal(alone[numbers], table[numbers], check_dtype=False, check_exact=True)
+    assert alone[["cell_id", "method", "engine"]].equals(table[["cell_id", "method", "engine"]])
+
+
 # --------------------------------------------------------------------------- the four shipped kinds, small
 
 SMALL = {
@@ -137,7 +164,7 @@ TABLE = {"bands": "bands.parquet", "sequential": "results.parquet", "leaderboard
 
 DIE_AFTER_FIRST_PART = """
 import json, os, signal, sys
-from covstudy.study import kinds, store
+from covstudy.study import kinds, runner, store
 save = store.KindStore.save_cells
 def save_then_die(self, cells):  # kill -9 the run right after its first finished task is stored
     save(self, cells)
@@ -148,7 +175,7 @@ store.KindStore.save_cells = save_then_die
 kinds.IN_PROCESS_SECONDS = 0.0  # on loky workers
 cfg = json.loads(sys.argv[1])
 kind = kinds.kind_of(cfg)
-kinds.run_kind(kind, kind.load(cfg), kinds.RunSettings(n_jobs=2))
+runner.run_kind(kind, kind.load(cfg), kinds.RunSettings(n_jobs=2))
 """
 
 

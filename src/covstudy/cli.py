@@ -231,75 +231,7 @@ def _app(cfg: DictConfig) -> None:
         _fail(f"{err.full_key}: {detail}", out if isinstance(out, str) else None)
     from .study.kinds import kind_of
 
-    kind = kind_of(raw)  # a study kind's config (a `bands:`, `sequential:`, ... block): study/kinds.py
-    if kind is not None:
-        _run_kind(kind, raw)
-        return
-    overrides = list(HydraConfig.get().overrides.task)
-    try:
-        check_design_choice(str(HydraConfig.get().runtime.choices.get("study")), overrides, raw)
-        raw = default_out(overrides, raw)
-        _check_out(raw.get("out"))
-        study = Study.from_config(raw)
-    except ConfigError as err:
-        _fail(str(err), raw.get("out") if isinstance(raw.get("out"), str) else None)
-    for note in study.notes:
-        print(f"covstudy: note: {note}", file=sys.stderr)
-    # Imported only now so that a bad config fails fast.
-    from .report.markdown import summary_table, text_table
-    from .study.runner import BackendError, Interrupted, OutError, StudyMismatch, run_study
-    from .study.store import StoreLocked
-
-    try:
-        with sigterm_as_interrupt():
-            table = run_study(study, overrides=list(HydraConfig.get().overrides.task))
-    except Interrupted as err:
-        print(f"covstudy: {err}", file=sys.stderr)
-        sys.exit(130)
-    except ConfigError as err:  # run_study's memory check, before any work (cost.check_fits)
-        _fail(str(err), str(study.out))
-    except (StoreLocked, BackendError, OutError, StudyMismatch) as err:
-        _fail(str(err))
-    print(f"{study.name}: {len(table)} cells -> {study.out / 'results.csv'}")
-    summary = summary_table(table)
-    print(text_table(summary))
-    if summary["engine"].nunique() > 1:  # the two engines count "below nominal" differently: say so under the table
-        print(BELOW_NOTE)
-    if study.plot:
-        started = time.process_time()
-        paths = write_all(study.out)
-        figures = [p for p in paths if p.parent.name == "figures"]
-        print(f"{len(figures)} figure files in {study.out / 'figures'} "
-              f"(with the reports, {time.process_time() - started:.0f} s of CPU beyond the cells)")
-        print(how_to_open(study.out))
-    else:
-        print(f"figures and report: covstudy-plot {study.out}   (or run with plot=true)")
-
-
-BELOW_NOTE = ("below nominal: an exact row counts the cells whose coverage < 1 − δ, a Monte Carlo (mc) row only those "
-              "short of it by more than 2 MCSE, so mc counts fewer of the cells just below; compare the exact rows")
-
-
-def write_all(folder: Path, report: bool = True) -> list[Path]:
-    """Draw the figures and write report.md, report.tex and report.html of ``folder``, and, when
-    it sits in a folder named ``results``, results/index.html over every study there."""
-    from .report.explorer import write_html, write_index
-    from .plots import plot_results
-    from .report.markdown import write_report
-
-    paths = plot_results(folder)
-    if report:
-        paths += [*write_report(folder), write_html(folder)]
-        if Path(folder).resolve().parent.name == "results":
-            paths.append(write_index(Path(folder).resolve().parent))
-    return paths
-
-
-def how_to_open(folder: Path) -> str:
-    """The last line of a run: its reports and how to open the HTML one."""
-    page = Path(folder) / "report.html"
-    return (f"report: {page} (interactive; open it in a browser: {page.resolve().as_uri()}) "
-            f"and {Path(folder) / 'report.md'}")
+    _run_kind(kind_of(raw), raw)  # the interval study unless the config has a kind's block (study/kinds.py)
 
 
 def _overrides() -> list[str]:
@@ -310,32 +242,55 @@ def _overrides() -> list[str]:
         return []
 
 
+def _chosen_study() -> str:
+    """The study config the command line chose (``study=``), "" outside the Hydra app."""
+    try:
+        return str(HydraConfig.get().runtime.choices.get("study"))
+    except ValueError:
+        return ""
+
+
 def _run_kind(kind, raw: dict) -> None:
-    """A study of a registered study kind (study/kinds.py: bands, sequential, calibration, leaderboard, ...):
-    validated, run by the study runner (resumable, on workers), its summary printed."""
-    from .study.kinds import RunSettings, run_kind
-    from .study.runner import BackendError, Interrupted, OutError
+    """Any study (study/kinds.py: the interval study, bands, sequential, calibration, leaderboard, ...):
+    validated, run by the study runner (resumable, on workers), then shown as its kind says (``present``)."""
+    from .study.kinds import RunSettings
+    from .study.runner import BackendError, Interrupted, OutError, StudyMismatch, run_kind
     from .study.store import StoreLocked
 
+    overrides = _overrides()
     out = raw.get("out") if isinstance(raw.get("out"), str) else None
     try:
+        check_design_choice(_chosen_study(), overrides, raw)
+        raw = default_out(overrides, raw)
+        out = raw.get("out") if isinstance(raw.get("out"), str) else None
         _check_out(out)
         study = kind.load(raw)
         settings = RunSettings.from_config(raw)
     except (ConfigError, ValueError, TypeError) as err:
         _fail(str(err), out)
+    for note in getattr(study, "notes", ()):
+        print(f"covstudy: note: {note}", file=sys.stderr)
     try:
         with sigterm_as_interrupt():
-            tables = run_kind(kind, study, settings, overrides=_overrides())
+            tables = run_kind(kind, study, settings, overrides=overrides)
     except Interrupted as err:
         print(f"covstudy: {err}", file=sys.stderr)
         sys.exit(130)
     except ConfigError as err:  # the memory check, before any work
         _fail(str(err), str(study.out))
-    except (StoreLocked, BackendError, OutError) as err:
+    except (StoreLocked, BackendError, OutError, StudyMismatch) as err:
         _fail(str(err))
-    main = tables[kind.tables[0]]
-    print(f"{study.name}: {len(main)} rows -> {study.out}")
+    if kind.present:
+        kind.present(study, tables)
+    else:
+        _present(kind, study, tables)
+
+
+def _present(kind, study, tables: dict) -> None:
+    """What the command prints after a study of a kind without its own ``present``: its summary."""
+    from .report.folder import how_to_open
+
+    print(f"{study.name}: {len(tables[kind.tables[0]])} rows -> {study.out}")
     print(kind.summary(study, tables).round(4).to_string(index=False))
     print(how_to_open(study.out))
     if not study.plot:
@@ -353,6 +308,8 @@ def plot_main(argv=None) -> int:
     parser.add_argument("folder", type=Path, help="folder holding results.csv (and study.yaml)")
     parser.add_argument("--no-report", action="store_true", help="only draw the figures")
     args = parser.parse_args(argv)
+    from .report.folder import how_to_open, write_all
+
     if not (args.folder / "results.csv").is_file():
         parser.exit(2, f"covstudy-plot: error: no results.csv in {args.folder}\n")
     try:

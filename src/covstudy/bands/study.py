@@ -179,7 +179,8 @@ def _point_rows(study: BandStudy, point: BandPoint) -> tuple[list, list]:
 def run_band_study(study: BandStudy, progress: bool | None = False) -> pd.DataFrame:
     """Run the study on the study runner (study/kinds.py: resumable, on ``study.n_jobs`` workers) and
     write its files (``finish``); return the containment table."""
-    from ..study.kinds import RunSettings, run_kind
+    from ..study.kinds import RunSettings
+    from ..study.runner import run_kind
 
     return run_kind(KIND, study, RunSettings(n_jobs=study.n_jobs), progress=progress,
                     say=None if progress is not False else (lambda line: None))["bands"]

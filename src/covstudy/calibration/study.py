@@ -225,7 +225,7 @@ def point_rows(study: CalibrationStudy, point: dict) -> list[dict]:
 def run_calibration_study(study: CalibrationStudy, settings=None, progress: bool | None = False) -> pd.DataFrame:
     """Run the study on the study runner (study/kinds.py: resumable, on workers); write <out>/results.csv,
     report.html (and with ``plot`` the figures and report.md); return the table."""
-    from ..study.kinds import run_kind
+    from ..study.runner import run_kind
 
     return run_kind(KIND, study, settings, progress=progress,
                     say=None if progress is not False else (lambda line: None))["results"]

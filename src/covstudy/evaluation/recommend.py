@@ -137,7 +137,9 @@ def price(rows, pick) -> str:
         return ""
     cover = (f"at most {o.worst_coverage:.4f}" if o.get("worst_is_upper_bound", False)
              else f"{o.worst_coverage:.4f} at worst")
-    return f"{o.method} [{o.lower:.4f}, {o.upper:.4f}] covers {cover} under the fitted model"
+    from .answer import number  # a true minus sign, as the sentences print a difference
+
+    return f"{o.method} [{number(o.lower, 4)}, {number(o.upper, 4)}] covers {cover} under the fitted model"
 
 
 def recommend(rows, level, audited, s, guarantee=False):

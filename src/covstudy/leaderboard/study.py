@@ -139,7 +139,7 @@ def run_leaderboard_study(study: LeaderboardStudy, progress=False, settings=None
     """Run the study on the study runner (study/kinds.py: resumable, on workers): every point × method's
     measures (results.csv), the exact check (check.csv), report.md (module docstring); returns the table.
     ``progress``: as ``run_kind``'s (a stream, as before, means quiet)."""
-    from ..study.kinds import run_kind
+    from ..study.runner import run_kind
 
     quiet = progress is False or not isinstance(progress, (bool, type(None)))
     return run_kind(KIND, study, settings, progress=False if quiet else progress,

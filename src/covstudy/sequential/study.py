@@ -187,7 +187,7 @@ def _p_value(measure, mc, exact, z, reps) -> float:
 def run_sequential_study(study: SequentialStudy, settings=None, progress: bool | None = False):
     """Run the study on the study runner (study/kinds.py: resumable, on workers) and write it
     (``finish``; module docstring); returns the results table."""
-    from ..study.kinds import run_kind
+    from ..study.runner import run_kind
 
     return run_kind(KIND, study, settings, progress=progress,
                     say=None if progress is not False else (lambda line: None))["results"]

@@ -16,7 +16,7 @@ they study their default estimand. Each method must apply to at least one of the
 estimands and runs for those it applies to. Every point is checked against the engine's
 limits (``core.infeasible``) here, so an infeasible study stops before any work.
 Whether the run fits in this machine's memory needs the cells and their tasks: the wing's next
-rooms check it (``cost.check_fits``, called by ``run_study`` and the CLI before any work).
+rooms check it (``cost.memory_problem`` of the forecast, in ``runner.run_kind`` before any work).
 A numeric grid axis is a number, a list of numbers, or an inclusive range
 ``{start, stop, step}`` (in YAML and on the command line: ``${seq:start,stop,step}``,
 like R's ``seq(from, to, by)``).

@@ -21,7 +21,8 @@ designs/base.py), the same estimate the runner splits tasks by:
   simulated test sets and resamples (``core.mc_bytes``).
 
 A study whose forecast does not fit in the machine's memory is refused before any work
-(``check_fits``, called by ``run_study`` first, before the store is opened).
+(the runner's check, ``memory_problem`` of the forecast, before the store is opened; ``check_fits``
+for an interval study before it runs).
 
 In the study wing's flow this room comes after grid (it prices the cells and tasks grid makes)
 and before progress and the runner, which print and advance by its forecast.
@@ -105,7 +106,7 @@ def cpu_seconds(tasks: list[Task], workers: int = 1) -> float:
     return seconds + sum(sum(sorted(each, reverse=True)[:max(1, workers)]) for each in tables.values())
 
 
-@functools.lru_cache(maxsize=1024)  # a run asks twice: check_fits, then the plan line's forecast
+@functools.lru_cache(maxsize=1024)  # a run asks twice: the memory check, then the plan line's forecast
 def task_bytes(task: Task) -> float:
     """Forecast peak memory of a worker computing ``task``."""
     design = get_design(task.key[0])
@@ -126,11 +127,11 @@ def task_bytes(task: Task) -> float:
     return BASE_BYTES + 16 * table_cells + 8 * WEIGHT_COPIES * batch + simulated
 
 
-def memory_problem(tasks: list[Task], workers: int, ram: float | None = None) -> str | None:
-    """Why the forecast memory cannot fit in this machine's RAM ("n_jobs: ..."), or None."""
+def memory_problem(each: float, workers: int, tasks: int, ram: float | None = None) -> str | None:
+    """Why ``tasks`` tasks of up to ``each`` bytes on ``workers`` workers cannot fit in this machine's
+    RAM ("n_jobs: ..."), or None."""
     ram = physical_memory() if ram is None else ram
-    each = max((task_bytes(t) for t in tasks), default=BASE_BYTES)
-    spread = max(1, min(workers, len(tasks)))
+    spread = max(1, min(workers, tasks))
     if ram is None or each * spread <= ram:
         return None
     fewer = f"lower n_jobs (now {spread} workers), " if spread > 1 and each <= ram else ""
@@ -145,7 +146,8 @@ def check_fits(study: Study, cells: list[Cell] | None = None) -> None:
     if study.scheduler is not None:
         return
     workers = n_workers(study.n_jobs) if study.workers is None else study.workers
-    problem = memory_problem(grid.tasks(grid.cells(study) if cells is None else cells, workers), workers)
+    tasks = grid.tasks(grid.cells(study) if cells is None else cells, workers)
+    problem = memory_problem(max((task_bytes(t) for t in tasks), default=BASE_BYTES), workers, len(tasks))
     if problem:
         raise ConfigError(problem)
 
@@ -170,12 +172,3 @@ def duration(seconds: float) -> str:
 def size(nbytes: float) -> str:
     """``nbytes`` rounded for a person: "300 MB", "2.5 GB"."""
     return f"{nbytes / 1e6:.0f} MB" if nbytes < 1e9 else f"{nbytes / 1e9:.1f} GB"
-
-
-def forecast(tasks: list[Task], workers: int) -> str:
-    """"roughly 2 min of CPU (~1 min on 2 workers), ~300 MB a worker": the plan line's tail."""
-    cpu = cpu_seconds(tasks, workers)
-    spread = min(workers, len(tasks))
-    wall = f" (~{duration(cpu / spread)} on {spread} workers)" if spread > 1 and cpu >= 2 else ""
-    memory = max((task_bytes(t) for t in tasks), default=BASE_BYTES)
-    return f"roughly {'<1 s' if cpu < 0.5 else duration(cpu)} of CPU{wall}, ~{size(memory)} a worker"

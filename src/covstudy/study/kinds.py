@@ -1,5 +1,6 @@
-"""Study kinds: the studies that are not a grid of intervals scored by the engine (ROC bands,
-sequential procedures, calibration, leaderboards, and the next family), run by the study runner.
+"""Study kinds: what a study is, for the one study runner (runner.py ``run_kind``). Every study is of a
+kind: the interval study (designs × methods, study/intervals.py), ROC bands, sequential procedures,
+calibration, leaderboards, and the next family.
 
 A kind is a ``StudyKind``: the config key that marks its studies (a study config with a ``bands:``
 block is a band study) and a few functions of its validated study object::
@@ -9,45 +10,59 @@ block is a band study) and a few functions of its validated study object::
     rows(study, cell) -> {table: [row, ...]}   # pure, module-level: it runs on a worker
     finish(study, tables) -> [path, ...]       # the tables' files, figures (with plot) and report.md
     summary(study, tables) -> DataFrame        # what the command prints and report.html shows
-    cost(study, cell) -> CPU seconds; memory(study, cell) -> bytes (optional: the plan line and
-    the memory check); page(study, tables) -> report.html (optional: else report/kind_page.py's page of
-    the summary, with an interactive figure of the table when ``explore`` names its axes and measures);
-    cites: the registry prefixes its table's ``method`` values are resolved under, for the references section
-    that ends its report.md and report.html (report/references.py ``kind_cited``)
+    cost(study, cell) -> CPU seconds; memory(study, cell) -> bytes (optional: the plan line, the progress
+    bar and the memory check); page(study, tables) -> report.html (optional: else report/kind_page.py's page
+    of the summary, with an interactive figure of the table when ``explore`` names its axes and measures;
+    a page that returns None writes none); cites: the registry prefixes its table's ``method`` values are
+    resolved under, for the references section that ends its report.md and report.html;
+    present(study, tables) (optional): what the ``covstudy`` command prints once the study is done (else
+    the summary and the page's path; the interval study prints its coverage table and draws its figures)
+
+A kind whose cells share work (the interval study: one interval table serves every point with its n)
+says how with optional hooks; each default is the simple case above::
+
+    ids(study, cells) -> [cell_id, ...]      # default: a hash of the kind, ``identity(study)`` and the cell
+    tasks(study, [(cell_id, cell)], workers) -> [task, ...]   # default: a task a cell, costliest first
+    work(task) -> result                     # module-level, on a worker; default ``run_task``
+    forecast(study, tasks, workers) -> (CPU seconds, bytes a worker)   # default: from cost and memory
+    store(study, cells) -> a store.Store     # default: store.KindStore (JSON-line parts of its tables)
+    begin(study, store)                      # the folder is locked: check it holds this study, write
+                                             # study.yaml (default: the kind, name, question, identity)
+
+``work`` and ``store`` go together: a store is a ``store.Store`` whose ``save_result`` keeps what ``work``
+returns (and says which cells it holds), ``done()`` names the stored cells and ``assemble(ids)`` gives the
+tables, so the interval kind keeps its CSV parts and every other kind the JSON-line parts.
 
 The study object has ``name``, ``question``, ``out``, ``plot`` and the fields that determine its
 numbers (``seed``, ``reps``, ...). A kind registers where it is defined
-(``register_study_kind(StudyKind(...))`` at the bottom of its module); ``kind_of(config)`` finds it,
-importing ``covstudy.<key>.study`` on first use (so a new kind in a new wing ``covstudy/<key>/study.py``
-needs no other edit), and ``run_kind`` gives every kind what the interval runner has: the part store
-(checksummed JSON-line parts, resumable after Ctrl-C or kill -9, damaged parts recomputed), loky or dask
-workers (runner.py's, the same functions), the plan line with a forecast and a memory check before any work,
-the progress line, provenance.json and report.html. A cell's identity hashes the kind, the study's fields
-that determine numbers and the cell: its rows never depend on n_jobs, chunking or which cells ran before,
-as long as ``rows`` draws from streams keyed by the cell (seeds.stream), which every kind here does.
+(``register_study_kind(StudyKind(...))`` at the bottom of its module); ``kind_of(config)`` finds it
+(a config without a kind's block is an interval study), importing ``covstudy.<key>.study`` on first use (so a new kind in a new wing ``covstudy/<key>/study.py``
+needs no other edit), and ``runner.run_kind`` gives every kind the same run: the part store
+(checksummed parts, resumable after Ctrl-C or kill -9, damaged parts recomputed), loky or dask workers,
+the plan line with a forecast and a memory check before any work, the progress line, provenance.json
+and report.html. A cell's identity hashes the kind, the study's fields that determine numbers and the
+cell: its rows never depend on n_jobs, chunking or which cells ran before, as long as ``rows`` draws
+from streams keyed by the cell (seeds.stream), which every kind here does.
 
-In the study wing this room sits beside the runner: it reuses the runner's workers and the store's lock.
+In the study wing this room comes before the runner, which imports it (it never imports the runner).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import datetime as dt
 import hashlib
 import importlib
 import json
 import pkgutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-from .config import BACKENDS, ConfigError, boolean, choice, integer, n_jobs_value, n_workers, text
+from .config import BACKENDS, boolean, choice, integer, n_jobs_value, text
 
-IN_PROCESS_SECONDS = 0.5  # a forecast below this runs in this process, without starting workers
+IN_PROCESS_SECONDS = 2.0  # a forecast below this runs in this process: starting a worker costs ~0.7 CPU-s (quick: 1 s)
 NOT_IDENTITY = ("name", "question", "out", "plot", "n_jobs")  # study fields that do not change a number
 STUDY_KINDS: dict[str, "StudyKind"] = {}
 
@@ -65,9 +80,18 @@ class StudyKind:
     tables: tuple[str, ...] = ("results",)
     cost: Callable[[Any, Any], float] | None = None
     memory: Callable[[Any, Any], float] | None = None
-    page: Callable[[Any, dict], Path] | None = None
+    page: Callable[[Any, dict], Path | None] | None = None
     explore: dict | None = None  # the default page's figure: {"table", "axes", "measures", "level", "extra"}
     cites: tuple[str, ...] = ()  # registry prefixes of its methods, tried in order ("{curve}_band": a column's value)
+    # Optional hooks of a kind whose cells share work (module docstring); None: the default.
+    ids: Callable[[Any, list], list[str]] | None = None
+    tasks: Callable[[Any, list, int], list] | None = None
+    work: Callable[[Any], Any] | None = None
+    forecast: Callable[[Any, list, int], tuple[float, float]] | None = None
+    store: Callable[[Any, list], Any] | None = None
+    begin: Callable[[Any, Any], None] | None = None
+    # What the ``covstudy`` command prints once the study is done (None: the kind's summary and its page's path).
+    present: Callable[[Any, dict], None] | None = None
 
 
 def register_study_kind(kind: StudyKind) -> StudyKind:
@@ -76,8 +100,8 @@ def register_study_kind(kind: StudyKind) -> StudyKind:
     return kind
 
 
-def kind_of(config: dict) -> StudyKind | None:
-    """The study kind whose key the config sets (None: an interval study, study/config.py)."""
+def kind_of(config: dict) -> StudyKind:
+    """The study kind whose key the config sets; without one, the interval study (intervals.KIND)."""
     for key, value in config.items():
         if not value or not isinstance(key, str):
             continue
@@ -85,7 +109,8 @@ def kind_of(config: dict) -> StudyKind | None:
             importlib.import_module(f"covstudy.{key}.study")  # registers the kind
         if key in STUDY_KINDS:
             return STUDY_KINDS[key]
-    return None
+    importlib.import_module("covstudy.study.intervals")  # registers the interval study: a config without a kind's block
+    return STUDY_KINDS["intervals"]
 
 
 def _wings() -> set[str]:
@@ -115,10 +140,8 @@ class RunSettings:
                    threads_per_worker=integer("threads_per_worker", cfg.get("threads_per_worker", 1), low=1),
                    force=boolean("force", cfg.get("force", False)))
 
-    name = ""  # runner.provenance's record names the study itself
-
     def config(self) -> dict:
-        """The settings, for provenance.json (``runner.provenance`` keeps the run-time keys)."""
+        """The settings, for provenance.json (``runner.provenance``)."""
         return dataclasses.asdict(self)
 
 
@@ -167,90 +190,58 @@ def run_task(task) -> list[tuple[str, dict]]:
         return [(cid, rows(study, cell)) for cid, cell in cells]
 
 
-def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progress: bool | None = None,
-             say=None, overrides=None) -> dict:
-    """Compute every missing cell of ``study`` and write its tables, report and page; return the tables
-    (``{table: DataFrame}``). Raises as ``runner.run_study`` does: ``ConfigError`` before any work when
-    the memory forecast does not fit, ``Interrupted`` on Ctrl-C/SIGTERM (finished cells are saved; a
-    rerun resumes), ``BackendError``, ``OutError``, ``StoreLocked``."""
-    import pandas as pd
+def cell_ids(kind: StudyKind, study, cells: list) -> list[str]:
+    """The identities of ``cells`` (``kind.ids``, or a hash of the kind, the study's identity and the cell)."""
+    if kind.ids:
+        return list(kind.ids(study, cells))
+    ident = identity(study)
+    return [cell_id(kind.key, ident, c) for c in cells]
+
+
+def cell_cost(kind: StudyKind, study, cell) -> float:
+    """Forecast CPU seconds of one cell (the progress bar advances by it)."""
+    return kind.cost(study, cell) if kind.cost else 0.01
+
+
+def tasks_of(kind: StudyKind, study, todo: list[tuple[str, Any]], workers: int) -> list:
+    """The tasks that compute the cells ``todo`` ((cell_id, cell) each), costliest first: ``kind.tasks``',
+    or one a cell, ``(rows, study, [(cell_id, cell)])`` for ``run_task``."""
+    if kind.tasks:
+        return list(kind.tasks(study, todo, workers))
+    cost = {i: cell_cost(kind, study, c) for i, c in todo}
+    return [(kind.rows, study, [(i, c)]) for i, c in sorted(todo, key=lambda t: -cost[t[0]])]
+
+
+def forecast_of(kind: StudyKind, study, tasks: list, workers: int) -> tuple[float, float]:
+    """(CPU seconds, peak bytes of a worker) of computing ``tasks``: ``kind.forecast``, or the sum of the
+    cells' cost and the largest cell's memory above a worker's interpreter (``cost.BASE_BYTES``)."""
+    from .cost import BASE_BYTES
+
+    if kind.forecast:
+        return kind.forecast(study, tasks, workers)
+    cells = [c for _, _, chunk in tasks for _, c in chunk]
+    memory = max((kind.memory(study, c) for c in cells), default=0.0) if kind.memory else 0.0
+    return sum(cell_cost(kind, study, c) for c in cells), BASE_BYTES + memory
+
+
+def open_store(kind: StudyKind, study, cells: list):
+    """The store of the study's folder (``kind.store``, or a ``KindStore`` of its tables), to enter."""
+    from .store import KindStore
+
+    return kind.store(study, cells) if kind.store else KindStore(study.out, kind.tables)
+
+
+def begin(kind: StudyKind, study, store) -> None:
+    """The folder is locked: ``kind.begin``, or write study.yaml (the kind, name, question and identity)."""
     import yaml
 
-    from . import runner
-    from .cost import BASE_BYTES, duration, physical_memory, size
-    from .progress import Progress
-    from .store import KindStore, atomic_write
+    from .store import atomic_write
 
-    settings = settings or RunSettings()
-    say = say or (lambda line: print(line, file=sys.stderr, flush=True))
-    cells = list(kind.cells(study))
-    ident = identity(study)
-    ids = [cell_id(kind.key, ident, c) for c in cells]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"{kind.key}: the study kind's cells are not distinct")
-    workers = n_workers(settings.n_jobs) if settings.workers is None or settings.backend == "loky" else settings.workers
-    memory = {i: BASE_BYTES + (kind.memory(study, c) if kind.memory else 0.0) for i, c in zip(ids, cells)}
-    ram = physical_memory()
-    spread = max(1, min(workers, len(cells)))
-    if settings.scheduler is None and ram and max(memory.values(), default=0) * spread > ram:
-        each = max(memory.values())
-        fewer = f"lower n_jobs (now {spread} workers), " if spread > 1 and each <= ram else ""
-        raise ConfigError(f"n_jobs: the forecast is ~{size(each)} a worker on {spread} worker{'s' * (spread > 1)}, "
-                          f"more than this machine's {size(ram)} of memory; {fewer}lower reps or the grid")
-    runner.check_backend(settings)
-    started = dt.datetime.now(dt.timezone.utc)
-    try:
-        fresh = not study.out.exists() or (study.out.is_dir() and not any(study.out.iterdir()))
-        with KindStore(study.out, kind.tables) as store:
-            record = {"kind": kind.key, "name": study.name, "question": study.question, **ident}
-            atomic_write(study.out / "study.yaml",  # lists of numbers on one line each: a readable record
-                         yaml.safe_dump(record, sort_keys=False, default_flow_style=None, width=120).encode())
-            done = {} if settings.force else store.finished_cells()
-            todo = [(i, c) for i, c in zip(ids, cells) if i not in done]
-            cost = {i: kind.cost(study, c) if kind.cost else 0.01 for i, c in todo}
-            tasks = [(kind.rows, study, [(i, c)]) for i, c in sorted(todo, key=lambda t: -cost[t[0]])]
-            found = len(cells) - len(todo)
-            cpu = sum(cost.values())
-            spread = max(1, min(workers, len(tasks)))
-            wall = f" (~{duration(cpu / spread)} on {spread} workers)" if spread > 1 and cpu >= 2 else ""
-            where = f" ({found} found in {study.out})" if found else ""
-            plan = (f"{where} in {len(tasks)} task{'s' * (len(tasks) > 1)} on {spread} worker{'s' * (spread > 1)}; "
-                    f"roughly {'<1 s' if cpu < 0.5 else duration(cpu)} of CPU{wall}, "
-                    f"~{size(max(memory[i] for i, _ in todo))} a worker") if todo else f" (all found in {study.out})"
-            say(f"{study.name}: {len(todo)} of {len(cells)} cells to compute{plan}")
-            if todo:
-                store.record_code(runner.code_fingerprint(), only=settings.force)
-            saved = found
-            try:
-                with Progress(study.name, len(todo), cpu, progress) as bar, contextlib.ExitStack() as stack:
-                    if not tasks or (cpu < IN_PROCESS_SECONDS and settings.backend == "loky"):
-                        results = map(run_task, tasks)  # too little work to pay for starting workers
-                    else:  # closed on any error: what runs and is queued stops
-                        results = stack.enter_context(contextlib.closing(
-                            runner._on_workers(settings, tasks, workers, run_task)))
-                    for finished in results:
-                        store.save_cells(finished)
-                        saved += len(finished)
-                        bar.update(len(finished), sum(cost[i] for i, _ in finished))
-            except KeyboardInterrupt:
-                runner._shutdown_workers()
-                raise runner.Interrupted(f"interrupted: {saved} of {len(cells)} cells saved in {study.out}; "
-                                         "rerun the same command to resume") from None
-            except runner.BackendError:
-                if fresh:
-                    store.remove_all()
-                raise
-            stored = store.compact_cells(ids)
-            tables = {t: pd.DataFrame([row for i in ids for row in stored[i].get(t, [])]) for t in kind.tables}
-            paths = list(kind.finish(study, tables))
-            paths.append(kind.page(study, tables) if kind.page else write_page(kind, study, tables))
-            store.write_json("provenance.json", {
-                **runner.provenance(settings, overrides, started, len(todo), workers,
-                                    store.read_json("provenance.json")),
-                "study": study.name, "kind": kind.key, "files": [Path(p).name for p in paths]})
-    except OSError as err:
-        raise runner.OutError(f"out: cannot write the study folder {study.out}: {err.strerror or err}") from None
-    return tables
+    if kind.begin:
+        return kind.begin(study, store)
+    record = {"kind": kind.key, "name": study.name, "question": study.question, **identity(study)}
+    atomic_write(study.out / "study.yaml",  # lists of numbers on one line each: a readable record
+                 yaml.safe_dump(record, sort_keys=False, default_flow_style=None, width=120).encode())
 
 
 def write_page(kind: StudyKind, study, tables: dict) -> Path:

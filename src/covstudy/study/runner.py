@@ -1,8 +1,12 @@
-"""Run a study: skip finished cells, evaluate the rest on joblib workers, persist as they finish.
+"""Run a study of any kind: skip finished cells, compute the rest on workers, persist as they finish.
 
-The only module that knows about workers, chunks, the store and progress. Numbers do
-not depend on any of them: each grid point's random stream is keyed by its identity
-(seeds.py), so n_jobs, chunking, order and resumption give bit-identical tables.
+``run_kind`` is the one loop every study runs through (the interval study, study/intervals.py, is one
+kind among the others, kinds.py): the memory check and the plan line before any work, the kind's
+store, loky or dask workers, the progress line, Ctrl-C and kill -9 recovery, provenance.json and
+report.html. The kind supplies what differs (its cells, tasks, rows, store and tables); ``run_study``
+runs an interval ``Study``. The only module that knows about workers, chunks and progress. Numbers do
+not depend on any of them: each grid point's random stream is keyed by its identity (seeds.py), so
+n_jobs, chunking, order and resumption give bit-identical tables.
 """
 
 from __future__ import annotations
@@ -27,20 +31,16 @@ from typing import TYPE_CHECKING
 
 import joblib
 
-from . import grid
-from ..designs import DESIGNS
-from .cost import cell_seconds, check_fits, forecast
+from . import intervals, kinds
+from .config import RUN_KEYS, ConfigError, Study, n_workers
+from .cost import duration, memory_problem, size
+from .kinds import RunSettings, StudyKind
+from .intervals import StudyMismatch  # noqa: F401  (raised by the interval kind's begin; its callers import it here)
 from .progress import Progress
-from .config import RUN_KEYS, Study, n_workers
-from .tasks import WALL_CLOCK, row_columns
-from .tasks import evaluate_single_threaded as _evaluate_single_threaded
 
-if TYPE_CHECKING:  # pandas and the store are imported where used: a worker imports this module (its initializer)
+if TYPE_CHECKING:  # pandas is imported where used: a worker imports this module (its initializer)
     import pandas as pd
 
-    from .store import Store
-
-IN_PROCESS_COST = 2e5  # grid.study_cost below which a study runs in this process, without workers
 PACKAGES = ("covstudy", "numpy", "scipy", "pandas", "joblib", "hydra-core", "omegaconf", "pyarrow")
 
 
@@ -48,7 +48,7 @@ class BackendError(RuntimeError):
     """The parallel backend cannot start: dask missing, or its scheduler unreachable."""
 
 
-def check_backend(study: Study) -> None:
+def check_backend(study: RunSettings | Study) -> None:
     """BackendError, before any work, if the study's dask backend cannot start: dask missing,
     or nothing listening at its scheduler's address (a quick connection, not dask's 20 s timeout)."""
     if study.backend != "dask":
@@ -89,13 +89,13 @@ LOCAL_CLUSTER = {
     "distributed.admin.system-monitor.interval": "2s",
     # Each worker and nanny checks its worker's memory against the pause (80%) and terminate (95%)
     # limits every 100 ms: every 500 ms here, and before any work the run's memory forecast must
-    # fit in RAM (cost.check_fits); loky's workers have no such watch at all.
+    # fit in RAM (run_kind); loky's workers have no such watch at all.
     "distributed.worker.memory.monitor-interval": "500ms",
 }
 
 
 @contextlib.contextmanager
-def backend(study: Study, workers: int):
+def backend(study: RunSettings | Study, workers: int):
     """The joblib backend of the study; yields the n_jobs to ask joblib for."""
     if study.backend == "loky":
         with joblib.parallel_config(backend="loky", inner_max_num_threads=1):
@@ -163,88 +163,107 @@ def _quiet(name: str):
         logger.setLevel(level)
 
 
-def run_study(study: Study, overrides: list[str] | None = None, progress: bool | None = None,
-              say=None) -> pd.DataFrame:
-    """Compute every missing cell of ``study`` and return (and write) its results table.
+def run_kind(kind: StudyKind, study, settings: RunSettings | None = None, progress: bool | None = None,
+             say=None, overrides=None) -> dict:
+    """Compute every missing cell of ``study``, a study of ``kind``, and write its tables, report and
+    page; return the tables (``{table: DataFrame}``). The one loop of every study (kinds.py says what a
+    kind supplies): the memory check, the plan line, the store, the workers, the progress and provenance.
 
     ``progress=None`` shows a progress bar on an interactive terminal and a heartbeat line
     every ~10 s otherwise. ``say`` (default: print to stderr) receives the one-line plan
     before any work. Raises ``ConfigError`` before any work when the run's memory forecast does
-    not fit in this machine's RAM (``cost.check_fits``), ``Interrupted`` on Ctrl-C/SIGTERM (finished
-    cells are saved), ``OutError`` when ``out`` cannot be written, ``StudyMismatch`` when ``out``
-    holds another study.
+    not fit in this machine's RAM, ``BackendError`` when the dask backend cannot start,
+    ``Interrupted`` on Ctrl-C/SIGTERM (finished cells are saved; a rerun resumes), ``OutError`` when
+    ``out`` cannot be written, ``StoreLocked``, and what the kind's ``begin`` raises (``StudyMismatch``).
     """
-    import pandas as pd
-
-    from .store import Store
-
-    say = say or (lambda text: print(text, file=sys.stderr, flush=True))
-    all_cells = grid.cells(study)
-    check_fits(study, all_cells)
-    check_backend(study)
+    settings = settings or RunSettings()
+    say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+    cells = list(kind.cells(study))
+    ids = kinds.cell_ids(kind, study, cells)
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{kind.key}: the study kind's cells are not distinct")
+    workers = n_workers(settings.n_jobs) if settings.workers is None or settings.backend == "loky" else settings.workers
+    if settings.scheduler is None:  # a scheduler elsewhere: its workers' memory is unknown here
+        every = kinds.tasks_of(kind, study, list(zip(ids, cells)), workers)
+        if problem := memory_problem(kinds.forecast_of(kind, study, every, workers)[1], workers, len(every)):
+            raise ConfigError(problem)
+    check_backend(settings)
     started = dt.datetime.now(dt.timezone.utc)
     try:
         fresh = not study.out.exists() or (study.out.is_dir() and not any(study.out.iterdir()))
-        with Store(study.out) as store:
-            check_same_study(store, study)
-            store.write_yaml("study.yaml", study.record())
-            store.columns = {c.cell_id: row_columns(c) for c in all_cells}
-            done = pd.DataFrame() if study.force else store.finished()
-            done_ids = set(done["cell_id"]) if len(done) else set()
-            todo = [c for c in all_cells if c.cell_id not in done_ids]
+        with kinds.open_store(kind, study, cells) as store:
+            kinds.begin(kind, study, store)
+            done = set() if settings.force else store.done()
+            todo = [(i, c) for i, c in zip(ids, cells) if i not in done]
             code = code_fingerprint()
-            older = [c for c in store.codes() if c != code] if len(todo) < len(all_cells) else []
-            workers = n_workers(study.n_jobs)
-            tasks = grid.tasks(todo, workers)
-            found = len(all_cells) - len(todo)
-            where = f" ({found} found in {study.out})" if found else ""
-            split = f"{len(tasks)} task{'s' * (len(tasks) > 1)} on {workers} worker{'s' * (workers > 1)}"
-            say(f"{study.name}: {len(todo)} of {len(all_cells)} cells to compute"
-                + (f"{where} in {split}; {forecast(tasks, workers)}" if tasks
-                   else f" (all found in {study.out})"))
+            older = [c for c in store.codes() if c != code] if len(todo) < len(cells) else []
+            tasks = kinds.tasks_of(kind, study, todo, workers)
+            cpu, memory = kinds.forecast_of(kind, study, tasks, workers)
+            say(plan_line(study, len(todo), len(cells), len(tasks), cpu, memory, workers))
             if older:  # resuming is keyed by the config, not by the code: say when they differ
                 say(f"{study.name}: warning: cells found in {study.out} were computed by other covstudy code "
                     f"({', '.join(c[:12] for c in older)}; this is {code[:12]}); force=true recomputes them")
             if todo:
-                store.record_code(code, only=study.force)
-            saved = found
-            cost = {c.cell_id: cell_seconds(c) for c in todo}  # the bar advances by the forecast work done
+                store.record_code(code, only=settings.force)
+            saved = len(cells) - len(todo)
+            cost = {i: kinds.cell_cost(kind, study, c) for i, c in todo}  # the bar advances by the forecast work done
+            work = kind.work or kinds.run_task
             try:
-                with Progress(study.name, len(todo), sum(cost.values()), progress) as bar:
-                    if tasks and grid.study_cost(todo) < IN_PROCESS_COST and study.backend == "loky":
+                with Progress(study.name, len(todo), sum(cost.values()), progress) as bar, \
+                        contextlib.ExitStack() as stack:
+                    if cpu < kinds.IN_PROCESS_SECONDS and settings.backend == "loky":
                         # Too little work to pay for starting workers (each imports numpy, scipy and covstudy).
                         # More runs on workers even with one: a long numpy call here would hold off
                         # Ctrl-C and SIGTERM until it returns, a worker is killed at once.
-                        for task in tasks:
-                            rows = _evaluate_single_threaded(task)
-                            store.save(rows)
-                            saved += len(rows)
-                            bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
-                    elif tasks:
-                        with contextlib.closing(_on_workers(study, tasks, workers)) as results:
-                            for rows in results:
-                                store.save(rows)
-                                saved += len(rows)
-                                bar.update(len(rows), sum(cost[r["cell_id"]] for r in rows))
+                        results = map(work, tasks)
+                    elif tasks:  # closed on any error: what runs and is queued stops
+                        results = stack.enter_context(contextlib.closing(_on_workers(settings, tasks, workers, work)))
+                    else:
+                        results = ()
+                    for result in results:
+                        finished = store.save_result(result)
+                        saved += len(finished)
+                        bar.update(len(finished), sum(cost[i] for i in finished))
             except KeyboardInterrupt:
                 _shutdown_workers()
-                raise Interrupted(f"interrupted: {saved} of {len(all_cells)} cells saved in {study.out}; "
+                raise Interrupted(f"interrupted: {saved} of {len(cells)} cells saved in {study.out}; "
                                   "rerun the same command to resume") from None
             except BackendError:
                 if fresh:
                     store.remove_all()
                 raise
-            finished = store.compact()
-            table = _table(finished, all_cells, store.columns)
-            store.write_table(table)
-            if study.exact_curve:
-                write_exact_curve(study)
-            store.write_json("provenance.json", provenance(study, overrides, started, len(todo), workers,
-                                                           store.read_json("provenance.json"),
-                                                           timings(finished, table["cell_id"])))
+            tables = store.assemble(ids)
+            paths = list(kind.finish(study, tables))
+            page = kind.page(study, tables) if kind.page else kinds.write_page(kind, study, tables)
+            paths += [page] if page is not None else []
+            store.write_json("provenance.json", {
+                **provenance(study, settings, overrides, started, len(todo), workers,
+                             store.read_json("provenance.json")),
+                **store.provenance, "kind": kind.key, "files": [Path(p).name for p in paths]})
     except OSError as err:
         raise OutError(f"out: cannot write the study folder {study.out}: {err.strerror or err}") from None
-    return table
+    return tables
+
+
+def plan_line(study, todo: int, cells: int, tasks: int, cpu: float, memory: float, workers: int) -> str:
+    """"quick: 990 of 1485 cells to compute (495 found in results/quick) in 9 tasks on 2 workers; roughly
+    1 s of CPU, ~200 MB a worker": what a run says before any work (``cpu``, ``memory``: the kind's forecast)."""
+    if not tasks:
+        return f"{study.name}: {todo} of {cells} cells to compute (all found in {study.out})"
+    spread = max(1, min(workers, tasks))
+    wall = f" (~{duration(cpu / spread)} on {spread} workers)" if spread > 1 and cpu >= 2 else ""
+    where = f" ({cells - todo} found in {study.out})" if todo < cells else ""
+    return (f"{study.name}: {todo} of {cells} cells to compute{where} in {tasks} task{'s' * (tasks > 1)} on {spread} "
+            f"worker{'s' * (spread > 1)}; roughly {'<1 s' if cpu < 0.5 else duration(cpu)} of CPU{wall}, "
+            f"~{size(memory)} a worker")
+
+
+def run_study(study: Study, overrides: list[str] | None = None, progress: bool | None = None,
+              say=None) -> pd.DataFrame:
+    """Compute every missing cell of the interval study ``study`` and return (and write) its results
+    table: ``run_kind`` of the interval kind (study/intervals.py) with the study's run-time settings.
+    Raises as ``run_kind`` does; ``StudyMismatch`` when ``out`` holds another study."""
+    return run_kind(intervals.KIND, study, intervals.settings(study), progress, say, overrides)["results"]
 
 
 def worker_pool(workers: int):
@@ -285,11 +304,11 @@ threading.Thread(target=watch, name="covstudy-parent-watch", daemon=True).start(
 """
 
 
-def _on_workers(study: Study, tasks: list, workers: int, evaluate=_evaluate_single_threaded):
+def _on_workers(study: RunSettings | Study, tasks: list, workers: int, evaluate):
     """``evaluate(task)`` of each task, as a worker finishes it (in any order): on loky processes
     that die with this one (``worker_pool``), or on the study's dask cluster. ``study`` gives the
-    backend settings (backend, scheduler, workers, threads_per_worker): a ``Study`` or a study
-    kind's ``kinds.RunSettings``; ``evaluate`` a picklable function (a study kind's task runner)."""
+    backend settings (backend, scheduler, workers, threads_per_worker): a ``kinds.RunSettings`` or a
+    ``Study``; ``evaluate`` a picklable function (the kind's ``work``)."""
     if study.backend == "loky":
         executor = worker_pool(min(workers, len(tasks)))
         with _workers_leave_signals_to_us():  # the first submission starts the workers
@@ -330,19 +349,6 @@ def _workers_leave_signals_to_us():
             signal.signal(sig, handler)
 
 
-def write_exact_curve(study: Study) -> None:
-    """<out>/exact_curve.csv (confidence coefficient, where, average coverage per method, n and
-    delta over the study's p range) and <out>/exact_curve_points.csv (the exact curves)."""
-    from ..engine.exact_curve import study_tables
-    from .store import _csv_bytes, atomic_write
-
-    p = study.axes["p"]
-    summary, curves = study_tables([(m.name, m.label, dict(m.params)) for m in study.methods], study.axes["n"],
-                                   study.axes["delta"], study.side, (min(p), max(p)))
-    atomic_write(study.out / "exact_curve.csv", _csv_bytes(summary))
-    atomic_write(study.out / "exact_curve_points.csv", _csv_bytes(curves))
-
-
 def _shutdown_workers() -> None:
     """Stop loky's reusable worker pool (and its shared-memory folders) after an interrupt."""
     from joblib.externals.loky import reusable_executor
@@ -360,69 +366,10 @@ def _shutdown_workers() -> None:
             executor.shutdown(wait=True, kill_workers=True)
 
 
-class StudyMismatch(RuntimeError):
-    """``out`` holds the results of a different study."""
-
-
-IDENTITY = ("name", "design", "side", "engine", "reps", "seed")  # what makes two studies different
-
-
-def check_same_study(store: Store, study: Study) -> None:
-    """Refuse to run ``study`` into a folder holding another study (unless force=true).
-
-    The same study with more or fewer methods, grid values or deltas is the same study: a
-    rerun computes only its new cells. A different name, design, side, engine, reps or seed
-    would replace the folder's table, so it needs ``force=true``.
-    """
-    old = store.read_yaml("study.yaml")
-    if not old or study.force:
-        return
-    new = study.config()
-    old_design = (old.get("grid") or {}).get("design")
-    differs = [k for k in IDENTITY if (old_design if k == "design" else old.get(k))
-               != (new["grid"]["design"] if k == "design" else new.get(k))]
-    if differs:
-        what = ", ".join(f"{k} {old_design if k == 'design' else old.get(k)!r} here, "
-                         f"{new['grid']['design'] if k == 'design' else new[k]!r} in this run" for k in differs)
-        raise StudyMismatch(f"out: {study.out} holds another study ({what}); choose another out= "
-                            "or add force=true to replace its table")
-
-
-def _table(finished: pd.DataFrame, cells: list[grid.Cell], columns: dict[str, tuple]) -> pd.DataFrame:
-    """The current study's rows, in grid order, with the columns its rows have in a fixed order
-    (the first cell's row, then each later cell's new columns), without wall-clock columns: the
-    table is the same bytes for a config and seed, whatever n_jobs, chunking or resumption (rows
-    of cells no longer in the study stay in parts/; columns no cell produces are dropped)."""
-    import pandas as pd
-
-    index = pd.Series(range(len(cells)), index=[c.cell_id for c in cells])
-    table = finished[finished["cell_id"].isin(index.index)].copy()
-    table = table.iloc[index[table["cell_id"]].argsort()].reset_index(drop=True)
-    # Parts are concatenated in the order they finished, so their union's column order varies: fix it.
-    order = dict.fromkeys(c for cell in cells for c in columns[cell.cell_id] if c not in WALL_CLOCK)
-    table = table[[c for c in order if c in table.columns]]
-    integers = {"reps", "seed", "n_valid", *(c for d in DESIGNS.values() for c in d.int_columns)}
-    for col in integers:
-        if col in table:
-            table[col] = table[col].astype("Int64")
-    return table
-
-
-def timings(finished: pd.DataFrame, cell_ids) -> dict:
-    """Wall seconds of the table's cells (each when it was last computed, from the parts), in
-    total and per method: they differ on every run, so they are kept here, not in the table."""
-    rows = finished[finished["cell_id"].isin(set(cell_ids))]
-    if "seconds" not in rows or rows.empty:
-        return {"total": 0.0, "per_method": {}}
-    per_method = rows.groupby("method", sort=False)["seconds"].sum()
-    return {"total": round(float(rows["seconds"].sum()), 3),
-            "per_method": {str(m): round(float(s), 3) for m, s in per_method.items()}}
-
-
-def provenance(study: Study, overrides, started, computed: int, workers: int, previous: dict | None = None,
-               cell_seconds: dict | None = None) -> dict:
-    """What produced the table: versions, git commit, command, times (``cell_seconds``: see
-    ``timings``), machine, the run-time settings; ``history`` keeps the earlier runs' records (newest last)."""
+def provenance(study, settings: RunSettings, overrides, started, computed: int, workers: int,
+               previous: dict | None = None) -> dict:
+    """What produced the tables: versions, git commit, command, times, machine, the run-time settings
+    (the study's RUN_KEYS, then ``settings``); ``history`` keeps the earlier runs' records (newest last)."""
     versions = {}
     for pkg in PACKAGES:
         try:
@@ -436,8 +383,8 @@ def provenance(study: Study, overrides, started, computed: int, workers: int, pr
         "started": started.isoformat(timespec="seconds"),
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "cells_computed": computed,
-        "cell_seconds": cell_seconds or {"total": 0.0, "per_method": {}},
-        **{k: v for k, v in study.config().items() if k in RUN_KEYS},
+        **{k: getattr(study, k) for k in RUN_KEYS if hasattr(study, k)},
+        **settings.config(),
         "workers": workers,
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),

@@ -135,12 +135,13 @@ def _move_aside(part: Path, problem: str) -> None:
 class Store:
     """Open with ``with Store(out) as store:``; entering takes the folder's lock."""
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, columns: dict[str, tuple] | None = None):
         self.out = Path(out)
         self.parts = self.out / "parts"
         self._lock = None
-        self.columns: dict[str, tuple] = {}  # cell_id -> its row's columns (tasks.row_columns), for read_part
+        self.columns = columns or {}  # cell_id -> its row's columns (tasks.row_columns), for read_part
         self._saved: dict[str, str] = {}  # part name -> checksum of the bytes this process wrote
+        self.provenance: dict = {}  # what ``assemble`` adds to provenance.json
 
     def __enter__(self) -> "Store":
         self.parts.mkdir(parents=True, exist_ok=True)
@@ -205,6 +206,24 @@ class Store:
                 f.unlink()
         return frame
 
+    # --- what the runner asks of every store (runner.run_kind) -------------------------
+    def done(self) -> set[str]:
+        """The ids of the stored cells (damaged parts moved aside, as ``finished`` does)."""
+        frame = self.finished()
+        return set(frame["cell_id"]) if len(frame) else set()
+
+    def save_result(self, rows: list[dict]) -> list[str]:
+        """Persist what one task returned (``tasks.evaluate``'s rows); return the ids of its cells."""
+        self.save(rows)
+        return [row["cell_id"] for row in rows]
+
+    def assemble(self, ids: list[str]) -> dict[str, pd.DataFrame]:
+        """Compact the parts and return the study's table, {"results": the cells ``ids``' rows in that order};
+        ``provenance`` gets their wall seconds (``timings``)."""
+        finished = self.compact()
+        self.provenance = {"cell_seconds": timings(finished, ids)}
+        return {"results": results_table(finished, ids, self.columns)}
+
     def codes(self) -> list[str]:
         """The fingerprints (``runner.code_fingerprint``) of the code that computed the parts;
         ``["unrecorded"]`` for parts written before the store kept them."""
@@ -258,6 +277,38 @@ class Store:
 
     def write_json(self, name: str, data: dict) -> None:
         atomic_write(self.out / name, (json.dumps(data, indent=2) + "\n").encode())
+
+
+def results_table(finished: pd.DataFrame, ids: list[str], columns: dict[str, tuple]) -> pd.DataFrame:
+    """The current study's rows (cells ``ids``), in grid order, with the columns its rows have in a fixed
+    order (the first cell's row, then each later cell's new columns), without wall-clock columns: the
+    table is the same bytes for a config and seed, whatever n_jobs, chunking or resumption (rows
+    of cells no longer in the study stay in parts/; columns no cell produces are dropped)."""
+    from ..designs import DESIGNS
+    from .tasks import WALL_CLOCK
+
+    index = pd.Series(range(len(ids)), index=ids)
+    table = finished[finished["cell_id"].isin(index.index)].copy()
+    table = table.iloc[index[table["cell_id"]].argsort()].reset_index(drop=True)
+    # Parts are concatenated in the order they finished, so their union's column order varies: fix it.
+    order = dict.fromkeys(c for i in ids for c in columns[i] if c not in WALL_CLOCK)
+    table = table[[c for c in order if c in table.columns]]
+    integers = {"reps", "seed", "n_valid", *(c for d in DESIGNS.values() for c in d.int_columns)}
+    for col in integers:
+        if col in table:
+            table[col] = table[col].astype("Int64")
+    return table
+
+
+def timings(finished: pd.DataFrame, cell_ids) -> dict:
+    """Wall seconds of the table's cells (each when it was last computed, from the parts), in
+    total and per method: they differ on every run, so they are kept in provenance.json, not in the table."""
+    rows = finished[finished["cell_id"].isin(set(cell_ids))]
+    if "seconds" not in rows or rows.empty:
+        return {"total": 0.0, "per_method": {}}
+    per_method = rows.groupby("method", sort=False)["seconds"].sum()
+    return {"total": round(float(rows["seconds"].sum()), 3),
+            "per_method": {str(m): round(float(s), 3) for m, s in per_method.items()}}
 
 
 # --- a study kind's parts (study/kinds.py) ----------------------------------------------
@@ -347,6 +398,19 @@ class KindStore(Store):
             else:
                 cells.update(found)
         return cells
+
+    def done(self) -> set[str]:
+        return set(self.finished_cells())
+
+    def save_result(self, cells: list[tuple[str, dict]]) -> list[str]:
+        """Persist what one task returned (``kinds.run_task``'s cells); return their ids."""
+        self.save_cells(cells)
+        return [cid for cid, _ in cells]
+
+    def assemble(self, ids: list[str]) -> dict[str, pd.DataFrame]:
+        """Compact the parts and return the kind's tables: each the rows of the cells ``ids``, in that order."""
+        stored = self.compact_cells(ids)
+        return {t: pd.DataFrame([row for i in ids for row in stored[i].get(t, [])]) for t in self.tables}
 
     def save_cells(self, cells: list[tuple[str, dict]]) -> None:
         """Persist the cells of one finished task as a new part."""
