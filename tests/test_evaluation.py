@@ -555,6 +555,7 @@ def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
     metrics = ["balanced_accuracy", "precision", "f1", "accuracy"]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(audit, "BOOT_BUDGET", 0)
+        mp.setattr(certify, "WORK", 1e7)  # smaller searches, the same in both runs (test_certify.py: the full ones)
         full = covstudy.evaluate(y, p, metrics=metrics, audit_all=True, progress=False).table
         quick = covstudy.evaluate(y, p, metrics=metrics, progress=False).table
     columns = ["coverage_at_estimate", "worst_coverage", "worst_bound", "meets_target", "mean_width"]
