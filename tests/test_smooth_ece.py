@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import integrate, special, stats
+from scipy import integrate, optimize, special, stats
 
 from covstudy import coverage
 from covstudy.designs import calibration as C
@@ -64,13 +64,50 @@ def test_fixed_point_and_monotone_in_the_bandwidth():
     f = rng.beta(2, 3, (6, 150))
     y = (rng.random((6, 150)) < special.expit(0.7 * special.logit(f))).astype(float)
     value, sigma = S.smooth_ece(f, y, return_sigma=True)
-    assert np.allclose(value, sigma, rtol=1e-4)  # smECE_σ* = σ*
+    assert np.allclose(value, sigma, rtol=1e-13)  # smECE_σ* = σ*
     assert np.allclose(S.smooth_ece_sigma(f, y, sigma), value, rtol=1e-12)
     grid = np.geomspace(0.002, 1, 25)
     curves = np.array([S.smooth_ece_sigma(f, y, s) for s in grid])
     assert np.all(np.diff(curves, axis=0) <= 1e-12)  # the smoothed residual's L1 norm does not grow with σ
     # a perfectly calibrated population has smooth ECE 0; a test set's is floored at SIGMA_MIN's value
     assert C.true_smooth_ece(C.ScoreLaw("beta", 2.0, 5.0), 1.0, 0.0) == 0.0
+
+
+def test_fixed_point_is_solved_to_rounding():
+    """σ* against scipy's brentq on each test set's g(σ) = smECE_σ - σ to a relative 4 ulps (an independent
+    solver), over n, calibration curves and a test set at the floor: within 1e-13 (a stop at a relative 1e-5
+    in log σ was up to 5e-6 off), and smECE_σ* = σ* as closely."""
+    rng = np.random.default_rng(9)
+    for n, slope in ((30, 1.0), (300, 0.6), (3000, 1.6), (3000, 1.0)):
+        f = rng.beta(2, 5, (3, n))
+        y = (rng.random((3, n)) < special.expit(slope * special.logit(f))).astype(float)
+        value, sigma = S.smooth_ece(f, y, return_sigma=True)
+        c = S._cosine_coefficients(S.binned_residuals(f, y))
+        for i in range(3):
+            ref = optimize.brentq(lambda s: S.smooth_at(c[i:i + 1], np.array([s]))[0] - s, S.SIGMA_MIN, 1.0,
+                                  xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=200)
+            assert abs(sigma[i] / ref - 1) < 1e-13 and abs(value[i] / sigma[i] - 1) < 1e-13, (n, slope, i)
+    f = np.r_[np.full(4, 0.5), 0.2, 0.2, 0.2, 0.2, 0.2]  # residuals cancelling at each score: the floor, smECE ~0
+    value, sigma = S.smooth_ece(f, np.r_[0, 1, 0, 1, 0, 0, 0, 0, 1], return_sigma=True)
+    assert sigma[0] == S.SIGMA_MIN and value[0] < 1e-12
+
+
+def test_a_last_bit_change_moves_the_smooth_ece_by_last_bits():
+    """docs/reproducibility.md: across CPUs floats may differ in their last bits, and so may the smooth ECE,
+    but no more. One ulp (np.nextafter) on every score of 40 test sets, and on one score of a test set where
+    the old stop (a step under a relative 1e-5 in log σ) took one step more on one side of that ulp than on the
+    other (found by bisecting that score between values where the old stop's step count differed): it moved
+    the smooth ECE by 1.6e-6 there."""
+    rng = np.random.default_rng(10)
+    f = rng.beta(2, 5, (40, 250))
+    y = (rng.random((40, 250)) < special.expit(0.6 * special.logit(f))).astype(float)
+    before, after = S.smooth_ece(f, y), S.smooth_ece(np.nextafter(f, 1), y)
+    assert np.max(np.abs(after / before - 1)) < 1e-12
+    f, y = _test_set(40, 2.0, 5.0, 0.5, 3)
+    f[0] = 0.2710683015481109
+    moved = f.copy()
+    moved[0] = np.nextafter(f[0], 1)
+    assert abs(S.smooth_ece(moved, y)[0] / S.smooth_ece(f, y)[0] - 1) < 1e-12
 
 
 def test_population_smooth_ece_against_a_double_quadrature_and_a_large_test_set():

@@ -10,9 +10,9 @@ with the reflected Gaussian kernel on [0, 1] (the Gaussian with its images mirro
 
 (the second form is the Neumann heat kernel's cosine series, which is why a discrete cosine transform
 smooths exactly). smECE_σ does not increase with σ; the smooth ECE is smECE at the fixed point σ* where
-smECE_σ* = σ* (their bandwidth rule), so it equals σ*. Here σ* is found by regula falsi in log σ on
-[SIGMA_MIN, 1] (SIGMA_MIN = 0.001, the reference package's floor; a test set whose smECE stays below σ
-there gets σ* = SIGMA_MIN, and smECE at it).
+smECE_σ* = σ* (their bandwidth rule), so it equals σ*. Here σ* is found to rounding (methods/roots.py; a
+few ulps, so that the answer reproduces across CPUs to the last bits) above SIGMA_MIN = 0.001 (the
+reference package's floor; a test set whose smECE stays below σ there gets σ* = SIGMA_MIN, and smECE at it).
 
 Computation: the residuals are linearly binned onto GRID + 1 equally spaced points (Wand 1994,
 "Fast computation of multivariate kernel estimators"), smoothed by the cosine series truncated at the
@@ -34,10 +34,10 @@ from .. import validate
 from .._lazy import fft
 from .calibration import ESTIMATES, TARGETS, _rows
 from .registry import draws_param, register
+from .roots import solve_increasing
 
 GRID = 1024
 SIGMA_MIN = 1e-3
-TOL, MAX_STEPS = 1e-5, 60  # σ* to a relative 1e-5 (in log σ); the Illinois steps allowed
 
 
 def binned_residuals(scores, labels, weights=None) -> np.ndarray:
@@ -80,24 +80,15 @@ def smooth_ece_sigma(scores, labels, sigma) -> np.ndarray:
 
 
 def fixed_point(coefficients) -> np.ndarray:
-    """σ* per row: the root of g(σ) = smECE_σ - σ (decreasing) on [SIGMA_MIN, 1] by the Illinois variant of
-    regula falsi in x = log σ (Dowell & Jarratt 1971), until a step moves x by less than TOL; SIGMA_MIN where g(SIGMA_MIN) <= 0."""
-    rows = coefficients.shape[0]
-    g = lambda x: smooth_at(coefficients, np.exp(x)) - np.exp(x)  # noqa: E731
-    a, b = np.full(rows, np.log(SIGMA_MIN)), np.zeros(rows)
-    ga, gb = g(a), g(b)
-    above = ga > 0
-    ga = np.where(above, ga, 1.0)  # rows without a root inside: kept fixed below
-    x, done = a, ~above
-    for _ in range(MAX_STEPS):  # a row that has converged stays put: its σ* does not depend on the other rows
-        last, x = x, np.where(done, x, np.where(gb != ga, (a * gb - b * ga) / np.where(gb != ga, gb - ga, 1.0), b))
-        gx = g(x)
-        same = np.sign(gx) == np.sign(gb)  # x replaces b; halve the stale end's value (Illinois)
-        a, ga, b, gb = (np.where(same, a, b), np.where(same, ga / 2, gb), x, gx)
-        done |= (np.abs(x - last) < TOL) | (gx == 0)
-        if np.all(done):
-            break
-    return np.where(above, np.exp(x), SIGMA_MIN)
+    """σ* per row: the root of σ - smECE_σ (increasing, as smECE_σ does not) on [SIGMA_MIN, 1] by the
+    vectorised bracketed root finder of methods/roots.py (Anderson–Björck regula falsi with Brent's safeguards),
+    to a bracket a few ulps wide; SIGMA_MIN where SIGMA_MIN >= smECE_SIGMA_MIN.
+
+    Solved to rounding, so that last-bit changes in the inputs (another CPU's FFT or exp, one ulp of a score)
+    move σ* by last bits only: a stop rule at a looser tolerance has inputs where a last-bit change takes one
+    step more or less and moves σ* by up to that tolerance. The finder evaluates only unfinished rows, so a
+    row's σ* is its own, whatever other rows share the call."""
+    return solve_increasing(lambda s, i: s - smooth_at(coefficients[i], s), SIGMA_MIN, np.ones(coefficients.shape[0]))
 
 
 def smooth_ece(scores, labels, return_sigma: bool = False):
