@@ -39,6 +39,9 @@ def _small_audits(mp):
     mp.setattr(certify, "WORK", 1e7)  # a smaller search (tests/test_certify.py checks the full one)
     mp.setattr(audit, "DECIDE_TEST_SETS", 16 * REPS)  # decisions have tests of their own (test_recommend.py)
     mp.setattr(growth, "GROWTH_REPS", 50)  # the widths at other sizes: test_width_against_n_* check them
+    # the paired methods reading the concordant split searched by Monte Carlo, not on exact grids of ~10^5
+    # outcomes (test_certify.py and test_evaluate_search.py check those)
+    mp.setattr(audit, "THREE_EXACT_OUTCOMES", 40_000)
 
 
 @pytest.fixture(scope="module")
