@@ -113,7 +113,7 @@ def test_holm_and_bh_match_statsmodels_multipletests(monkeypatch):
     import gc
 
     multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
-    # statsmodels' Holm calls gc.collect() each time: a full collection of the suite's heap (9 of 9 CPU-s in the suite)
+    # statsmodels' Holm calls gc.collect() each time: a full collection of the whole heap (~9 CPU-s in the suite)
     monkeypatch.setattr(gc, "collect", lambda generation=2: 0)
     rng = np.random.default_rng(47)
     for P in (3, 10, 190):
