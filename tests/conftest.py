@@ -1,4 +1,5 @@
 import atexit
+import gc
 import os
 import shutil
 import tempfile
@@ -30,3 +31,10 @@ os.environ["COVSTUDY_BUDGET"] = "inf"
 def _audit_cache(tmp_path_factory, monkeypatch):
     """Every test's audit cache is a fresh, empty folder."""
     monkeypatch.setenv("COVSTUDY_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
+def pytest_collection_finish(session):
+    """What collection imported (numpy, scipy, pandas, every test module) lives as long as the run: out of
+    every later garbage collection (gc.freeze), whose full passes would walk it again and again."""
+    gc.collect()
+    gc.freeze()
