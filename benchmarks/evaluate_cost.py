@@ -15,6 +15,7 @@ The matrix, generated deterministically (``shapes``): rows 10², 10³, 10⁴, 10
     python benchmarks/evaluate_cost.py --quick          # 10² and 10³ rows only
     python benchmarks/evaluate_cost.py logit proba2-1e4 # families or cases by name
     python benchmarks/evaluate_cost.py --no-audit --rows 1e6 1e7   # intervals only
+    python benchmarks/evaluate_cost.py --seed 100 --rows 1e3 1e5   # other files of the same shapes
 
 Each case runs in a child process of its own (its CPU time, user + sys, and its peak resident memory are
 its own, read by ``os.wait4``), imports included, with one BLAS thread. It prints the case, its CPU-s, peak
@@ -92,27 +93,28 @@ def tag(rows) -> str:
     return f"{rows:.0e}".replace("+0", "").replace("+", "")
 
 
-def shapes(rows=ROWS) -> dict:
+def shapes(rows=ROWS, seed=0) -> dict:
     """{case name: a function of no argument returning its data (keyword arguments of ``evaluate``; a
-    leaderboard's: truth and {model: labels})}, every family at every size."""
+    leaderboard's: truth and {model: labels})}, every family at every size. ``seed``: added to every family's
+    generator seed (0: the matrix the tool was measured on; another: files it was not tuned to)."""
     out = {}
     for n in rows:
         t = tag(n)
-        out[f"logit-{t}"] = lambda n=n: _binary(n, 1, "logit")
-        out[f"proba2-{t}"] = lambda n=n: _binary(n, 2, "proba", second=True)
-        out[f"ties-groups-{t}"] = lambda n=n: _binary(n, 3, "ties", groups=True)
+        out[f"logit-{t}"] = lambda n=n: _binary(n, 1 + seed, "logit")
+        out[f"proba2-{t}"] = lambda n=n: _binary(n, 2 + seed, "proba", second=True)
+        out[f"ties-groups-{t}"] = lambda n=n: _binary(n, 3 + seed, "ties", groups=True)
         for k in (5, 10, 20):
-            out[f"k{k}-{t}"] = lambda n=n, k=k: _classes(n, k, 4)
-        out[f"judge-{t}"] = lambda n=n: _judge(n, 5)
-        out[f"leader5-{t}"] = lambda n=n: _leaderboard(n, 6)
+            out[f"k{k}-{t}"] = lambda n=n, k=k: _classes(n, k, 4 + seed)
+        out[f"judge-{t}"] = lambda n=n: _judge(n, 5 + seed)
+        out[f"leader5-{t}"] = lambda n=n: _leaderboard(n, 6 + seed)
     return out
 
 
-def inner(case, rows, audit, budget):
+def inner(case, rows, audit, budget, seed=0):
     """In the child: run the case, print one JSON line (the forecast, what was cut)."""
     import covstudy
 
-    data = shapes((rows,))[case]()
+    data = shapes((rows,), seed)[case]()
     kw = {} if budget is None else {"budget": budget}
     if "models" in data:
         from covstudy.evaluation.leaderboard import leaderboard
@@ -125,12 +127,13 @@ def inner(case, rows, audit, budget):
                       "table": len(ev.table)}))
 
 
-def measure(case, rows, audit, budget, src):
+def measure(case, rows, audit, budget, src, seed=0):
     """(CPU-s, peak MB, its stdout, its stderr, its exit code) of one case in a child process of its own."""
     env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     args = [sys.executable, __file__, "--inner", case, "--rows", str(rows)]
     args += [] if audit else ["--no-audit"]
     args += [] if budget is None else ["--budget", str(budget)]
+    args += ["--seed", str(seed)] if seed else []
     child = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = child.stdout.read(), child.stderr.read()  # a child's output fits the pipes' buffers
     _, status, usage = os.wait4(child.pid, 0)
@@ -147,9 +150,10 @@ def main():
     ap.add_argument("--budget", help="the tool's --budget (default its own)")
     ap.add_argument("--inner", help=argparse.SUPPRESS)
     ap.add_argument("--json", help="also write the measurements to this file (JSON lines)")
+    ap.add_argument("--seed", type=int, default=0, help="added to every family's generator seed (files not tuned to)")
     a = ap.parse_args()
     if a.inner:
-        return inner(a.inner, int(float(a.rows[0])), not a.no_audit, a.budget)
+        return inner(a.inner, int(float(a.rows[0])), not a.no_audit, a.budget, a.seed)
     sizes = [int(float(r)) for r in a.rows] if a.rows else ([100, 1_000] if a.quick else list(ROWS))
     wanted = a.cases or list(FAMILIES)
     src = Path(__file__).resolve().parents[1] / "src"
@@ -159,7 +163,7 @@ def main():
             family = case.rsplit("-", 1)[0]
             if family not in wanted and case not in wanted:
                 continue
-            cpu, peak, out, err, code = measure(case, rows, not a.no_audit, a.budget, src)
+            cpu, peak, out, err, code = measure(case, rows, not a.no_audit, a.budget, src, a.seed)
             if code != 0:
                 print(f"{case:<18} FAILED (exit {code}): {err.strip().splitlines()[-1] if err.strip() else ''}",
                       flush=True)
@@ -175,8 +179,8 @@ def main():
                   f"{ratio}  {ok:>5}  {'; '.join(info['cuts'])}", flush=True)
             if a.json:
                 with open(a.json, "a") as fh:
-                    fh.write(json.dumps({"case": case, "rows": rows, "audit": not a.no_audit, "cpu": cpu,
-                                         "peak_mb": peak, **info, "time": time.time()}) + "\n")
+                    fh.write(json.dumps({"case": case, "seed": a.seed, "rows": rows, "audit": not a.no_audit,
+                                         "cpu": cpu, "peak_mb": peak, **info, "time": time.time()}) + "\n")
 
 
 if __name__ == "__main__":

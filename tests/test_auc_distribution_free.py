@@ -238,15 +238,17 @@ def test_mean_abs_difference_against_the_double_loop():
     assert adf.mean_abs_difference(x1, y1, x2, y2) == pytest.approx(want, abs=1e-15)
 
 
+@pytest.mark.parametrize("grid", [True, False])
 @pytest.mark.parametrize("ties", [True, False])
-def test_mean_abs_difference_counted_equals_every_pair(monkeypatch, ties):
-    """The O(N log N) count of dominated pairs (a large test set's path) against every pair compared, with
-    ties within and across the classes and without."""
+def test_mean_abs_difference_counted_equals_every_pair(monkeypatch, ties, grid):
+    """The count of dominated pairs (a large test set's path: on the grid of distinct values where they are few,
+    else O(N log N)) against every pair compared, with ties within and across the classes and without."""
     rng = np.random.default_rng(11 + ties)
     for m, n in ((1, 1), (3, 8), (17, 5), (40, 33)):
         x1, y1, x2, y2 = (rng.integers(0, 4, s) + (0.0 if ties else rng.random(s)) for s in (m, n, m, n))
         want = adf.mean_abs_difference(x1, y1, x2, y2)
         monkeypatch.setattr(adf, "_PAIRS", 0)
+        monkeypatch.setattr(adf, "_GRID_CELLS", adf._GRID_CELLS if grid else 0)
         assert adf.mean_abs_difference(x1, y1, x2, y2) == pytest.approx(want, abs=1e-14)
         strict, loose = adf.dominated_pairs(x1, x2, y1, y2)
         assert strict == np.sum((x1[:, None] > y1) & (x2[:, None] > y2))

@@ -132,7 +132,8 @@ def test_no_cache_neither_reads_nor_writes(monkeypatch):
 @pytest.mark.parametrize("damage", ["{", "[1, 2]", '{"worst_coverage": 0.5, "rm -rf": 1}'])
 def test_a_damaged_entry_is_ignored_and_recomputed(monkeypatch, damage):
     first = covstudy.evaluate(**SMALL)
-    entries = sorted(cache.folder().glob("*.json"))
+    # the audits' entries (the width-vs-n table's are ``cache.memo`` values, {"memo": ...})
+    entries = [e for e in sorted(cache.folder().glob("*.json")) if "memo" not in json.loads(e.read_text())]
     for e in entries:
         e.write_bytes(damage.encode("latin-1"))
     calls = _counting(monkeypatch)
@@ -140,6 +141,20 @@ def test_a_damaged_entry_is_ignored_and_recomputed(monkeypatch, damage):
     assert len(calls) == len(entries)
     assert first.table.worst_coverage.equals(again.table.worst_coverage)
     assert all(isinstance(json.loads(e.read_text()), dict) for e in entries)  # rewritten whole
+
+
+def test_a_second_run_reads_the_width_vs_n_table_from_the_cache(monkeypatch):
+    """The width-vs-n table is cached as the audits are (the README example's second run spent 2 of its 3 CPU-s
+    recomputing it): the second run computes no width and gives the same table."""
+    from covstudy.evaluation import growth
+
+    first = covstudy.evaluate(**SMALL)
+    calls = []
+    widths = growth._widths
+    monkeypatch.setattr(growth, "_widths", lambda *a: calls.append(a) or widths(*a))
+    again = covstudy.evaluate(**SMALL)
+    assert first.growth is not None and not calls
+    assert first.growth.equals(again.growth)
 
 
 def test_an_unfinished_write_is_never_read(tmp_path):
@@ -323,3 +338,65 @@ def test_the_leaderboard_forecasts_and_cuts_its_audit_to_the_budget(capsys):
     assert cut.forecast <= budget + 1e-9 and cut.cut in cut.text()
     none = leaderboard(truth, models, reps=150, budget=cost.OVERHEAD + 0.01)
     assert none.audit is None and none.cut.startswith("not audited") and none.cut in none.text()
+
+
+def test_the_first_audits_fit_the_budget_the_costliest_metrics_left_out_with_a_note():
+    """Each metric's first audit runs whatever the outcomes: where those alone pass the budget by SLACK, the
+    costliest metrics' are left out (cheapest first, so the most metrics keep an audit), each of their jobs with a
+    note, never a cheap one (one proportion's) nor the only way a metric without a guaranteed method recommends."""
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    d = prepare(TRUTH, PREDICTED, SCORES, None, np.roll(PREDICTED, 3), None, None, None, None, 100, 10**7)
+    specs = metric_specs(d, 0.05, None)
+    budget = 2.0
+    p = cost.plan(specs, d.n, 2000, True, False, budget)
+    firsts = {}
+    for j in p.jobs.values():
+        if not j.skip:
+            firsts.setdefault(j.metric, j)
+    out = {j.metric for j in p.jobs.values() if "went to the cheaper metrics" in j.skip}
+    assert out and any("costliest metrics" in c for c in p.cuts)
+    assert all(all(j.skip for j in p.jobs.values() if j.metric == m) for m in out)  # the whole metric
+    # the first audits that run fit (but for the cheap ones and those of a metric without a guaranteed method,
+    # which always run)
+    proven = {s.metric for s in specs if any(cost._guaranteed(q) for _, _, q in s.methods)}
+    kept = sum(j.seconds for m, j in firsts.items() if j.seconds > cost.CHEAP and m in proven)
+    assert p.fixed + kept <= cost.SLACK * budget + 1e-9 or kept == 0
+    # a left-out metric's first would not have fitted beside the ones kept
+    assert all(p.fixed + kept + min(j.seconds for j in p.jobs.values() if j.metric == m) > cost.SLACK * budget
+               for m in out)
+    assert not {s.metric for s in specs if s.design == "binomial"} & out
+    assert cost.plan(specs, d.n, 2000, True, False, math.inf).jobs and not any(
+        j.skip for j in cost.plan(specs, d.n, 2000, True, False, math.inf).jobs.values())
+
+
+def test_a_heavy_audit_runs_at_its_deepest_cuts():
+    """An audit heavier than a metric's share even at the deepest cuts runs only as its metric's first, and then at
+    those cuts (MIN_REPS test sets a point, MIN_WORK outcome operations): it was run uncut."""
+    from covstudy.evaluation.data import prepare
+    from covstudy.evaluation.metrics import metric_specs
+
+    d = prepare(TRUTH, PREDICTED, SCORES, None, np.roll(PREDICTED, 3), None, None, None, None, 100, 10**7)
+    p = cost.plan(metric_specs(d, 0.05, None), d.n, 2000, True, False, 4.0)
+    heavy = [j for j in p.jobs.values() if j.heavy and not j.skip]
+    assert heavy and all(j.reps == cost.MIN_REPS for j in heavy)
+    assert all(j.work is None or j.work <= cost.MIN_WORK for j in heavy)
+
+
+def test_an_audit_the_design_cannot_simulate_says_so_in_its_row(monkeypatch):
+    """judge at 10⁶ rows was a traceback (the judged design refuses (labelled + 1)³(examples + 1) > 2^62 before any
+    work): the refusal is the row's note, the other audits run, nothing is cached for it."""
+    real = result_module.audit_metric
+
+    def refusing(s, method, qualified, *a, **k):
+        if s.metric == "precision":
+            raise ValueError("examples, labelled: the judged design needs (labelled + 1)³(examples + 1) <= 2^62")
+        return real(s, method, qualified, *a, **k)
+
+    monkeypatch.setattr(result_module, "audit_metric", refusing)
+    ev = covstudy.evaluate(**SMALL)
+    notes = ev.table[ev.table.metric == "precision"].note.fillna("")
+    assert notes.str.startswith("not audited: examples, labelled").any()
+    assert ev.table[ev.table.metric == "accuracy"].coverage_at_estimate.notna().any()
+    assert not any("examples, labelled" in e.read_text() for e in cache.folder().glob("*.json"))

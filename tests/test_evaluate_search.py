@@ -224,3 +224,25 @@ def _binormal(coords, spec):
                  auc=np.array([c["auc"] for c in coords]), sd_ratio=np.array([c["sd_ratio"] for c in coords]),
                  reps=300, seed=0)
     return r.coverage, r.mcse, r.mean_width
+
+
+def test_a_decision_batch_refused_for_its_memory_is_pooled_over_pieces():
+    """A 10⁶-row clustered file's decision asked the engine for 8 × reps test sets at once (9.6 GB, a traceback):
+    a batch the engine refuses for its memory is drawn in pieces of reps test sets, pooled."""
+    from covstudy.evaluation import audit
+
+    asked = []
+
+    def evaluate(coords, reps, seed):
+        asked.append(reps)
+        if reps > 100:
+            raise ValueError(f"reps: Monte Carlo at clusters = 99,994 needs ~9.6 GB (reps = {reps:,}), more than the "
+                             f"2 GB limit")
+        return np.array([0.96]), np.array([0.2 / np.sqrt(reps)]), np.array([0.1])
+
+    out = audit.decide(evaluate, {}, 0.946, 0.01, 0.945, 100, seed=3)
+    assert out["reps"] >= 800 and out["worst_coverage"] == pytest.approx(0.96)
+    assert max(asked) > 100 and all(r <= 100 for r in asked[1:])
+    with pytest.raises(ValueError, match="something else"):
+        audit.decide(lambda c, reps, seed: (_ for _ in ()).throw(ValueError("something else")), {}, 0.946, 0.01,
+                     0.945, 100, seed=3)

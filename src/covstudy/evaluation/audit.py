@@ -462,8 +462,7 @@ def decide(evaluate, at: dict, worst: float, mcse: float, floor: float, reps: in
         return {}
     c = m = float("nan")
     while batch > 0 and total + batch <= budget:
-        cov, se, _ = evaluate([at], reps=batch, seed=seed + k)
-        cov, se = float(np.atleast_1d(cov)[0]), float(np.atleast_1d(se)[0])
+        cov, se = _batch(evaluate, at, batch, int(reps), seed + k)
         total, weighted, variance = total + batch, weighted + batch * cov, variance + (batch * se) ** 2
         c, m = weighted / total, math.sqrt(variance) / total
         if c - Z_MCSE * m >= floor or c + Z_MCSE * m < floor:
@@ -473,6 +472,25 @@ def decide(evaluate, at: dict, worst: float, mcse: float, floor: float, reps: in
             "note": f"undecided after {total:,} test sets at its worst point: {c:.4f} ± {m:.4f}, {c - floor:+.4f} "
                     f"from "
                     f"the floor {floor:.3f}, within {Z_MCSE:g} MCSE ({Z_MCSE * m:.4f}) when its budget was spent"}
+
+
+def _batch(evaluate, at, batch, reps, seed) -> tuple[float, float]:
+    """(coverage, MCSE) of ``batch`` fresh test sets at ``at``: one call, or, where the engine refuses that many
+    test sets at once for their memory (a large clustered test set: GBs), pooled over pieces of ``reps`` (as many as
+    the search drew at a point), each its own seed (seed·1000 + piece)."""
+    try:
+        cov, se, _ = evaluate([at], reps=batch, seed=seed)
+        return float(np.atleast_1d(cov)[0]), float(np.atleast_1d(se)[0])
+    except ValueError as e:
+        if not str(e).startswith("reps: Monte Carlo at") or batch <= reps:
+            raise
+    total, weighted, variance = 0, 0.0, 0.0
+    for piece, start in enumerate(range(0, batch, reps)):
+        size = min(reps, batch - start)
+        cov, se, _ = evaluate([at], reps=size, seed=seed * 1000 + piece)
+        cov, se = float(np.atleast_1d(cov)[0]), float(np.atleast_1d(se)[0])
+        total, weighted, variance = total + size, weighted + size * cov, variance + (size * se) ** 2
+    return weighted / total, math.sqrt(variance) / total
 
 
 def _draws(qualified) -> bool:

@@ -96,6 +96,8 @@ def dominated_pairs(pos_x, pos_y, neg_x, neg_y) -> tuple[int, int]:
     m = pos_x.size
     xr, yr = _dense_ranks(np.concatenate([pos_x, neg_x])), _dense_ranks(np.concatenate([pos_y, neg_y]))
     base = int(yr.max()) + 1
+    if (int(xr.max()) + 1) * base <= _GRID_CELLS:  # few distinct values (rounded probabilities, ratings)
+        return _grid_dominated_pairs(xr[:m], yr[:m], xr[m:], yr[m:], int(xr.max()) + 1, base)
     key = xr * base + yr
     kp, wp = np.unique(key[:m], return_counts=True)
     kn, wn = np.unique(key[m:], return_counts=True)
@@ -105,6 +107,20 @@ def dominated_pairs(pos_x, pos_y, neg_x, neg_y) -> tuple[int, int]:
     strict = _dominance_count(x, y, weight, is_neg, strict=True)
     ties = (np.intersect1d(x[:kp.size], x[kp.size:]).size or np.intersect1d(y[:kp.size], y[kp.size:]).size)
     return strict, (_dominance_count(x, y, weight, is_neg, strict=False) if ties else strict)
+
+
+_GRID_CELLS = 1 << 22  # distinct x values × distinct y values up to which the pairs are counted on a grid
+
+
+def _grid_dominated_pairs(px, py, nx, ny, rx, ry) -> tuple[int, int]:
+    """``dominated_pairs`` on the rx × ry grid of dense ranks: the negatives' counts cumulated over both ranks,
+    C[x, y] = #{j: x'ⱼ <= x, y'ⱼ <= y}, so #{(i, j): xᵢ ≥ x'ⱼ, yᵢ ≥ y'ⱼ} = Σ_cells H_pos·C and the strict count
+    reads C one rank below in both (O(rx·ry), exact integers)."""
+    pos = np.bincount(px * ry + py, minlength=rx * ry).reshape(rx, ry)
+    below = np.bincount(nx * ry + ny, minlength=rx * ry).reshape(rx, ry).cumsum(axis=0).cumsum(axis=1)
+    loose = int(np.sum(pos * below, dtype=np.int64))
+    strict = int(np.sum(pos[1:, 1:] * below[:-1, :-1], dtype=np.int64))
+    return strict, loose
 
 
 _SHIFT = 26  # packed element: position (bits 0-24), negative (bit 25), weight (from bit 26); N < 2^25
@@ -152,11 +168,16 @@ def auc_difference_chernoff_hoeffding(pos_first, neg_first, pos_second, neg_seco
 
     I is the rate of the trinomial law with P(±1) = (s̄ ± D)/2 (methods/chernoff.py); guaranteed for every
     pair of bivariate score laws (module docstring). With s̄ = 1 it is the Bernoulli bound on (D + 1)/2."""
-    delta = np.asarray(delta, dtype=float)
     auc, _ = _paired_covariance(pos_first, neg_first, pos_second, neg_second)
-    d = auc[..., 0] - auc[..., 1]
     k = min(np.shape(pos_first)[-1], np.shape(neg_first)[-1])
     s_hat = mean_abs_difference(pos_first, neg_first, pos_second, neg_second, auc)
+    return difference_bounds(auc[..., 0] - auc[..., 1], s_hat, k, delta)
+
+
+def difference_bounds(d, s_hat, k, delta):
+    """``auc_difference_chernoff_hoeffding``'s ends from its statistics: the difference D̂, the mean |h| Ŝ and
+    k = min(m, n) (a closed form of the three: the width at another k follows without the scores)."""
+    delta, d, k = np.asarray(delta, dtype=float), np.asarray(d, dtype=float), np.asarray(k, dtype=float)
     s_bar = kl_upper(s_hat, k, np.log(1 / (S_SHARE * delta)))
     level = np.log(2 / ((1 - S_SHARE) * delta))
     coin_lo, coin_hi = kl_bounds((d + 1) / 2, k, level)

@@ -40,7 +40,7 @@ import itertools
 
 import numpy as np
 
-from .._lazy import stats
+from scipy import special
 from . import paired_metrics, unpaired_metrics  # noqa: F401  (their kinds, registered before these methods)
 from .judged import CELLS as JUDGED_CELLS
 from .registry import register
@@ -59,8 +59,9 @@ def cp(k, n, level):
     tail = (1 - np.asarray(level, dtype=float)) / 2
     safe = np.maximum(n, 1)
     with np.errstate(all="ignore"):
-        lo = np.where(k > 0, stats.beta.ppf(tail, k, safe - k + 1), 0.0)
-        hi = np.where(k < n, stats.beta.ppf(1 - tail, k + 1, safe - k), 1.0)
+        # Beta quantiles as betaincinv: scipy.stats.beta.ppf's numbers without importing scipy.stats
+        lo = np.where(k > 0, special.betaincinv(k, safe - k + 1, tail), 0.0)
+        hi = np.where(k < n, special.betaincinv(k + 1, safe - k, 1 - tail), 1.0)
     return np.where(n > 0, lo, 0.0), np.where(n > 0, hi, 1.0)
 
 
