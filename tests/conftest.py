@@ -1,4 +1,5 @@
 import atexit
+import gc
 import os
 import shutil
 import tempfile
@@ -7,6 +8,12 @@ import pytest
 
 # Tests must not depend on the developer's terminal or on Hydra's full tracebacks.
 os.environ.pop("HYDRA_FULL_ERROR", None)
+
+# One BLAS thread a process (set before numpy loads; the commands the tests start inherit it): the suite
+# runs a worker on every core (xdist), so OpenBLAS's threads only compete with the other worker and spin
+# (~20% more CPU on test_certify's grids), and no number depends on how many threads summed it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 # The audit cache (evaluation/cache.py) is never the user's: a folder of this process's own for module
 # fixtures, and a fresh one per test (``_audit_cache``), so no test reads another's audits.
@@ -24,3 +31,10 @@ os.environ["COVSTUDY_BUDGET"] = "inf"
 def _audit_cache(tmp_path_factory, monkeypatch):
     """Every test's audit cache is a fresh, empty folder."""
     monkeypatch.setenv("COVSTUDY_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
+def pytest_collection_finish(session):
+    """What collection imported (numpy, scipy, pandas, every test module) lives as long as the run: out of
+    every later garbage collection (gc.freeze), whose full passes would walk it again and again."""
+    gc.collect()
+    gc.freeze()

@@ -60,7 +60,7 @@ def test_default_study_end_to_end(tmp_path):
 
 
 def test_one_engine_needs_no_note_on_below_nominal(tmp_path):
-    run = covstudy(tmp_path, "grid.n=[20]", "methods=[wald]", "engine=exact")
+    run = covstudy_in_process(tmp_path, "grid.n=[20]", "methods=[wald]", "engine=exact")
     assert run.returncode == 0, run.stderr
     assert "below nominal" in run.stdout and intervals.BELOW_NOTE not in run.stdout
 

@@ -15,7 +15,7 @@ from covstudy.evaluation import audit
 from covstudy.evaluation.cli import main
 from covstudy.evaluation.data import InputError
 from covstudy.evaluation.metrics import Spec
-from covstudy.evaluation import certify
+from covstudy.evaluation import certify, growth
 from covstudy.evaluation.recommend import EPSILON, MET, meets, recommend
 from covstudy.evaluation.region import auc_region, binormal_sd_ratio, cp, with_recalls
 from covstudy.evaluation import search as search_module
@@ -33,13 +33,29 @@ def _binary(n=80, seed=1):
     return y, p, s, (s2 > 0.4).astype(int), s2
 
 
+def _small_audits(mp):
+    """The binary evaluations' caps: what the tests of this file check does not need the full searches."""
+    mp.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
+    mp.setattr(certify, "WORK", 1e7)  # a smaller search (tests/test_certify.py checks the full one)
+    mp.setattr(audit, "DECIDE_TEST_SETS", 16 * REPS)  # decisions have tests of their own (test_recommend.py)
+    mp.setattr(growth, "GROWTH_REPS", 50)  # the widths at other sizes: test_width_against_n_* check them
+    # the paired methods reading the concordant split searched by Monte Carlo, not on exact grids of ~10^5
+    # outcomes (test_certify.py and test_evaluate_search.py check those)
+    mp.setattr(audit, "THREE_EXACT_OUTCOMES", 40_000)
+
+
 @pytest.fixture(scope="module")
-def binary():
+def binary_cache(tmp_path_factory):
+    """The audit cache the ``binary`` evaluation wrote (test_cli_end_to_end reads its audits back)."""
+    return tmp_path_factory.mktemp("binary-cache")
+
+
+@pytest.fixture(scope="module")
+def binary(binary_cache):
     y, p, s, p2, s2 = _binary()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits have a test of their own (time)
-        mp.setattr(certify, "WORK", 1e7)  # a smaller search (tests/test_certify.py checks the full one)
-        mp.setattr(audit, "DECIDE_TEST_SETS", 16 * REPS)  # decisions have tests of their own (test_recommend.py)
+        _small_audits(mp)
+        mp.setenv("COVSTUDY_CACHE", str(binary_cache))
         ev = covstudy.evaluate(y, p, s, second_predicted=p2, second_scores=s2, reps=REPS, audit_all=True)
     return (y, p, s, p2, s2), ev
 
@@ -384,18 +400,21 @@ def test_input_errors_are_one_line_naming_the_column(kwargs, message):
     assert "\n" not in str(e.value)
 
 
-def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(audit, "BOOT_BUDGET", 0)  # bootstrap audits: their own test (time)
-    monkeypatch.setattr(certify, "WORK", 1e7)  # small searches: this test is about the plumbing
-    monkeypatch.setattr(search_module, "MAX_POINTS", 12)
-    monkeypatch.setattr(audit, "DECIDE_TEST_SETS", 16 * REPS)  # decisions: their own tests
-    y, p, s, p2, s2 = _binary(60, seed=2)
+def test_cli_end_to_end(tmp_path, capsys, monkeypatch, binary, binary_cache):
+    """The command on the ``binary`` fixture's test set, as a CSV of string labels: the same table as
+    ``covstudy.evaluate`` on the arrays, and the files. Its audits are read back from the fixture's audit
+    cache: the plumbing is this test's point (a second run reads every audit back and gives the same
+    table: test_evaluate_cost.py)."""
+    (y, p, s, p2, s2), ref = binary
+    _small_audits(monkeypatch)
+    monkeypatch.setenv("COVSTUDY_CACHE", str(binary_cache))
     frame = pd.DataFrame({"label": np.where(y == 1, "spam", "ham"), "pred": np.where(p == 1, "spam", "ham"),
-                          "score": s, "pred2": np.where(p2 == 1, "spam", "ham")})
+                          "score": s, "pred2": np.where(p2 == 1, "spam", "ham"), "score2": s2})
     frame.to_csv(tmp_path / "test.csv", index=False)
     out = tmp_path / "out"
-    code = main([str(tmp_path / "test.csv"), "--truth", "label", "--predicted", "pred", "--second-predicted", "pred2",
-                 "--positive", "spam", "--reps", str(REPS), "--out", str(out)])
+    code = main([str(tmp_path / "test.csv"), "--truth", "label", "--predicted", "pred", "--score", "score",
+                 "--second-predicted", "pred2", "--second-score", "score2", "--positive", "spam", "--audit-all",
+                 "--reps", str(REPS), "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
     assert "balanced_accuracy" in printed and "difference shown on accuracy: difference" in printed  # one screen
@@ -410,7 +429,6 @@ def test_cli_end_to_end(tmp_path, capsys, monkeypatch):
     assert (out / "report.html").is_file()  # the interactive report (tests/test_explorer.py opens one)
     last = printed.strip().splitlines()[-1]
     assert str(out / "report.html") in last and (out / "report.html").resolve().as_uri() in last
-    ref = covstudy.evaluate(frame.label, frame.pred, second_predicted=frame.pred2, positive="spam", reps=REPS)
     for c in ("worst_at", "audit", "meets_target", "narrower", "note"):  # empty strings read back as NaN
         if c in table:
             table[c] = table[c].astype(object).where(table[c].notna(), "")
@@ -540,6 +558,7 @@ def test_the_audit_stops_at_the_narrowest_method_that_meets_the_target():
     metrics = ["balanced_accuracy", "precision", "f1", "accuracy"]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(audit, "BOOT_BUDGET", 0)
+        mp.setattr(certify, "WORK", 1e7)  # smaller searches, the same in both runs (test_certify.py: the full ones)
         full = covstudy.evaluate(y, p, metrics=metrics, audit_all=True, progress=False).table
         quick = covstudy.evaluate(y, p, metrics=metrics, progress=False).table
     columns = ["coverage_at_estimate", "worst_coverage", "worst_bound", "meets_target", "mean_width"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tidy_tables import balanced_table, binomial_table, write_folder
+from tidy_tables import balanced_table as balanced_grid, binomial_table, write_folder
 
 from covstudy import coverage, plots
 from covstudy.plots import PLOTS, Plot, plot_results
@@ -23,6 +23,12 @@ def exact_table():
 
 def mc_table():
     return binomial_table(["wald", "wilson"], ns=[10, 20, 30], ps=PS, reps=300, seed=2, with_exact=True)
+
+
+def balanced_table():
+    """The balanced-accuracy rows at 4 operating points (tpr, tnr in {0.6, 0.9}): 12 figures, not 22."""
+    table = balanced_grid()
+    return table[table["tpr"].isin([0.6, 0.9]) & table["tnr"].isin([0.6, 0.9])]
 
 
 def clustered_table():
@@ -155,19 +161,25 @@ def test_kind_applies_exactly_when_its_axes_have_values(kind):
         assert not kind.applies(table.assign(**{axis: np.nan})), axis
 
 
+def _touched(fig, path, **kwargs):
+    Path(path).touch()
+    return Path(path)
+
+
+def _not_rendered(monkeypatch):
+    """Figures drawn, their files touched, not rendered (test_plotting.py and the committed studies check pixels)."""
+    from covstudy.plots import style
+
+    monkeypatch.setattr(style, "save_figure", _touched)
+
+
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory):
     """Each kind's table drawn once: factory -> (figure names, index.csv). The figures are drawn but their
     files not rendered (half the time: test_plotting.py and the committed studies check the pixels)."""
-    from covstudy.plots import style
-
-    def touched(fig, path, **kwargs):
-        Path(path).touch()
-        return Path(path)
-
     out = {}
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(style, "save_figure", touched)
+        _not_rendered(mp)
         for factory in (exact_table, mc_table, balanced_table, multiclass_table, comparison_table, auc_table,
                         clustered_table, crossval_table, eval_table, judged_table):
             folder = write_folder(tmp_path_factory.mktemp(factory.__name__), factory())
@@ -185,7 +197,8 @@ def test_kind_is_drawn_with_its_stem_and_caption(kind, drawn):
     assert len(captions) == len(mine) and all("nominal 1 − δ = 0.95" in c for c in captions)
 
 
-def test_unknown_design_with_n_and_p_axes_gets_the_binomial_figures(tmp_path):
+def test_unknown_design_with_n_and_p_axes_gets_the_binomial_figures(tmp_path, monkeypatch):
+    _not_rendered(monkeypatch)
     table = exact_table().assign(design="paired")  # a design plots/ has never heard of
     names = pngs(plot_results(write_folder(tmp_path, table), formats=PNG))
     assert "coverage_vs_p_n10_delta0.05_two-sided_exact_paired.png" in names

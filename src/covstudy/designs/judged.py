@@ -237,14 +237,21 @@ def _exact_stratified(pt: dict) -> tuple[dict, np.ndarray]:
     q = judge_rate(p, se, sp)
     ppv, fo = stratum_rates(p, se, sp)
     lo, hi = support(N, q)
+    J = np.arange(lo, hi + 1)
+    # one pmf call over every J, and each stratum's pmfs once per allocation n₁ (J changes n₁ only where a
+    # stratum runs short): the values of the pmf called J by J, multiplied in the same order
+    p_J = stats.binom.pmf(J, N, q)
+    strata = {}
     out = {c: [] for c in COLUMNS}
     weights = []
-    for J in range(lo, hi + 1):
-        n1 = int(allocation(J, n, N, pt["share"]))
+    for j, p_j, n1 in zip(J.tolist(), p_J, allocation(J, n, N, pt["share"]).tolist()):
         n0 = n - n1
-        tp, fn = (a.ravel() for a in np.meshgrid(np.arange(n1 + 1), np.arange(n0 + 1), indexing="ij"))
-        weights.append(stats.binom.pmf(J, N, q) * stats.binom.pmf(tp, n1, ppv) * stats.binom.pmf(fn, n0, fo))
-        for c, v in zip(COLUMNS, (tp, fn, n1 - tp, n0 - fn, np.full(tp.size, J - n1), np.full(tp.size, N - J - n0))):
+        if n1 not in strata:
+            tp, fn = (a.ravel() for a in np.meshgrid(np.arange(n1 + 1), np.arange(n0 + 1), indexing="ij"))
+            strata[n1] = tp, fn, stats.binom.pmf(tp, n1, ppv), stats.binom.pmf(fn, n0, fo)
+        tp, fn, p_tp, p_fn = strata[n1]
+        weights.append(p_j * p_tp * p_fn)
+        for c, v in zip(COLUMNS, (tp, fn, n1 - tp, n0 - fn, np.full(tp.size, j - n1), np.full(tp.size, N - j - n0))):
             out[c].append(v)
     weight = np.concatenate(weights)
     keep = trim(weight, 2 * TAIL)
