@@ -2,12 +2,20 @@ import atexit
 import gc
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
 
 # Tests must not depend on the developer's terminal or on Hydra's full tracebacks.
 os.environ.pop("HYDRA_FULL_ERROR", None)
+
+# The suite starts some hundred interpreters (the commands it tests, loky and dask workers, xdist's own), each
+# importing covstudy: with PYTHONDONTWRITEBYTECODE set (some CI images set it) each would compile its sources
+# again (~0.2 CPU-s a process, ~10 s of the suite's wall time on 2 cores). Bytecode goes to __pycache__
+# (git-ignored), as it does on a machine without that setting.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # One BLAS thread a process (set before numpy loads; the commands the tests start inherit it): the suite
 # runs a worker on every core (xdist), so OpenBLAS's threads only compete with the other worker and spin
