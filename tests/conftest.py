@@ -12,8 +12,9 @@ os.environ.pop("HYDRA_FULL_ERROR", None)
 
 # The suite starts some hundred interpreters (the commands it tests, loky and dask workers, xdist's own), each
 # importing covstudy: with PYTHONDONTWRITEBYTECODE set (some CI images set it) each would compile its sources
-# again (~0.2 CPU-s a process, ~10 s of the suite's wall time on 2 cores). Bytecode goes to __pycache__
-# (git-ignored), as it does on a machine without that setting.
+# again (~0.2 CPU-s a process importing covstudy's study and evaluation wings), and, the test command installing
+# with --no-compile, its libraries' too. Bytecode goes to __pycache__ (git-ignored), as it does on a machine
+# without that setting.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
